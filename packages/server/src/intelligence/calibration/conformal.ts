@@ -1,0 +1,207 @@
+import { quantileSorted, upperQuantileSorted } from "../stats/quantiles.js";
+
+/**
+ * One calibration example: the model's centre `m` and spread `s` (log scale), the observed log value
+ * `y` of a completed job the model never trained on, and the log of the enforced limit (the
+ * request; +Infinity when nothing caps the job).
+ */
+export type CalibrationExample = { m: number; s: number; y: number; logCap: number };
+
+/** Options of {@link fitConformal}. */
+export type ConformalOptions = {
+  /**
+   * Share of recommended jobs allowed to need more than the recommended value, per bin.
+   * @default 0.008
+   */
+  missRate?: number;
+  /**
+   * Share of the [low, high] range's misses: nominal range coverage is 1 − this.
+   * @default 0.1
+   */
+  rangeMiss?: number;
+  /**
+   * Mondrian bins of the spread (difficulty); each gets its own score quantiles.
+   * @default 6
+   */
+  bins?: number;
+  /**
+   * Fewest calibration examples per bin (bins merge below it).
+   * @default 400
+   */
+  minPerBin?: number;
+  /**
+   * Share of jobs, the widest, for which the predictor abstains instead of guessing wide.
+   * @default 0.06
+   */
+  abstainShare?: number;
+  /**
+   * Smallest spread used to scale scores (log scale).
+   * @default 0.02
+   */
+  spreadFloor?: number;
+};
+
+/** Score quantiles of one Mondrian bin. */
+export type ConformalBin = {
+  /** Examples that set the quantiles. */
+  n: number;
+  upper: number;
+  low: number;
+  high: number;
+  /** Observed share of examples not under-predicted, uncapped and capped (empty cells: NaN). */
+  confidence: number;
+  confidenceCapped: number;
+};
+
+/** A fitted locally-weighted, Mondrian conformal calibration: plain data, JSON-serialisable. */
+export type ConformalTable = {
+  missRate: number;
+  nominalLevel: number;
+  spreadFloor: number;
+  /** Upper spread edge of each bin but the last (ascending). */
+  binEdges: number[];
+  bins: ConformalBin[];
+  /** Largest log(value) − m the predictor will recommend; wider means abstain. */
+  maxLogWidth: number;
+  examples: number;
+};
+
+/** Where a job lands once calibrated: log bounds, its bin, and whether it abstains. */
+export type ConformalResult = {
+  logValue: number;
+  logLow: number;
+  logHigh: number;
+  capped: boolean;
+  confidence: number;
+  bin: number;
+  tooUncertain: boolean;
+};
+
+/**
+ * Fits the calibration: scores `(y − m) / s` are split into bins of similar spread, and in each the
+ * upper score quantile is taken at the finite-sample conformal level `⌈(1−α)(n+1)⌉ / n`, so jobs of
+ * erratic groups get wide bounds and repetitive ones tight bounds, each with the promised miss rate.
+ *
+ * @example
+ * ```ts
+ * const table = fitConformal(examples, { missRate: 0.01 });
+ * const r = applyConformal(table, m, s, Math.log(request));
+ * ```
+ */
+export function fitConformal(examples: CalibrationExample[], options: ConformalOptions = {}): ConformalTable {
+  const missRate = options.missRate ?? 0.008;
+  const rangeMiss = options.rangeMiss ?? 0.1;
+  const floor = options.spreadFloor ?? 0.02;
+  const minPerBin = options.minPerBin ?? 400;
+  const nBins = Math.max(1, Math.min(options.bins ?? 6, Math.floor(examples.length / minPerBin)));
+  const spreads = examples.map((e) => Math.max(e.s, floor)).sort((a, b) => a - b);
+  const binEdges: number[] = [];
+  for (let k = 1; k < nBins; k++) {
+    const edge = spreads[Math.floor((k * spreads.length) / nBins)];
+    if (binEdges.length === 0 || edge > binEdges[binEdges.length - 1]) binEdges.push(edge);
+  }
+  const table: ConformalTable = {
+    missRate,
+    nominalLevel: 1 - rangeMiss,
+    spreadFloor: floor,
+    binEdges,
+    bins: [],
+    maxLogWidth: Number.POSITIVE_INFINITY,
+    examples: examples.length,
+  };
+  fitBins(table, examples, rangeMiss);
+  // Abstain on the widest share, then refit on the jobs that will really be recommended.
+  const abstainShare = options.abstainShare ?? 0.06;
+  if (abstainShare > 0 && examples.length > 0) {
+    const widths = examples.map((e) => width(table, e)).sort((a, b) => a - b);
+    table.maxLogWidth = quantileSorted(widths, 1 - abstainShare);
+    const kept = examples.filter((e) => width(table, e) <= table.maxLogWidth);
+    fitBins(table, kept, rangeMiss);
+  }
+  fitConfidence(table, examples);
+  return table;
+}
+
+function fitBins(table: ConformalTable, examples: CalibrationExample[], rangeMiss: number): void {
+  const scores: number[][] = table.binEdges.map(() => []);
+  scores.push([]);
+  for (const e of examples) {
+    const s = Math.max(e.s, table.spreadFloor);
+    scores[binOf(table, s)].push((e.y - e.m) / s);
+  }
+  table.bins = scores.map((z) => {
+    z.sort((a, b) => a - b);
+    const n = z.length;
+    const level = Math.min(1, ((1 - table.missRate) * (n + 1)) / Math.max(n, 1));
+    return {
+      n,
+      upper: n > 0 ? upperQuantileSorted(z, level) : Number.POSITIVE_INFINITY,
+      low: n > 0 ? quantileSorted(z, rangeMiss / 2) : Number.NEGATIVE_INFINITY,
+      high: n > 0 ? quantileSorted(z, 1 - rangeMiss / 2) : Number.POSITIVE_INFINITY,
+      confidence: Number.NaN,
+      confidenceCapped: Number.NaN,
+    };
+  });
+}
+
+function fitConfidence(table: ConformalTable, examples: CalibrationExample[]): void {
+  const counts = table.bins.map(() => ({ n: 0, ok: 0, nc: 0, okc: 0 }));
+  for (const e of examples) {
+    const r = applyConformal(table, e.m, e.s, e.logCap);
+    if (r.tooUncertain) continue;
+    const c = counts[r.bin];
+    const ok = e.y <= r.logValue ? 1 : 0;
+    if (r.capped) {
+      c.nc++;
+      c.okc += ok;
+    } else {
+      c.n++;
+      c.ok += ok;
+    }
+  }
+  table.bins.forEach((b, k) => {
+    const c = counts[k];
+    // A Beta(1,1)-smoothed rate keeps a small cell from claiming certainty.
+    b.confidence = (c.ok + 1 - table.missRate) / (c.n + 1);
+    b.confidenceCapped = c.nc > 0 ? (c.okc + 1 - table.missRate) / (c.nc + 1) : b.confidence;
+  });
+}
+
+function binOf(table: ConformalTable, s: number): number {
+  let k = 0;
+  while (k < table.binEdges.length && s >= table.binEdges[k]) k++;
+  return k;
+}
+
+function width(table: ConformalTable, e: CalibrationExample): number {
+  const r = applyConformal(table, e.m, e.s, e.logCap, false);
+  return r.logValue - e.m;
+}
+
+/** Calibrated bounds of one job from its model centre `m`, spread `s` and enforced limit. */
+export function applyConformal(
+  table: ConformalTable,
+  m: number,
+  s: number,
+  logCap: number,
+  checkWidth = true,
+): ConformalResult {
+  const spread = Math.max(s, table.spreadFloor);
+  const bin = binOf(table, spread);
+  const b = table.bins[bin];
+  const raw = m + b.upper * spread;
+  const capped = raw >= logCap;
+  const logValue = capped ? logCap : raw;
+  const logHigh = Math.min(m + b.high * spread, logCap);
+  const logLow = Math.min(m + b.low * spread, logHigh);
+  const tooUncertain = checkWidth && !(logValue - m <= table.maxLogWidth);
+  return {
+    logValue,
+    logLow,
+    logHigh,
+    capped,
+    confidence: capped ? b.confidenceCapped : b.confidence,
+    bin,
+    tooUncertain,
+  };
+}

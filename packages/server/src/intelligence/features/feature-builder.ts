@@ -1,0 +1,142 @@
+import type { HistoryJob } from "../history-job.js";
+import { isCensored, type ResourceSpec } from "../resources.js";
+import { GroupHistory } from "./group-history.js";
+import { GROUP_LEVELS, type GroupLevel, groupKeys } from "./group-keys.js";
+import { FEATURE_NAMES, groupFeatureOffset, writeGroupFeatures } from "./group-features.js";
+
+/** Options of {@link FeatureBuilder}. */
+export type FeatureBuilderOptions = {
+  /**
+   * Exact values kept per group.
+   * @default 32
+   */
+  window?: number;
+  /**
+   * Half-life of the decaying weights of the decayed percentile, in seconds.
+   * @default 86400
+   */
+  halfLifeSeconds?: number;
+};
+
+/** What the builder knows of a group at a job's submit time, for evidence and abstention. */
+export type GroupSummary = { level: GroupLevel; jobs: number; censoredJobs: number; since: number };
+
+/**
+ * Turns a job about to run into a feature row for one resource, from the history of the jobs that
+ * have already ended. Callers feed ended jobs with {@link observeEnded} in end-time order and ask
+ * for features with {@link features}; the builder never sees a job before it ended, which is what
+ * keeps the backtest honest and the server identical to it.
+ *
+ * @example
+ * ```ts
+ * const fb = new FeatureBuilder(resourceSpec("memory"));
+ * fb.observeEnded(pastJob);
+ * const row = fb.features(newJob);
+ * ```
+ */
+export class FeatureBuilder {
+  readonly names = FEATURE_NAMES;
+  readonly #groups = new Map<string, GroupHistory>();
+  readonly #userActivity = new Map<string, { lastSubmit: number; running: number }>();
+  readonly #window: number;
+  readonly #halfLife: number;
+
+  constructor(
+    readonly spec: ResourceSpec,
+    options: FeatureBuilderOptions = {},
+  ) {
+    this.#window = options.window ?? 32;
+    this.#halfLife = options.halfLifeSeconds ?? 86_400;
+  }
+
+  /** Adds a job that has ended to the history of its groups. */
+  observeEnded(job: HistoryJob): void {
+    const activity = this.#userActivity.get(job.user);
+    if (activity && activity.running > 0) activity.running--;
+    const value = this.spec.target(job);
+    if (value === undefined) return;
+    const keys = groupKeys(job);
+    const censored = isCensored(job);
+    const logValue = Math.log(value);
+    const req = this.spec.request(job);
+    const scale = this.spec.scale(job);
+    for (const level of GROUP_LEVELS) {
+      const key = keys[level];
+      if (key === undefined) continue;
+      let g = this.#groups.get(key);
+      if (!g) {
+        g = new GroupHistory(this.#window);
+        this.#groups.set(key, g);
+      }
+      if (censored) g.addCensored(logValue, job.endTime);
+      else
+        g.addExact(
+          logValue,
+          req === undefined ? Number.NaN : Math.log(req),
+          scale === undefined ? Number.NaN : Math.log(scale),
+          job.endTime,
+        );
+    }
+  }
+
+  /** Notes that a job was submitted (for the user's in-flight count); call before {@link features}. */
+  observeSubmitted(job: HistoryJob): { sinceLastSubmit: number; running: number } {
+    let a = this.#userActivity.get(job.user);
+    if (!a) {
+      a = { lastSubmit: Number.NaN, running: 0 };
+      this.#userActivity.set(job.user, a);
+    }
+    const out = { sinceLastSubmit: job.submitTime - a.lastSubmit, running: a.running };
+    a.lastSubmit = job.submitTime;
+    a.running++;
+    return out;
+  }
+
+  /** The feature row of `job` at its submit time, in {@link FEATURE_NAMES} order. */
+  features(
+    job: HistoryJob,
+    activity: { sinceLastSubmit: number; running: number } = { sinceLastSubmit: Number.NaN, running: 0 },
+    out: Float32Array = new Float32Array(FEATURE_NAMES.length),
+  ): Float32Array {
+    const keys = groupKeys(job);
+    const req = this.spec.request(job);
+    const scale = this.spec.scale(job);
+    const logReq = req === undefined ? Number.NaN : Math.log(req);
+    const logScale = scale === undefined ? Number.NaN : Math.log(scale);
+    const r = job.requested;
+    out[0] = logReq;
+    out[1] = logScale;
+    out[2] = r.cores !== undefined ? Math.log(r.cores) : Number.NaN;
+    out[3] = r.walltimeSeconds !== undefined ? Math.log(r.walltimeSeconds) : Number.NaN;
+    out[4] = r.memoryBytes !== undefined ? Math.log(r.memoryBytes) : Number.NaN;
+    out[5] = job.queue !== undefined ? Number(job.queue) : Number.NaN;
+    out[6] = job.partition !== undefined ? Number(job.partition) : Number.NaN;
+    out[7] = Math.log1p(activity.running);
+    out[8] = Number.isFinite(activity.sinceLastSubmit) ? Math.log1p(Math.max(0, activity.sinceLastSubmit)) : Number.NaN;
+    for (const level of GROUP_LEVELS) {
+      const key = keys[level];
+      const g = key === undefined ? undefined : this.#groups.get(key);
+      writeGroupFeatures(out, groupFeatureOffset(level), g, {
+        now: job.submitTime,
+        halfLife: this.#halfLife,
+        logRequest: logReq,
+        logScale,
+      });
+    }
+    return out;
+  }
+
+  /** The most specific group with at least `minJobs` exact values, for evidence. */
+  summary(job: HistoryJob, minJobs: number): GroupSummary | undefined {
+    const keys = groupKeys(job);
+    for (const level of GROUP_LEVELS) {
+      if (level === "exe") continue;
+      const key = keys[level];
+      const g = key === undefined ? undefined : this.#groups.get(key);
+      if (g && g.count >= minJobs) {
+        return { level, jobs: g.count, censoredJobs: g.censoredCount, since: g.firstEnd };
+      }
+    }
+    return undefined;
+  }
+}

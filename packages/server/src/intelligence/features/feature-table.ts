@@ -1,0 +1,90 @@
+import type { HistoryJob } from "../history-job.js";
+import { isCensored, type ResourceSpec } from "../resources.js";
+import { FeatureBuilder, type FeatureBuilderOptions } from "./feature-builder.js";
+import { FEATURE_NAMES, groupFeatureIndex } from "./group-features.js";
+import { GROUP_LEVELS } from "./group-keys.js";
+import { replayInSubmitOrder } from "./replay.js";
+
+/**
+ * Feature rows of every job of a history for one resource, each computed at the job's submit time
+ * from the jobs that had ended by then, next to what the job then did.
+ */
+export type FeatureTable = {
+  resource: ResourceSpec["name"];
+  featureNames: string[];
+  rows: number;
+  /** Row-major float32 features, `x[i * featureNames.length + f]`. */
+  x: Float32Array;
+  /** log(target), NaN when the job has no usable target. */
+  y: Float64Array;
+  /** 1 when the job was killed: `y` is a lower bound. */
+  censored: Uint8Array;
+  /** log(request), NaN when the job requested nothing. */
+  logRequest: Float64Array;
+  submit: Float64Array;
+  end: Float64Array;
+  /** Completed jobs of the same user that had ended before submission. */
+  userJobs: Int32Array;
+  /** Evidence: index into GROUP_LEVELS of the most specific group with ≥ 3 jobs (−1: none). */
+  evidenceLevel: Int8Array;
+  evidenceJobs: Int32Array;
+  evidenceCensored: Int32Array;
+  evidenceSince: Float64Array;
+};
+
+/**
+ * Computes the {@link FeatureTable} of `jobs` (sorted by submit time) in one online pass.
+ *
+ * @example
+ * ```ts
+ * const table = buildFeatureTable(jobs, resourceSpec("walltime"));
+ * ```
+ */
+export function buildFeatureTable(
+  jobs: readonly HistoryJob[],
+  spec: ResourceSpec,
+  options?: FeatureBuilderOptions,
+): FeatureTable {
+  const n = jobs.length;
+  const F = FEATURE_NAMES.length;
+  const t: FeatureTable = {
+    resource: spec.name,
+    featureNames: FEATURE_NAMES,
+    rows: n,
+    x: new Float32Array(n * F),
+    y: new Float64Array(n),
+    censored: new Uint8Array(n),
+    logRequest: new Float64Array(n),
+    submit: new Float64Array(n),
+    end: new Float64Array(n),
+    userJobs: new Int32Array(n),
+    evidenceLevel: new Int8Array(n),
+    evidenceJobs: new Int32Array(n),
+    evidenceCensored: new Int32Array(n),
+    evidenceSince: new Float64Array(n),
+  };
+  const builder = new FeatureBuilder(spec, options);
+  const userCountCol = groupFeatureIndex("user", "count");
+  replayInSubmitOrder(
+    jobs,
+    (job) => builder.observeEnded(job),
+    (job, i) => {
+      const activity = builder.observeSubmitted(job);
+      builder.features(job, activity, t.x.subarray(i * F, (i + 1) * F));
+      const target = spec.target(job);
+      const req = spec.request(job);
+      t.y[i] = target === undefined ? Number.NaN : Math.log(target);
+      t.censored[i] = isCensored(job) ? 1 : 0;
+      t.logRequest[i] = req === undefined ? Number.NaN : Math.log(req);
+      t.submit[i] = job.submitTime;
+      t.end[i] = job.endTime;
+      t.userJobs[i] = Math.round(Math.expm1(t.x[i * F + userCountCol]));
+      const s = builder.summary(job, 3);
+      t.evidenceLevel[i] = s ? GROUP_LEVELS.indexOf(s.level) : -1;
+      t.evidenceJobs[i] = s ? s.jobs : 0;
+      t.evidenceCensored[i] = s ? s.censoredJobs : 0;
+      t.evidenceSince[i] = s ? s.since : Number.NaN;
+    },
+  );
+  return t;
+}

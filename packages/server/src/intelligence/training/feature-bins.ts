@@ -1,0 +1,68 @@
+/** Largest finite float32, used as the "everything goes right" threshold of a missing-only split. */
+export const FLOAT32_LOWEST = -3.4028234663852886e38;
+
+/**
+ * Quantised columns for histogram-based split finding. Bin 0 holds missing values (NaN), so that a
+ * split "bins ≤ b" sends missing values left, exactly as {@link evaluateTree} does. Edges are float32
+ * values, so the threshold `x ≤ edge` means the same in TypeScript and in an ONNX export.
+ */
+export class FeatureBins {
+  /** Per feature, sorted float32 edges: bin k (k ≥ 1) holds `edges[k-2] < x ≤ edges[k-1]`. */
+  readonly edges: Float32Array[];
+  /** Column-major binned matrix: `bins[f * rows + i]`. */
+  readonly bins: Uint8Array;
+
+  constructor(
+    readonly x: Float32Array,
+    readonly rows: number,
+    readonly features: number,
+    maxBins = 64,
+  ) {
+    this.edges = [];
+    this.bins = new Uint8Array(rows * features);
+    const maxEdges = maxBins - 2;
+    const sampleEvery = Math.max(1, Math.floor(rows / 50_000));
+    for (let f = 0; f < features; f++) {
+      const sample: number[] = [];
+      for (let i = 0; i < rows; i += sampleEvery) {
+        const v = x[i * features + f];
+        if (!Number.isNaN(v)) sample.push(v);
+      }
+      const edges = computeEdges(sample, maxEdges);
+      this.edges.push(edges);
+      const base = f * rows;
+      for (let i = 0; i < rows; i++) this.bins[base + i] = binOf(edges, x[i * features + f]);
+    }
+  }
+
+  /** Threshold of the split "bins ≤ b" of feature `f`. */
+  threshold(f: number, b: number): number {
+    return b === 0 ? FLOAT32_LOWEST : this.edges[f][b - 1];
+  }
+}
+
+function computeEdges(sample: number[], maxEdges: number): Float32Array {
+  if (sample.length === 0) return new Float32Array(0);
+  sample.sort((a, b) => a - b);
+  const unique: number[] = [];
+  for (const v of sample) if (unique.length === 0 || unique[unique.length - 1] !== v) unique.push(v);
+  if (unique.length - 1 <= maxEdges) return Float32Array.from(unique.slice(0, -1));
+  const edges: number[] = [];
+  for (let k = 1; k <= maxEdges; k++) {
+    const v = sample[Math.min(sample.length - 1, Math.floor((k * sample.length) / (maxEdges + 1)))];
+    if (v < unique[unique.length - 1] && (edges.length === 0 || edges[edges.length - 1] < v)) edges.push(v);
+  }
+  return Float32Array.from(edges);
+}
+
+function binOf(edges: Float32Array, v: number): number {
+  if (Number.isNaN(v)) return 0;
+  let lo = 0;
+  let hi = edges.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (edges[mid] < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo + 1;
+}

@@ -1,0 +1,43 @@
+import type { TestProject } from "vitest/node";
+import { externalPostgres, startEmbeddedPostgres } from "./postgres-server.js";
+import type { RunningService } from "./running-service.js";
+import { externalS3, startS3rver } from "./s3-server.js";
+import { TEST_SERVICES_KEY } from "./types.js";
+
+/**
+ * Vitest global setup of the "integration" project: starts ONE PostgreSQL and ONE s3rver for the
+ * whole run (in parallel), hands their addresses to the workers via `project.provide`, and returns
+ * the teardown that stops both and deletes their temp folders, whether tests passed or not.
+ *
+ * `JOBSIGHT_TEST_PG_URL` (admin URL of an existing server) replaces the embedded PostgreSQL;
+ * `JOBSIGHT_TEST_S3_ENDPOINT` (+ key variables, see s3-server.ts) replaces s3rver.
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const startedAt = performance.now();
+  const pgUrl = process.env.JOBSIGHT_TEST_PG_URL;
+  const [postgres, s3] = await Promise.allSettled([
+    pgUrl ? Promise.resolve(externalPostgres(pgUrl)) : startEmbeddedPostgres(),
+    process.env.JOBSIGHT_TEST_S3_ENDPOINT ? Promise.resolve(externalS3(process.env)) : startS3rver(),
+  ]);
+
+  const started: RunningService<unknown>[] = [];
+  for (const result of [postgres, s3]) if (result.status === "fulfilled") started.push(result.value);
+  const teardown = async () => {
+    const results = await Promise.allSettled(started.map((service) => service.stop()));
+    const failure = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (failure) throw failure.reason;
+  };
+
+  if (postgres.status === "rejected" || s3.status === "rejected") {
+    await teardown();
+    throw postgres.status === "rejected" ? postgres.reason : (s3 as PromiseRejectedResult).reason;
+  }
+
+  project.provide(TEST_SERVICES_KEY, { postgres: postgres.value.info, s3: s3.value.info });
+  if (process.env.JOBSIGHT_TEST_SERVICES_VERBOSE) {
+    const ms = Math.round(performance.now() - startedAt);
+    const { host, port } = postgres.value.info;
+    console.log(`[test-services] postgres ${host}:${port}, s3 ${s3.value.info.endpoint}, ready in ${ms} ms`);
+  }
+  return teardown;
+}
