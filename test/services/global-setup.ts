@@ -15,9 +15,17 @@ import { TEST_SERVICES_KEY } from "./types.js";
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const startedAt = performance.now();
   const pgUrl = process.env.JOBSIGHT_TEST_PG_URL;
+  // Both branches are async so a bad override cannot throw before the other server is tracked.
+  const took = { postgres: 0, s3: 0 };
   const [postgres, s3] = await Promise.allSettled([
-    pgUrl ? Promise.resolve(externalPostgres(pgUrl)) : startEmbeddedPostgres(),
-    process.env.JOBSIGHT_TEST_S3_ENDPOINT ? Promise.resolve(externalS3(process.env)) : startS3rver(),
+    timed(
+      (ms) => (took.postgres = ms),
+      async () => (pgUrl ? externalPostgres(pgUrl) : startEmbeddedPostgres()),
+    ),
+    timed(
+      (ms) => (took.s3 = ms),
+      async () => (process.env.JOBSIGHT_TEST_S3_ENDPOINT ? externalS3(process.env) : startS3rver()),
+    ),
   ]);
 
   const started: RunningService<unknown>[] = [];
@@ -37,7 +45,19 @@ export default async function setup(project: TestProject): Promise<() => Promise
   if (process.env.JOBSIGHT_TEST_SERVICES_VERBOSE) {
     const ms = Math.round(performance.now() - startedAt);
     const { host, port } = postgres.value.info;
-    console.log(`[test-services] postgres ${host}:${port}, s3 ${s3.value.info.endpoint}, ready in ${ms} ms`);
+    console.log(
+      `[test-services] ready in ${ms} ms: postgres ${host}:${port} (${took.postgres} ms), ` +
+        `s3 ${s3.value.info.endpoint} (${took.s3} ms)`,
+    );
   }
   return teardown;
+}
+
+async function timed<T>(report: (ms: number) => void, start: () => Promise<T>): Promise<T> {
+  const startedAt = performance.now();
+  try {
+    return await start();
+  } finally {
+    report(Math.round(performance.now() - startedAt));
+  }
 }

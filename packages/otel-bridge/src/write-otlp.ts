@@ -38,7 +38,8 @@ function anyValue(v: AnyValue, target: WriteTarget): Loose {
   if ("boolValue" in v) return { boolValue: v.boolValue };
   if ("intValue" in v) return { intValue: v.intValue.toString() };
   if ("doubleValue" in v) return { doubleValue: double(v.doubleValue, target) };
-  if ("arrayValue" in v) return { arrayValue: { values: v.arrayValue.values.map((x) => anyValue(x, target)) } };
+  if ("arrayValue" in v)
+    return { arrayValue: { values: v.arrayValue.values.map((x) => anyValue(x, target)) } };
   if ("kvlistValue" in v) return { kvlistValue: { values: attributes(v.kvlistValue.values, target) } };
   if ("bytesValue" in v) return { bytesValue: bytes(v.bytesValue, target, "base64") };
   return {};
@@ -120,8 +121,10 @@ function exponentialPoint(p: ExponentialHistogramDataPoint, target: WriteTarget)
   out.zeroCount = p.zeroCount.toString();
   out.zeroThreshold = double(p.zeroThreshold, target);
   out.exemplars = p.exemplars.map((e) => exemplar(e, target));
-  if (p.positive) out.positive = { offset: p.positive.offset, bucketCounts: p.positive.bucketCounts.map(String) };
-  if (p.negative) out.negative = { offset: p.negative.offset, bucketCounts: p.negative.bucketCounts.map(String) };
+  if (p.positive)
+    out.positive = { offset: p.positive.offset, bucketCounts: p.positive.bucketCounts.map(String) };
+  if (p.negative)
+    out.negative = { offset: p.negative.offset, bucketCounts: p.negative.bucketCounts.map(String) };
   optionalDoubles(out, p, target);
   return out;
 }
@@ -157,7 +160,8 @@ function metric(m: Metric, target: WriteTarget): Loose {
       dataPoints: m.exponentialHistogram.dataPoints.map((p) => exponentialPoint(p, target)),
       aggregationTemporality: m.exponentialHistogram.aggregationTemporality,
     };
-  } else if (m.summary) out.summary = { dataPoints: m.summary.dataPoints.map((p) => summaryPoint(p, target)) };
+  } else if (m.summary)
+    out.summary = { dataPoints: m.summary.dataPoints.map((p) => summaryPoint(p, target)) };
   return out;
 }
 

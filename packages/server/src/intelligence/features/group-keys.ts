@@ -36,3 +36,9 @@ export function describeGroup(job: HistoryJob, level: GroupLevel): string {
       return `executable=${exe}`;
   }
 }
+
+/** The level at an index of {@link GROUP_LEVELS}, described without a job (backtest evidence). */
+export function describeLevel(index: number): string {
+  const level = GROUP_LEVELS[index];
+  return level === "same" ? "same user, executable and request" : level === "app" ? "same user and executable" : `same ${level}`;
+}

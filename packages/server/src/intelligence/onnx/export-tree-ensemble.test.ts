@@ -1,11 +1,20 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { evaluateEnsemble, evaluateTree, type TreeEnsemble } from "../model/tree-ensemble.js";
-import { exportTreeEnsembleToOnnx, exportTreeEnsemblesToOnnx, ONNX_IR_VERSION } from "./export-tree-ensemble.js";
+import {
+  exportTreeEnsemblesToOnnx,
+  exportTreeEnsembleToOnnx,
+  ONNX_IR_VERSION,
+} from "./export-tree-ensemble.js";
 import { OnnxErrorCode, OnnxExportError } from "./onnx-errors.js";
 import { OnnxModelRunner } from "./onnx-model-runner.js";
 import { decodeModelProto } from "./onnx-proto.js";
+import {
+  randomEnsemble,
+  randomRows,
+  randomThresholds,
+  seededRandom,
+} from "./test-support/random-tree-ensemble.js";
 import type { OnnxTreePrecision } from "./tree-ensemble-regressor-node.js";
-import { randomEnsemble, randomRows, randomThresholds, seededRandom } from "./test-support/random-tree-ensemble.js";
 
 const runners: OnnxModelRunner[] = [];
 afterEach(async () => {
@@ -61,7 +70,9 @@ describe.each(["float64", "float32"] as const)("exportTreeEnsembleToOnnx (%s)", 
         const expected = evaluateEnsemble(model, x);
         const diff = Math.abs(value[r] - expected);
         if (diff > tolerance(model, x, precision)) {
-          expect.fail(`trial ${trial} row ${r}: onnx ${value[r]} vs typescript ${expected} for [${x.join(", ")}]`);
+          expect.fail(
+            `trial ${trial} row ${r}: onnx ${value[r]} vs typescript ${expected} for [${x.join(", ")}]`,
+          );
         }
         x.forEach((v, f) => {
           if (Number.isNaN(v)) nanInputs++;
@@ -81,10 +92,24 @@ describe.each(["float64", "float32"] as const)("exportTreeEnsembleToOnnx (%s)", 
       learningRate: 0.5,
       featureNames: ["x"],
       quantile: 0.5,
-      trees: [{ feature: [0, -1, -1], threshold: [1.5, 0, 0], left: [1, -1, -1], right: [2, -1, -1], value: [0, 10, 20] }],
+      trees: [
+        {
+          feature: [0, -1, -1],
+          threshold: [1.5, 0, 0],
+          left: [1, -1, -1],
+          right: [2, -1, -1],
+          value: [0, 10, 20],
+        },
+      ],
     };
     const runner = await load(exportTreeEnsembleToOnnx(model, { precision }));
-    const inputs = [Number.NaN, 1.5, Math.fround(1.5000001), Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY];
+    const inputs = [
+      Number.NaN,
+      1.5,
+      Math.fround(1.5000001),
+      Number.NEGATIVE_INFINITY,
+      Number.POSITIVE_INFINITY,
+    ];
     const { value } = await runner.run(new Float32Array(inputs), 1);
     expect(value).toEqual(inputs.map((x) => evaluateEnsemble(model, [x])));
     expect(new Set(value)).toEqual(new Set([6, 11]));
@@ -93,7 +118,14 @@ describe.each(["float64", "float32"] as const)("exportTreeEnsembleToOnnx (%s)", 
   it("keeps the split of a float64 threshold that float32 cannot represent", async () => {
     const rng = seededRandom(precision === "float64" ? 3 : 4);
     const thresholds = randomThresholds(rng, 3, 5, true);
-    const model = randomEnsemble(rng, { featureCount: 3, trees: 30, maxDepth: 4, leafChance: 0, thresholds, scramble: false });
+    const model = randomEnsemble(rng, {
+      featureCount: 3,
+      trees: 30,
+      maxDepth: 4,
+      leafChance: 0,
+      thresholds,
+      scramble: false,
+    });
     // Inputs on both float32 neighbours of every threshold.
     const values: number[] = [];
     for (const t of thresholds.flat()) {
@@ -159,7 +191,15 @@ describe("exportTreeEnsemblesToOnnx", () => {
       learningRate: 1,
       featureNames: ["a", "b"],
       quantile: 0.5,
-      trees: [{ feature: [1, -1, -1], threshold: [0, 0, 0], left: [1, -1, -1], right: [2, -1, -1], value: [0, 1, 2] }],
+      trees: [
+        {
+          feature: [1, -1, -1],
+          threshold: [0, 0, 0],
+          left: [1, -1, -1],
+          right: [2, -1, -1],
+          value: [0, 1, 2],
+        },
+      ],
     });
     const failure = (fn: () => unknown) => {
       try {
@@ -173,9 +213,17 @@ describe("exportTreeEnsemblesToOnnx", () => {
       ["cycle", (m) => (m.trees[0].right[0] = 0), "outputs[0].ensemble.trees[0]"],
       ["child out of range", (m) => (m.trees[0].left[0] = 7), "outputs[0].ensemble.trees[0].left[0]"],
       ["unknown feature", (m) => (m.trees[0].feature[0] = 2), "outputs[0].ensemble.trees[0].feature[0]"],
-      ["NaN threshold", (m) => (m.trees[0].threshold[0] = Number.NaN), "outputs[0].ensemble.trees[0].threshold[0]"],
+      [
+        "NaN threshold",
+        (m) => (m.trees[0].threshold[0] = Number.NaN),
+        "outputs[0].ensemble.trees[0].threshold[0]",
+      ],
       ["ragged arrays", (m) => m.trees[0].value.pop(), "outputs[0].ensemble.trees[0].value"],
-      ["infinite leaf", (m) => (m.trees[0].value[2] = Number.POSITIVE_INFINITY), "outputs[0].ensemble.trees[0].value[2]"],
+      [
+        "infinite leaf",
+        (m) => (m.trees[0].value[2] = Number.POSITIVE_INFINITY),
+        "outputs[0].ensemble.trees[0].value[2]",
+      ],
     ];
     for (const [, mutate, path] of cases) {
       const model = stump();
@@ -201,7 +249,9 @@ describe("exportTreeEnsemblesToOnnx", () => {
         ]),
       ),
     ).toMatchObject({ path: "outputs[1].name" });
-    expect(failure(() => exportTreeEnsembleToOnnx(stump(), { metadata: { "jobsight.x": "y" } }))).toMatchObject({
+    expect(
+      failure(() => exportTreeEnsembleToOnnx(stump(), { metadata: { "jobsight.x": "y" } })),
+    ).toMatchObject({
       path: "metadata.jobsight.x",
     });
   });

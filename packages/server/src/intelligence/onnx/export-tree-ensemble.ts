@@ -11,13 +11,17 @@ import {
   TensorDataType,
   type ValueInfoProto,
 } from "./onnx-proto.js";
-import { ONNX_ML_DOMAIN, type OnnxTreePrecision, treeEnsembleRegressorNode } from "./tree-ensemble-regressor-node.js";
+import {
+  ONNX_ML_DOMAIN,
+  type OnnxTreePrecision,
+  treeEnsembleRegressorNode,
+} from "./tree-ensemble-regressor-node.js";
 
 /*
- * IR version 8 and opsets ai.onnx 17 / ai.onnx.ml 3 are the ONNX 1.12 release: the first
- * ai.onnx.ml opset with the `*_as_tensor` (double) tree attributes, old enough that any ONNX
- * Runtime since 1.12 loads it. ai.onnx.ml 5 deprecates TreeEnsembleRegressor in favour of
- * TreeEnsemble, so it must stay below 5.
+ * ai.onnx.ml 3 (ONNX 1.10) is the first ML opset with the `*_as_tensor` tree attributes that
+ * carry double thresholds and weights; ai.onnx.ml 5 deprecates TreeEnsembleRegressor in favour
+ * of TreeEnsemble, so it must stay below 5. ai.onnx 17 (for Cast) with IR version 8 is ONNX 1.12,
+ * far inside what ONNX Runtime 1.30 accepts, so older runtimes and tools load the models too.
  */
 export const ONNX_IR_VERSION = 8;
 export const ONNX_OPSET = 17;
@@ -79,7 +83,10 @@ export type OnnxExportOptions = {
  * const bytes = exportTreeEnsembleToOnnx(ensemble, { modelVersion: "memory-2025-06-01" });
  * const runner = await OnnxModelRunner.load(bytes);
  */
-export function exportTreeEnsembleToOnnx(ensemble: TreeEnsemble, options: OnnxExportOptions = {}): Uint8Array {
+export function exportTreeEnsembleToOnnx(
+  ensemble: TreeEnsemble,
+  options: OnnxExportOptions = {},
+): Uint8Array {
   return exportTreeEnsemblesToOnnx([{ name: options.outputName ?? "value", ensemble }], options);
 }
 
@@ -199,7 +206,10 @@ function metadataProps(
   }
   for (const [key, value] of Object.entries(options.metadata ?? {})) {
     if (key.startsWith(OnnxMetadataKey.reservedPrefix)) {
-      throw new OnnxExportError(`metadata.${key}`, `keys starting with ${OnnxMetadataKey.reservedPrefix} are reserved`);
+      throw new OnnxExportError(
+        `metadata.${key}`,
+        `keys starting with ${OnnxMetadataKey.reservedPrefix} are reserved`,
+      );
     }
     entries.push({ key, value });
   }

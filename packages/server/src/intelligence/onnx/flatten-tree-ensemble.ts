@@ -72,8 +72,7 @@ function appendTree(
     }
   }
   const order = preOrder(tree, featureCount, path);
-  const newId = new Map<number, number>();
-  order.forEach((node, i) => newId.set(node, i));
+  const newId = new Map(order.map((node, i) => [node, i]));
   for (const node of order) {
     const f = tree.feature[node];
     if (f === -1) {
@@ -124,7 +123,10 @@ function preOrder(tree: RegressionTree, featureCount: number, path: string): num
       continue;
     }
     if (!Number.isInteger(f) || f < 0 || f >= featureCount) {
-      throw new OnnxExportError(`${path}.feature[${node}]`, `must be -1 or a feature index below ${featureCount}`);
+      throw new OnnxExportError(
+        `${path}.feature[${node}]`,
+        `must be -1 or a feature index below ${featureCount}`,
+      );
     }
     if (Number.isNaN(tree.threshold[node])) {
       throw new OnnxExportError(`${path}.threshold[${node}]`, "split threshold must not be NaN");

@@ -31,7 +31,7 @@ export function stringsAttribute(name: string, values: string[]): AttributeProto
 export function doubleTensorAttribute(name: string, values: number[]): AttributeProto {
   const raw = new Uint8Array(values.length * 8);
   const view = new DataView(raw.buffer);
-  values.forEach((v, i) => view.setFloat64(i * 8, v, true));
+  for (let i = 0; i < values.length; i++) view.setFloat64(i * 8, values[i], true);
   const tensor: TensorProto = { dims: [values.length], data_type: TensorDataType.DOUBLE, raw_data: raw };
   return { name, type: AttributeType.TENSOR, t: tensor };
 }

@@ -119,7 +119,11 @@ export class OnnxModelRunner {
     }
     if (values.length % featureCount !== 0) {
       return Promise.reject(
-        new OnnxFeatureCountError(this.featureCount, featureCount, ` (${values.length} values is not whole rows)`),
+        new OnnxFeatureCountError(
+          this.featureCount,
+          featureCount,
+          ` (${values.length} values is not whole rows)`,
+        ),
       );
     }
     const call = this.#runChunks(values);

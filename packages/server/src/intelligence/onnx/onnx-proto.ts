@@ -4,7 +4,8 @@ import protobuf from "protobufjs";
  * The subset of onnx/onnx.proto (package `onnx`, proto2) that tree-ensemble export needs.
  * Field names and numbers are copied from the public onnx.proto so the JSON descriptor can be
  * checked against it line by line; names stay snake_case for that reason. Repeated scalars are
- * unpacked unless onnx.proto says `[packed = true]`, as proto2 requires.
+ * unpacked unless onnx.proto says `[packed = true]`, as proto2 requires. Enum fields
+ * (AttributeProto.type) are declared int32, which has the same varint wire encoding.
  */
 
 /** `AttributeProto.AttributeType`. */
@@ -242,7 +243,9 @@ const modelType = root.lookupType("onnx.ModelProto");
 export function encodeModelProto(model: ModelProto): Uint8Array {
   const problem = modelType.verify(model);
   if (problem !== null) throw new TypeError(`invalid ModelProto: ${problem}`);
-  return modelType.encode(modelType.fromObject(model)).finish();
+  // The plain object already has the wire types (numbers, Uint8Array), so fromObject's copy,
+  // a third of the time for a 300-tree model, is skipped.
+  return modelType.encode(model).finish();
 }
 
 /**

@@ -79,7 +79,13 @@ function randomTree(rng: () => number, spec: RandomEnsembleSpec): RegressionTree
 function scramble(rng: () => number, tree: RegressionTree): RegressionTree {
   const size = tree.feature.length;
   const junk = Math.floor(rng() * 3);
-  const order = [0, ...shuffle(rng, Array.from({ length: size - 1 + junk }, (_, i) => i + 1))];
+  const order = [
+    0,
+    ...shuffle(
+      rng,
+      Array.from({ length: size - 1 + junk }, (_, i) => i + 1),
+    ),
+  ];
   const position = new Map(order.map((old, i) => [old, i]));
   const out: RegressionTree = { feature: [], threshold: [], left: [], right: [], value: [] };
   for (const old of order) {

@@ -1,0 +1,64 @@
+/** Stable codes of every error the collector raises; documented in the package README. */
+export const collectorErrorCodes = {
+  CONFIG_INVALID: "The configuration (file, flags, environment) has one or more problems.",
+  SPOOL_IO: "The spool directory could not be read or written.",
+  SPOOL_CORRUPT: "A spool state file is unreadable; the spool starts from what it can verify.",
+  SINK_RETRYABLE: "The backend could not take a batch now (network, 408, 429, 5xx); it is retried.",
+  SINK_REJECTED: "The backend refused a batch for good (4xx other than 401/403/408/429).",
+  COMMAND_FAILED: "An external command (nvidia-smi, squeue, sacct) failed or timed out.",
+  PARSE_FAILED: "An external command's output could not be parsed.",
+} as const;
+
+/** A stable error code of the collector. */
+export type CollectorErrorCode = keyof typeof collectorErrorCodes;
+
+/** Base class of every error the collector throws; `code` is stable across versions. */
+export class CollectorError extends Error {
+  readonly code: CollectorErrorCode;
+  constructor(code: CollectorErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = "CollectorError";
+  }
+}
+
+/** One problem in the configuration, as `path: message`. */
+export type ConfigProblem = { path: string; message: string };
+
+/** Every problem of a configuration at once. */
+export class ConfigError extends CollectorError {
+  readonly problems: ConfigProblem[];
+  constructor(problems: ConfigProblem[]) {
+    super("CONFIG_INVALID", `invalid configuration:\n${problems.map((p) => `  ${p.path}: ${p.message}`).join("\n")}`);
+    this.problems = problems;
+    this.name = "ConfigError";
+  }
+}
+
+/** The spool could not do its job (disk full, permissions). */
+export class SpoolError extends CollectorError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("SPOOL_IO", message, options);
+    this.name = "SpoolError";
+  }
+}
+
+/** A sink failed to deliver a batch; `retryable` says whether sending it again can succeed. */
+export class SinkError extends CollectorError {
+  readonly retryable: boolean;
+  readonly status: number | undefined;
+  constructor(message: string, retryable: boolean, status?: number, options?: { cause?: unknown }) {
+    super(retryable ? "SINK_RETRYABLE" : "SINK_REJECTED", message, options);
+    this.retryable = retryable;
+    this.status = status;
+    this.name = "SinkError";
+  }
+}
+
+/** An external command failed, timed out or printed what we cannot read. */
+export class CommandError extends CollectorError {
+  constructor(code: "COMMAND_FAILED" | "PARSE_FAILED", message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
+    this.name = "CommandError";
+  }
+}

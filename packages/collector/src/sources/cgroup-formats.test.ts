@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { parseCpuMax, parseFlatKeyed, parseIoStat, parseMaxValue, parsePressure } from "./cgroup-formats.js";
+
+describe("cgroup file formats", () => {
+  it("sums io.stat over devices (kernel documentation example)", () => {
+    const text =
+      "8:16 rbytes=1459200 wbytes=314773504 rios=192 wios=353 dbytes=0 dios=0\n" +
+      "8:0 rbytes=90430464 wbytes=299008000 rios=8950 wios=1252 dbytes=50331648 dios=3021\n";
+    expect(parseIoStat(text)).toEqual({ rbytes: 91_889_664, wbytes: 613_781_504, rios: 9142, wios: 1605 });
+    expect(parseIoStat("")).toEqual({ rbytes: 0, wbytes: 0, rios: 0, wios: 0 });
+  });
+
+  it("parses both PSI lines", () => {
+    const p = parsePressure(
+      "some avg10=12.34 avg60=5.00 avg300=1.25 total=987654\nfull avg10=3.50 avg60=0.00 avg300=0.00 total=1234\n",
+    );
+    expect(p.some).toEqual({ avg10: 12.34, avg60: 5, avg300: 1.25, totalUsec: 987654 });
+    expect(p.full?.avg10).toBe(3.5);
+  });
+
+  it("reads max as unlimited", () => {
+    expect(parseMaxValue("max\n")).toBeNull();
+    expect(parseMaxValue("2147483648\n")).toBe(2147483648);
+    expect(parseCpuMax("max 100000\n")).toBeNull();
+    expect(parseCpuMax("150000 100000\n")).toBe(1.5);
+  });
+
+  it("parses flat-keyed files whatever the order of their keys", () => {
+    const m = parseFlatKeyed("usage_usec 100\nuser_usec 60\nsystem_usec 40\ncore_sched.force_idle_usec 0\n");
+    expect(m.get("usage_usec")).toBe(100);
+    expect(m.get("core_sched.force_idle_usec")).toBe(0);
+    expect(m.size).toBe(4);
+  });
+});

@@ -1,0 +1,125 @@
+import { existsSync } from "node:fs";
+import { readSmallFile } from "../util/read-small-file.js";
+import {
+  parseCpuMax,
+  parseFlatKeyed,
+  parseIoStat,
+  parseMaxValue,
+  parsePressure,
+  parseSingleValue,
+} from "./cgroup-formats.js";
+import type { CgroupReader, CgroupUsage } from "./cgroup-usage.js";
+
+const usec = (v: number | undefined) => (v === undefined ? undefined : v / 1e6);
+const clampPercent = (v: number | undefined) => (v === undefined ? undefined : Math.min(100, Math.max(0, v)));
+
+function defined<T extends Record<string, unknown>>(o: T): T {
+  for (const k of Object.keys(o)) if (o[k] === undefined) delete o[k];
+  return o;
+}
+
+/**
+ * Reads one job's cgroup v2 directory: `memory.current`, `memory.peak`, `memory.max`,
+ * `memory.events`, `memory.stat`, `memory.swap.current`, `cpu.stat`, `cpu.max`, `io.stat`,
+ * `pids.current` and the three PSI files. Files are read directly (no process is spawned); a file
+ * a kernel does not offer is left out; a cgroup that vanished mid-read yields `undefined`.
+ *
+ * Where `memory.peak` is missing (kernels before 5.19) the largest `memory.current` seen by this
+ * reader stands in for it.
+ *
+ * @example
+ * ```ts
+ * const reader = new CgroupV2Reader();
+ * const usage = reader.read("/sys/fs/cgroup/system.slice/slurmstepd.scope/job_42");
+ * console.log(usage?.memory?.currentBytes, usage?.cpu?.usageSeconds);
+ * ```
+ */
+export class CgroupV2Reader implements CgroupReader {
+  private readonly largest = new Map<string, number>();
+
+  read(dir: string): CgroupUsage | undefined {
+    const f = (name: string) => readSmallFile(`${dir}/${name}`);
+    const currentText = f("memory.current");
+    const cpuStatText = f("cpu.stat");
+    if (currentText === undefined && cpuStatText === undefined && !existsSync(dir)) return undefined;
+
+    const usage: CgroupUsage = {};
+    const current = currentText === undefined ? undefined : parseSingleValue(currentText);
+    if (current !== undefined) {
+      const seen = Math.max(this.largest.get(dir) ?? 0, current);
+      this.largest.set(dir, seen);
+      const peakText = f("memory.peak");
+      const peak = peakText === undefined ? undefined : parseSingleValue(peakText);
+      const maxText = f("memory.max");
+      const limit = maxText === undefined ? undefined : parseMaxValue(maxText);
+      const statText = f("memory.stat");
+      const stat = statText === undefined ? undefined : parseFlatKeyed(statText);
+      const swapText = f("memory.swap.current");
+      const eventsText = f("memory.events");
+      const events = eventsText === undefined ? undefined : parseFlatKeyed(eventsText);
+      usage.memory = defined({
+        currentBytes: current,
+        peakBytes: peak ?? seen,
+        limitBytes: limit ?? undefined,
+        anonBytes: stat?.get("anon"),
+        fileBytes: stat?.get("file"),
+        shmemBytes: stat?.get("shmem"),
+        swapBytes: swapText === undefined ? undefined : parseSingleValue(swapText),
+        oomEvents: events?.get("oom"),
+        oomKillEvents: events?.get("oom_kill"),
+      });
+    }
+
+    if (cpuStatText !== undefined) {
+      const stat = parseFlatKeyed(cpuStatText);
+      const usageUsec = stat.get("usage_usec");
+      if (usageUsec !== undefined) {
+        const maxText = f("cpu.max");
+        const limit = maxText === undefined ? undefined : parseCpuMax(maxText);
+        usage.cpu = defined({
+          usageSeconds: usageUsec / 1e6,
+          userSeconds: usec(stat.get("user_usec")),
+          systemSeconds: usec(stat.get("system_usec")),
+          periods: stat.get("nr_periods"),
+          throttledPeriods: stat.get("nr_throttled"),
+          throttledSeconds: usec(stat.get("throttled_usec")),
+          limitCores: limit ?? undefined,
+        });
+      }
+    }
+
+    const ioText = f("io.stat");
+    if (ioText !== undefined) {
+      const io = parseIoStat(ioText);
+      usage.io = { readBytes: io.rbytes, writeBytes: io.wbytes, readOps: io.rios, writeOps: io.wios };
+    }
+
+    const pidsText = f("pids.current");
+    const pids = pidsText === undefined ? undefined : parseSingleValue(pidsText);
+    if (pids !== undefined) usage.pids = pids;
+
+    const cpuP = readPressure(f("cpu.pressure"));
+    const memP = readPressure(f("memory.pressure"));
+    const ioP = readPressure(f("io.pressure"));
+    const pressure = defined({
+      cpuSome: clampPercent(cpuP?.some?.avg10),
+      memorySome: clampPercent(memP?.some?.avg10),
+      memoryFull: clampPercent(memP?.full?.avg10),
+      ioSome: clampPercent(ioP?.some?.avg10),
+      ioFull: clampPercent(ioP?.full?.avg10),
+    });
+    if (Object.keys(pressure).length > 0) usage.pressure = pressure;
+
+    // Files read fine up to the moment the job ended: treat what was read as not trustworthy.
+    if (currentText === undefined && !existsSync(dir)) return undefined;
+    return usage;
+  }
+
+  forget(dir: string): void {
+    this.largest.delete(dir);
+  }
+}
+
+function readPressure(text: string | undefined) {
+  return text === undefined ? undefined : parsePressure(text);
+}

@@ -1,0 +1,147 @@
+import { readdirSync } from "node:fs";
+import { readSmallFile } from "../util/read-small-file.js";
+
+/** What `/proc/<pid>/stat` says about one process. */
+export type ProcStat = {
+  pid: number;
+  /** Command name (`comm`, at most 15 characters). */
+  comm: string;
+  /** State letter: R, S, D, Z, T, I, … */
+  state: string;
+  ppid: number;
+  /** CPU time in clock ticks (USER_HZ). */
+  utime: number;
+  stime: number;
+  /** CPU time of waited-for children, in clock ticks. */
+  cutime: number;
+  cstime: number;
+  /** Start time after boot, in clock ticks: with the pid, identifies one process over time. */
+  starttime: number;
+  /** Resident set in pages. */
+  rssPages: number;
+};
+
+/**
+ * Parse `/proc/<pid>/stat`. The command name sits in parentheses and may itself contain spaces
+ * and parentheses, so fields are counted from the last `)`.
+ *
+ * @example
+ * ```ts
+ * parseProcStat("1234 (python3) R 1 1234 1234 0 -1 4194304 …")?.state; // "R"
+ * ```
+ */
+export function parseProcStat(text: string): ProcStat | undefined {
+  const open = text.indexOf("(");
+  const close = text.lastIndexOf(")");
+  if (open < 0 || close < open) return undefined;
+  const rest = text.slice(close + 2).split(" ");
+  // rest[0] is field 3 (state); field n is rest[n - 3].
+  if (rest.length < 22) return undefined;
+  const n = (field: number) => Number(rest[field - 3]);
+  const stat: ProcStat = {
+    pid: Number(text.slice(0, open - 1)),
+    comm: text.slice(open + 1, close),
+    state: rest[0],
+    ppid: n(4),
+    utime: n(14),
+    stime: n(15),
+    cutime: n(16),
+    cstime: n(17),
+    starttime: n(22),
+    rssPages: n(24),
+  };
+  return Number.isFinite(stat.pid) && Number.isFinite(stat.rssPages) ? stat : undefined;
+}
+
+/** Options of {@link ProcReader}. */
+export type ProcReaderOptions = {
+  /** The procfs mount. @default "/proc" */
+  root?: string;
+  /** Bytes per page for `rss` in `/proc/<pid>/stat`. @default 4096 */
+  pageSize?: number;
+};
+
+/**
+ * Reads processes from procfs (or a generated copy of it): `stat`, `status` (VmRSS), `cgroup`,
+ * `environ`, `cmdline`. Every read tolerates a process that exits meanwhile.
+ *
+ * @example
+ * ```ts
+ * const proc = new ProcReader({ root: "/proc" });
+ * for (const pid of proc.listPids()) console.log(proc.stat(pid)?.comm);
+ * ```
+ */
+export class ProcReader {
+  readonly root: string;
+  readonly pageSize: number;
+
+  constructor(options: ProcReaderOptions = {}) {
+    this.root = options.root ?? "/proc";
+    this.pageSize = options.pageSize ?? 4096;
+  }
+
+  /** Every process id present now. */
+  listPids(): number[] {
+    let names: string[];
+    try {
+      names = readdirSync(this.root);
+    } catch {
+      return [];
+    }
+    const pids: number[] = [];
+    for (const name of names) {
+      const c = name.charCodeAt(0);
+      if (c >= 48 && c <= 57) {
+        const pid = Number(name);
+        if (Number.isInteger(pid)) pids.push(pid);
+      }
+    }
+    return pids;
+  }
+
+  stat(pid: number): ProcStat | undefined {
+    const text = readSmallFile(`${this.root}/${pid}/stat`, 4096, "utf8");
+    return text === undefined ? undefined : parseProcStat(text);
+  }
+
+  /** `VmRSS` of `/proc/<pid>/status` in bytes (absent for kernel threads and zombies). */
+  vmRssBytes(pid: number): number | undefined {
+    const text = readSmallFile(`${this.root}/${pid}/status`, 8192);
+    if (text === undefined) return undefined;
+    const at = text.indexOf("\nVmRSS:");
+    if (at < 0) return undefined;
+    const end = text.indexOf("\n", at + 1);
+    const kb = Number.parseInt(text.slice(at + 7, end < 0 ? undefined : end).trim(), 10);
+    return Number.isFinite(kb) ? kb * 1024 : undefined;
+  }
+
+  cgroup(pid: number): string | undefined {
+    return readSmallFile(`${this.root}/${pid}/cgroup`, 8192);
+  }
+
+  /** One variable of `/proc/<pid>/environ` (NUL-separated `KEY=value`), if readable. */
+  environVariable(pid: number, name: string): string | undefined {
+    const text = readSmallFile(`${this.root}/${pid}/environ`);
+    if (text === undefined) return undefined;
+    const key = `${name}=`;
+    let at = text.startsWith(key) ? 0 : text.indexOf(`\0${key}`);
+    if (at < 0) return undefined;
+    if (at > 0) at += 1;
+    const end = text.indexOf("\0", at);
+    return text.slice(at + key.length, end < 0 ? undefined : end);
+  }
+
+  /** `/proc/<pid>/cmdline` with NULs turned into spaces. */
+  cmdline(pid: number): string | undefined {
+    const text = readSmallFile(`${this.root}/${pid}/cmdline`, 4096, "utf8");
+    return text === undefined ? undefined : text.replace(/\0+$/, "").replace(/\0/g, " ");
+  }
+
+  /** Seconds since boot from `/proc/uptime`. */
+  uptimeSeconds(): number | undefined {
+    const text = readSmallFile(`${this.root}/uptime`, 256);
+    if (text === undefined) return undefined;
+    const v = Number(text.split(" ")[0]);
+    return Number.isFinite(v) ? v : undefined;
+  }
+}

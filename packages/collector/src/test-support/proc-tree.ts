@@ -1,0 +1,85 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** One generated process. */
+export type FakeProcess = {
+  pid: number;
+  ppid?: number;
+  comm: string;
+  state?: string;
+  /** Resident set in bytes (a multiple of 4096). */
+  rssBytes?: number;
+  utime?: number;
+  stime?: number;
+  cutime?: number;
+  cstime?: number;
+  starttime?: number;
+  /** `/proc/<pid>/cgroup` content; default the v2 root `0::/`. */
+  cgroup?: string;
+  environ?: Record<string, string>;
+  cmdline?: string[];
+  uid?: number;
+};
+
+/**
+ * Builds a procfs lookalike in a temporary folder: `/proc/<pid>/{stat,status,comm,cgroup,environ,cmdline}`
+ * and `/proc/uptime`, in the kernel's formats (`stat` with all 52 fields, `status` with its tabs).
+ *
+ * @example
+ * ```ts
+ * const proc = new ProcTree();
+ * proc.add({ pid: 100, comm: "slurmstepd", cmdline: ["slurmstepd: [42.batch]"] });
+ * proc.add({ pid: 101, ppid: 100, comm: "python", rssBytes: 2 ** 30 });
+ * ```
+ */
+export class ProcTree {
+  readonly root: string;
+
+  constructor(uptimeSeconds = 86_400.5) {
+    this.root = mkdtempSync(join(tmpdir(), "jobsight-proc-"));
+    writeFileSync(join(this.root, "uptime"), `${uptimeSeconds.toFixed(2)} ${(uptimeSeconds * 1.7).toFixed(2)}\n`);
+  }
+
+  add(p: FakeProcess): void {
+    const dir = join(this.root, String(p.pid));
+    mkdirSync(dir, { recursive: true });
+    const rssPages = Math.floor((p.rssBytes ?? 8 * 1024 * 1024) / 4096);
+    const state = p.state ?? "S";
+    const fields = [
+      p.pid, `(${p.comm})`, state, p.ppid ?? 1, p.pid, p.pid, 0, -1, 4194304, 1523, 0, 2, 0,
+      p.utime ?? 150, p.stime ?? 20, p.cutime ?? 0, p.cstime ?? 0, 20, 0, 1, 0, p.starttime ?? 5_000_000,
+      rssPages * 4096 * 3, rssPages, "18446744073709551615", 94_000_000_000_000, 94_000_000_100_000,
+      140_730_000_000_000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 17, 3, 0, 0, 0, 0, 0, 94_000_000_200_000,
+      94_000_000_300_000, 94_000_001_000_000, 140_730_000_100_000, 140_730_000_200_000, 140_730_000_200_000,
+      140_730_000_300_000, 0,
+    ];
+    writeFileSync(join(dir, "stat"), `${fields.join(" ")}\n`);
+    const uid = p.uid ?? 1000;
+    const rssKb = rssPages * 4;
+    writeFileSync(
+      join(dir, "status"),
+      `Name:\t${p.comm}\nUmask:\t0022\nState:\t${state} (${state === "D" ? "disk sleep" : state === "R" ? "running" : "sleeping"})\n` +
+        `Tgid:\t${p.pid}\nNgid:\t0\nPid:\t${p.pid}\nPPid:\t${p.ppid ?? 1}\nTracerPid:\t0\n` +
+        `Uid:\t${uid}\t${uid}\t${uid}\t${uid}\nGid:\t${uid}\t${uid}\t${uid}\t${uid}\nFDSize:\t64\n` +
+        `VmPeak:\t ${rssKb * 3} kB\nVmSize:\t ${rssKb * 3} kB\nVmLck:\t       0 kB\nVmPin:\t       0 kB\n` +
+        `VmHWM:\t ${rssKb} kB\nVmRSS:\t ${rssKb} kB\nRssAnon:\t ${rssKb - 4} kB\nRssFile:\t       4 kB\nRssShmem:\t       0 kB\n` +
+        `VmData:\t ${rssKb} kB\nVmStk:\t     132 kB\nVmExe:\t     100 kB\nVmLib:\t    2000 kB\nVmPTE:\t      60 kB\nVmSwap:\t       0 kB\n` +
+        `Threads:\t1\nSigQ:\t0/95000\n`,
+    );
+    writeFileSync(join(dir, "comm"), `${p.comm}\n`);
+    writeFileSync(join(dir, "cgroup"), p.cgroup ?? "0::/\n");
+    const env = { PATH: "/usr/bin:/bin", HOME: "/home/user", ...(p.environ ?? {}) };
+    writeFileSync(join(dir, "environ"), `${Object.entries(env).map(([k, v]) => `${k}=${v}`).join("\0")}\0`);
+    writeFileSync(join(dir, "cmdline"), `${(p.cmdline ?? [p.comm]).join("\0")}\0`);
+  }
+
+  /** A process exits. */
+  remove(pid: number): void {
+    rmSync(join(this.root, String(pid)), { recursive: true, force: true });
+  }
+
+  cleanup(): void {
+    rmSync(this.root, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,22 @@
+import * as grpc from "@grpc/grpc-js";
+import { OTLPMetricExporter } from "@opentelemetry/exporter-metrics-otlp-grpc";
+import { MeterProvider, PeriodicExportingMetricReader, AggregationTemporality } from "@opentelemetry/sdk-metrics";
+import { resourceFromAttributes } from "@opentelemetry/resources";
+import { metricsServiceDefinition, createMetricsServiceImplementation } from "../src/grpc-service.ts";
+import { createExportMetricsResponse } from "../src/encode.ts";
+
+const server = new grpc.Server();
+const got: any[] = [];
+server.addService(metricsServiceDefinition, createMetricsServiceImplementation({ onExport: (r) => { got.push(r); return createExportMetricsResponse(1, "one rejected"); } }));
+const port = await new Promise<number>((res, rej) => server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (e, p) => e ? rej(e) : res(p)));
+const exporter = new OTLPMetricExporter({ url: `http://127.0.0.1:${port}` });
+const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 60000 });
+const mp = new MeterProvider({ resource: resourceFromAttributes({ "host.name": "n1", "x.int": 7 }), readers: [reader] });
+const m = mp.getMeter("test", "1.0");
+const g = m.createGauge("g1", { unit: "By" }); g.record(123, { s: "str", b: true, i: 5, d: 1.5, a: ["x", "y"] });
+const c = m.createCounter("c1"); c.add(2.5);
+const h = m.createHistogram("h1"); h.record(3); h.record(7);
+await reader.forceFlush();
+console.dir(got, { depth: 20 });
+await mp.shutdown();
+server.forceShutdown();

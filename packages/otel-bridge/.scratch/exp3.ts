@@ -1,0 +1,15 @@
+import { OTLPMetricExporter as JsonExporter } from "@opentelemetry/exporter-metrics-otlp-http";
+import { MeterProvider, PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics";
+import { startHttpReceiver } from "../test/integration/receivers.ts";
+const r = await startHttpReceiver();
+const exporter = new JsonExporter({ url: r.url });
+const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 });
+const provider = new MeterProvider({ readers: [reader] });
+provider.getMeter("x").createGauge("g").record(1);
+let t = Date.now();
+await reader.forceFlush();
+console.log("flush", Date.now() - t, r.requests.length, r.contentTypes);
+t = Date.now();
+await provider.shutdown();
+console.log("shutdown", Date.now() - t);
+await r.close();

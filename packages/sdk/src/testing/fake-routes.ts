@@ -1,0 +1,227 @@
+import type {
+  AccuracyReport,
+  Artifact,
+  AccuracySlice,
+  Cluster,
+  JobRecord,
+  JobRecordBatch,
+  NodeEventBatch,
+  Policy,
+  Prediction,
+  PredictionBatchRequest,
+  PredictionRequest,
+  ResourcePrediction,
+  UsageBatch,
+} from "@jobsight/schemas";
+import type { OperationId } from "../http/route-table.js";
+import { fakeDiagnose, renderDiagnosisMarkdown } from "./fake-diagnosis.js";
+import type { FakeStore } from "./fake-store.js";
+
+/** What a fake route answers. */
+export type FakeAnswer = {
+  status: number;
+  json?: unknown;
+  text?: string;
+  bytes?: Uint8Array;
+  contentType?: string;
+};
+
+/** What a fake route handler gets. */
+export type FakeRouteContext = {
+  store: FakeStore;
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  body: unknown;
+  rawBody: Uint8Array;
+  accept: string;
+  idempotencyKey?: string;
+  now: () => Date;
+  mode: "live" | "shadow";
+  shadowUntil?: string;
+  version: string;
+  predict: (request: PredictionRequest, history: JobRecord[]) => ResourcePrediction[];
+};
+
+/** An `ApiError` answer, shaped like the real server's. */
+export function apiError(status: number, code: string, message: string, extra: Record<string, unknown> = {}): FakeAnswer {
+  return { status, json: { code, message, statusCode: status, ...extra } };
+}
+
+const ok = (json: unknown, status = 200): FakeAnswer => ({ status, json });
+
+function notFound(what: string): FakeAnswer {
+  return apiError(404, "NOT_FOUND", `${what} not found`);
+}
+
+function predictOne(ctx: FakeRouteContext, request: PredictionRequest): Prediction {
+  const key = request.idempotencyKey && `prediction:${request.idempotencyKey}`;
+  if (key && ctx.store.idempotent.has(key)) return ctx.store.idempotent.get(key) as Prediction;
+  const history = [...ctx.store.jobs.values()];
+  const resources = ctx.predict(request, history);
+  const prediction: Prediction = {
+    id: ctx.store.nextPredictionId(),
+    createdAt: ctx.now().toISOString(),
+    mode: ctx.mode,
+    modelVersion: `fake-${ctx.version}`,
+    cluster: request.spec.cluster,
+    user: request.spec.user,
+    resources: ctx.mode === "shadow" ? [] : resources,
+    ...(ctx.mode === "shadow"
+      ? {
+          notice: "Shadow mode: the prediction is recorded for the accuracy report; no recommendation is shown.",
+          ...(ctx.shadowUntil ? { shadowUntil: ctx.shadowUntil } : {}),
+        }
+      : {}),
+  };
+  ctx.store.predictions.set(prediction.id, prediction);
+  // Kept with the full resources, so the accuracy report can count what shadow mode recorded.
+  ctx.store.idempotent.set(`resources:${prediction.id}`, resources);
+  if (key) ctx.store.idempotent.set(key, prediction);
+  return prediction;
+}
+
+function listJobs(ctx: FakeRouteContext): FakeAnswer {
+  const q = ctx.query as Record<string, string | number | undefined>;
+  const from = q.from ? Date.parse(String(q.from)) : Number.NEGATIVE_INFINITY;
+  const to = q.to ? Date.parse(String(q.to)) : Number.POSITIVE_INFINITY;
+  const jobs = [...ctx.store.jobs.values()]
+    .filter((j) => (q.cluster === undefined || j.cluster === q.cluster) && (q.user === undefined || j.spec.user === q.user))
+    .filter((j) => (q.account === undefined || j.spec.account === q.account) && (q.partition === undefined || j.spec.partition === q.partition))
+    .filter((j) => q.state === undefined || j.outcome?.state === q.state)
+    .filter((j) => Date.parse(j.submittedAt) >= from && Date.parse(j.submittedAt) < to)
+    .sort((a, b) => Date.parse(b.submittedAt) - Date.parse(a.submittedAt) || (a.jobId < b.jobId ? 1 : -1));
+  const offset = q.cursor === undefined ? 0 : Number.parseInt(String(q.cursor).replace(/^o/, ""), 10);
+  if (!Number.isInteger(offset) || offset < 0) return apiError(400, "INVALID_CURSOR", "the cursor is not one this server gave");
+  const limit = Number(q.limit ?? 100);
+  const items = jobs.slice(offset, offset + limit);
+  const next = offset + limit < jobs.length ? `o${offset + limit}` : null;
+  return ok({ items, nextCursor: next });
+}
+
+function accuracy(ctx: FakeRouteContext): AccuracyReport {
+  const cluster = ctx.query.cluster as string | undefined;
+  const recorded = [...ctx.store.predictions.values()].filter((p) => !cluster || p.cluster === cluster);
+  const slices: AccuracySlice[] = [];
+  for (const resource of ["memory", "cores", "gpus", "gpuMemory", "walltime"] as const) {
+    const outcomes = recorded
+      .map((p) => (ctx.store.idempotent.get(`resources:${p.id}`) as ResourcePrediction[] | undefined) ?? [])
+      .map((rs) => rs.find((r) => r.resource === resource))
+      .filter((r) => r !== undefined);
+    if (outcomes.length === 0) continue;
+    const recommended = outcomes.filter((r) => r.status === "ok").length;
+    slices.push({
+      resource,
+      predicted: outcomes.length,
+      recommended,
+      coverage: recommended / outcomes.length,
+      underPredictionRate: 0,
+      weightedUnderPredictionRate: 0,
+      slack: 0,
+    });
+  }
+  return {
+    generatedAt: ctx.now().toISOString(),
+    mode: ctx.mode,
+    ...(ctx.shadowUntil ? { shadowUntil: ctx.shadowUntil } : {}),
+    slices,
+    readiness: { ready: false, reasons: ["the fake server never measures what jobs did"] },
+  };
+}
+
+async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  const digest = await globalThis.crypto.subtle.digest("SHA-256", bytes);
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** One handler per operation of the route table. */
+export const fakeRoutes: Record<OperationId, (ctx: FakeRouteContext) => FakeAnswer | Promise<FakeAnswer>> = {
+  getHealth: (ctx) => ok({ status: "ok", version: ctx.version }),
+  getReadiness: (ctx) => ok({ status: "ok", version: ctx.version, checks: { storage: "ok" } }),
+  ingestJobRecords: (ctx) => {
+    let accepted = 0;
+    for (const record of (ctx.body as JobRecordBatch).records) if (ctx.store.putJob(record)) accepted++;
+    return ok({ accepted, duplicates: (ctx.body as JobRecordBatch).records.length - accepted });
+  },
+  listJobs,
+  getJob: (ctx) => {
+    const job = ctx.store.getJob(ctx.query.cluster as string | undefined, ctx.params.jobId);
+    return job ? ok(job) : notFound(`job ${ctx.params.jobId}`);
+  },
+  getJobUsage: (ctx) => {
+    const job = ctx.store.getJob(ctx.query.cluster as string | undefined, ctx.params.jobId);
+    if (!job) return notFound(`job ${ctx.params.jobId}`);
+    return ok({ cluster: job.cluster, jobId: job.jobId, samples: ctx.store.usageOf(job.cluster, job.jobId) });
+  },
+  getJobEvents: (ctx) => {
+    const job = ctx.store.getJob(ctx.query.cluster as string | undefined, ctx.params.jobId);
+    if (!job) return notFound(`job ${ctx.params.jobId}`);
+    return ok({ events: ctx.store.eventsOf(job.cluster, job.jobId) });
+  },
+  getDiagnosis: (ctx) => {
+    const job = ctx.store.getJob(ctx.query.cluster as string | undefined, ctx.params.jobId);
+    if (!job) return notFound(`job ${ctx.params.jobId}`);
+    const diagnosis = fakeDiagnose(job, ctx.store.eventsOf(job.cluster, job.jobId), ctx.now());
+    if (ctx.accept.includes("text/markdown")) {
+      return { status: 200, text: renderDiagnosisMarkdown(diagnosis), contentType: "text/markdown; charset=utf-8" };
+    }
+    return ok(diagnosis);
+  },
+  ingestUsage: (ctx) => {
+    const batch = ctx.body as UsageBatch;
+    if (ctx.store.idempotent.has(`usage:${batch.idempotencyKey}`)) return ok({ accepted: 0, duplicates: batch.samples.length });
+    ctx.store.idempotent.set(`usage:${batch.idempotencyKey}`, true);
+    for (const sample of batch.samples) ctx.store.putUsage(sample);
+    return ok({ accepted: batch.samples.length, duplicates: 0 });
+  },
+  ingestNodeEvents: (ctx) => {
+    const { events } = ctx.body as NodeEventBatch;
+    let accepted = 0;
+    for (const event of events) {
+      const key = event.idempotencyKey && `event:${event.idempotencyKey}`;
+      if (key && ctx.store.idempotent.has(key)) continue;
+      if (key) ctx.store.idempotent.set(key, true);
+      ctx.store.events.push(event);
+      accepted++;
+    }
+    return ok({ accepted, duplicates: events.length - accepted });
+  },
+  putArtifact: async (ctx) => {
+    const sha256 = await sha256Hex(ctx.rawBody);
+    const query = ctx.query as { kind: Artifact["kind"]; cluster?: string; jobId?: string };
+    const meta: Artifact = {
+      sha256,
+      kind: query.kind,
+      sizeBytes: ctx.rawBody.byteLength,
+      contentType: "application/octet-stream",
+      ...(query.cluster ? { cluster: query.cluster } : {}),
+      ...(query.jobId ? { jobId: query.jobId } : {}),
+      createdAt: ctx.now().toISOString(),
+    };
+    if (!ctx.store.artifacts.has(sha256)) ctx.store.artifacts.set(sha256, { meta, bytes: ctx.rawBody });
+    return ok(ctx.store.artifacts.get(sha256)!.meta, 201);
+  },
+  getArtifact: (ctx) => {
+    const artifact = ctx.store.artifacts.get(ctx.params.sha256);
+    return artifact ? { status: 200, bytes: artifact.bytes, contentType: "application/octet-stream" } : notFound("artifact");
+  },
+  createPrediction: (ctx) => ok(predictOne(ctx, ctx.body as PredictionRequest)),
+  createPredictionBatch: (ctx) =>
+    ok({ predictions: (ctx.body as PredictionBatchRequest).requests.map((r) => predictOne(ctx, r)) }),
+  getPrediction: (ctx) => {
+    const prediction = ctx.store.predictions.get(ctx.params.id);
+    return prediction ? ok(prediction) : notFound(`prediction ${ctx.params.id}`);
+  },
+  getAccuracy: (ctx) => ok(accuracy(ctx)),
+  getPolicy: (ctx) => ok(ctx.store.policy),
+  putPolicy: (ctx) => {
+    ctx.store.policy = ctx.body as Policy;
+    return ok(ctx.store.policy);
+  },
+  listClusters: (ctx) => ok({ clusters: [...ctx.store.clusters.values()] }),
+  registerCluster: (ctx) => {
+    const cluster = { createdAt: ctx.now().toISOString(), ...(ctx.body as Cluster) };
+    if (ctx.store.clusters.has(cluster.id)) return apiError(409, "CLUSTER_EXISTS", `cluster ${cluster.id} exists`);
+    ctx.store.clusters.set(cluster.id, cluster);
+    return ok(cluster, 201);
+  },
+};

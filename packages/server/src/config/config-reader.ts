@@ -1,0 +1,117 @@
+import type { ConfigIssue } from "./config-error.js";
+
+type Raw = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Raw => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * Reads typed values out of an untrusted, layered configuration object, converting strings (from
+ * the environment and flags) to numbers and booleans, and collecting every problem instead of
+ * stopping at the first. Keys never read are reported as unknown, which catches typos.
+ */
+export class ConfigReader {
+  readonly issues: ConfigIssue[] = [];
+  readonly #raw: Raw;
+  readonly #prefix: string;
+  readonly #read = new Set<string>();
+
+  constructor(raw: unknown, prefix = "", issues?: ConfigIssue[]) {
+    this.#prefix = prefix;
+    if (issues) this.issues = issues;
+    if (raw !== undefined && !isObject(raw)) {
+      this.issue("", "must be an object");
+      this.#raw = {};
+    } else {
+      this.#raw = raw ?? {};
+    }
+  }
+
+  /** Records a problem at `key` below this reader's path. */
+  issue(key: string, message: string): void {
+    this.issues.push({ path: this.path(key), message });
+  }
+
+  path(key: string): string {
+    if (!key) return this.#prefix || "(root)";
+    return this.#prefix ? `${this.#prefix}.${key}` : key;
+  }
+
+  has(key: string): boolean {
+    return this.#raw[key] !== undefined;
+  }
+
+  #get(key: string): unknown {
+    this.#read.add(key);
+    return this.#raw[key];
+  }
+
+  /** A nested object's reader (an empty one when absent). */
+  child(key: string): ConfigReader {
+    return new ConfigReader(this.#get(key), this.path(key), this.issues);
+  }
+
+  /** The raw array at `key` (empty when absent), each element with its own reader. */
+  list(key: string): ConfigReader[] {
+    const value = this.#get(key);
+    if (value === undefined) return [];
+    if (!Array.isArray(value)) {
+      this.issue(key, "must be an array");
+      return [];
+    }
+    return value.map((item, i) => new ConfigReader(item, `${this.path(key)}[${i}]`, this.issues));
+  }
+
+  string(key: string, options: { default?: string; oneOf?: readonly string[]; nonEmpty?: boolean } = {}): string | undefined {
+    const value = this.#get(key);
+    if (value === undefined || value === null) return options.default;
+    if (typeof value !== "string") {
+      this.issue(key, `must be a string, got ${typeof value}`);
+      return options.default;
+    }
+    if (options.nonEmpty !== false && value.trim() === "") {
+      this.issue(key, "must not be empty");
+      return options.default;
+    }
+    if (options.oneOf && !options.oneOf.includes(value)) {
+      this.issue(key, `must be one of ${options.oneOf.join(", ")}, got ${JSON.stringify(value)}`);
+      return options.default;
+    }
+    return value;
+  }
+
+  integer(key: string, options: { default?: number; min?: number; max?: number } = {}): number | undefined {
+    const value = this.#get(key);
+    if (value === undefined || value === null || value === "") return options.default;
+    const n = typeof value === "string" && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
+    if (typeof n !== "number" || !Number.isInteger(n)) {
+      this.issue(key, `must be an integer, got ${JSON.stringify(value)}`);
+      return options.default;
+    }
+    if (options.min !== undefined && n < options.min) {
+      this.issue(key, `must be at least ${options.min}, got ${n}`);
+      return options.default;
+    }
+    if (options.max !== undefined && n > options.max) {
+      this.issue(key, `must be at most ${options.max}, got ${n}`);
+      return options.default;
+    }
+    return n;
+  }
+
+  boolean(key: string, options: { default?: boolean } = {}): boolean | undefined {
+    const value = this.#get(key);
+    if (value === undefined || value === null || value === "") return options.default;
+    if (typeof value === "boolean") return value;
+    if (typeof value === "string" && /^(true|1|yes|on)$/i.test(value)) return true;
+    if (typeof value === "string" && /^(false|0|no|off)$/i.test(value)) return false;
+    this.issue(key, `must be true or false, got ${JSON.stringify(value)}`);
+    return options.default;
+  }
+
+  /** Reports every key of this object that no read asked for. Call after reading all keys. */
+  rejectUnknownKeys(): void {
+    for (const key of Object.keys(this.#raw)) {
+      if (!this.#read.has(key)) this.issue(key, "is not a known setting");
+    }
+  }
+}

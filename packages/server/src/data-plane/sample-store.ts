@@ -1,0 +1,182 @@
+import type { IngestResult, UsageSample, UsageSeries } from "@jobsight/schemas";
+import type pg from "pg";
+import { copyRows } from "./copy-rows.js";
+import { query, toNumber, withTransaction } from "./database.js";
+import type { StorageFlavour } from "./migration-files.js";
+import { type SamplePartitions, utcDay } from "./sample-partitions.js";
+
+const COLUMNS = [
+  "time",
+  "cluster",
+  "job_id",
+  "node",
+  "step",
+  "memory_bytes",
+  "memory_peak_bytes",
+  "cpu_seconds",
+  "gpu_memory_bytes",
+  "gpu_utilization",
+  "sample",
+] as const;
+const STAGING = "usage_samples_staging";
+const CREATE_STAGING = `CREATE TEMP TABLE IF NOT EXISTS ${STAGING} (
+  time timestamptz NOT NULL, cluster text NOT NULL, job_id text NOT NULL, node text NOT NULL, step text NOT NULL,
+  memory_bytes bigint, memory_peak_bytes bigint, cpu_seconds double precision, gpu_memory_bytes bigint,
+  gpu_utilization double precision, sample jsonb NOT NULL
+) ON COMMIT DELETE ROWS`;
+const INSERT = `INSERT INTO usage_samples (${COLUMNS.join(", ")})
+  SELECT ${COLUMNS.join(", ")} FROM ${STAGING} ON CONFLICT DO NOTHING`;
+// Plain PostgreSQL keeps the hourly summary itself, from the rows this batch really inserted (so a
+// resend adds nothing); TimescaleDB's continuous aggregate of the same name does it there.
+const INSERT_AND_SUMMARISE = `WITH inserted AS (
+  ${INSERT}
+  RETURNING time, cluster, job_id, memory_bytes, memory_peak_bytes, cpu_seconds, gpu_memory_bytes
+), summary AS (
+  INSERT INTO job_usage_hourly AS h
+    (bucket, cluster, job_id, samples, max_memory_bytes, max_cpu_seconds, max_gpu_memory_bytes, first_time, last_time)
+  SELECT date_bin('1 hour', time, TIMESTAMPTZ '2000-01-01 00:00:00+00') AS bucket, cluster, job_id, count(*),
+    max(greatest(memory_bytes, memory_peak_bytes)), max(cpu_seconds), max(gpu_memory_bytes), min(time), max(time)
+  FROM inserted GROUP BY 1, 2, 3 ORDER BY 2, 3, 1
+  ON CONFLICT (cluster, job_id, bucket) DO UPDATE SET
+    samples = h.samples + excluded.samples,
+    max_memory_bytes = greatest(h.max_memory_bytes, excluded.max_memory_bytes),
+    max_cpu_seconds = greatest(h.max_cpu_seconds, excluded.max_cpu_seconds),
+    max_gpu_memory_bytes = greatest(h.max_gpu_memory_bytes, excluded.max_gpu_memory_bytes),
+    first_time = least(h.first_time, excluded.first_time),
+    last_time = greatest(h.last_time, excluded.last_time)
+)
+SELECT count(*)::int AS n FROM inserted`;
+
+/** A job's usage summed up from the hourly summaries (the continuous aggregate on TimescaleDB). */
+export type JobUsageSummary = {
+  samples: number;
+  maxMemoryBytes?: number;
+  maxCpuSeconds?: number;
+  maxGpuMemoryBytes?: number;
+  firstTime?: string;
+  lastTime?: string;
+};
+
+function sampleRow(s: UsageSample): unknown[] {
+  const gpus = s.gpus ?? [];
+  const gpuMemory = gpus.length > 0 ? gpus.reduce((sum, g) => sum + g.memoryUsedBytes, 0) : undefined;
+  const gpuUtil = gpus.length > 0 ? gpus.reduce((sum, g) => sum + g.utilizationPercent, 0) / gpus.length : undefined;
+  return [
+    s.time,
+    s.cluster,
+    s.jobId,
+    s.node,
+    s.step ?? "",
+    s.memory?.currentBytes,
+    s.memory?.peakBytes,
+    s.cpu?.usageSeconds,
+    gpuMemory,
+    gpuUtil,
+    s,
+  ];
+}
+
+/**
+ * Usage samples: bulk insert (COPY into staging, then INSERT … ON CONFLICT DO NOTHING on the
+ * natural key cluster/job/node/step/time, in one transaction) and time-series reads.
+ */
+export class SampleStore {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly flavour: StorageFlavour,
+    private readonly partitions: SamplePartitions,
+  ) {}
+
+  /**
+   * Stores a batch exactly once: every sample already stored (a resend) counts as a duplicate.
+   * Resolves only after COMMIT.
+   *
+   * @example
+   * ```ts
+   * const { accepted, duplicates } = await samples.insert(batch.samples);
+   * ```
+   */
+  async insert(samples: readonly UsageSample[]): Promise<IngestResult> {
+    if (samples.length === 0) return { accepted: 0, duplicates: 0 };
+    if (this.flavour === "plain") {
+      await this.partitions.ensure(new Set(samples.map((s) => utcDay(Date.parse(s.time)))));
+    }
+    return withTransaction(this.pool, async (client) => {
+      await client.query(CREATE_STAGING);
+      await copyRows(client, STAGING, COLUMNS, samples.map(sampleRow));
+      let accepted: number;
+      if (this.flavour === "plain") {
+        const { rows } = await client.query<{ n: number }>(INSERT_AND_SUMMARISE);
+        accepted = rows[0].n;
+      } else {
+        accepted = (await client.query(INSERT)).rowCount ?? 0;
+      }
+      return { accepted, duplicates: samples.length - accepted };
+    });
+  }
+
+  /**
+   * A job's samples in time order; with `stepSeconds`, one per node, step and bucket: the last
+   * reading of the bucket, its `memory.peakBytes` raised to the bucket's maximum.
+   *
+   * @example
+   * ```ts
+   * const series = await samples.series("hpc1", "4242", { stepSeconds: 60 });
+   * ```
+   */
+  async series(cluster: string, jobId: string, options: { stepSeconds?: number; limit?: number } = {}): Promise<UsageSeries> {
+    const limit = options.limit ?? 100_000;
+    if (!options.stepSeconds) {
+      const { rows } = await query<{ sample: UsageSample }>(
+        this.pool,
+        `SELECT sample FROM usage_samples WHERE cluster = $1 AND job_id = $2 ORDER BY time, node, step LIMIT $3`,
+        [cluster, jobId, limit],
+      );
+      return { cluster, jobId, samples: rows.map((r) => r.sample) };
+    }
+    const { rows } = await query<{ sample: UsageSample; max_memory: string | null }>(
+      this.pool,
+      `SELECT sample, max_memory FROM (
+         SELECT sample, time, node, step,
+           max(greatest(memory_bytes, memory_peak_bytes)) OVER w AS max_memory,
+           row_number() OVER (w ORDER BY time DESC) AS rn
+         FROM usage_samples WHERE cluster = $1 AND job_id = $2
+         WINDOW w AS (PARTITION BY node, step, floor(extract(epoch FROM time) / $3))
+       ) b WHERE rn = 1 ORDER BY time, node, step LIMIT $4`,
+      [cluster, jobId, options.stepSeconds, limit],
+    );
+    const samples = rows.map(({ sample, max_memory }) => {
+      const max = toNumber(max_memory);
+      if (!sample.memory || max === undefined) return sample;
+      return { ...sample, memory: { ...sample.memory, peakBytes: Math.max(max, sample.memory.peakBytes ?? 0) } };
+    });
+    return { cluster, jobId, stepSeconds: options.stepSeconds, samples };
+  }
+
+  /**
+   * The job's usage from the hourly summaries: same query on TimescaleDB (continuous aggregate)
+   * and plain PostgreSQL (table kept by {@link insert}).
+   */
+  async jobSummary(cluster: string, jobId: string): Promise<JobUsageSummary> {
+    const { rows } = await query<Record<string, string | null>>(
+      this.pool,
+      `SELECT sum(samples) AS samples, max(max_memory_bytes) AS max_memory, max(max_cpu_seconds) AS max_cpu,
+         max(max_gpu_memory_bytes) AS max_gpu_memory,
+         to_char(min(first_time) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS first_time,
+         to_char(max(last_time) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS last_time
+       FROM job_usage_hourly WHERE cluster = $1 AND job_id = $2`,
+      [cluster, jobId],
+    );
+    const r = rows[0];
+    const summary: JobUsageSummary = { samples: toNumber(r.samples) ?? 0 };
+    const set = <K extends keyof JobUsageSummary>(key: K, value: JobUsageSummary[K] | undefined) => {
+      if (value !== undefined && value !== null) summary[key] = value;
+    };
+    set("maxMemoryBytes", toNumber(r.max_memory));
+    set("maxCpuSeconds", toNumber(r.max_cpu));
+    set("maxGpuMemoryBytes", toNumber(r.max_gpu_memory));
+    set("firstTime", r.first_time ?? undefined);
+    set("lastTime", r.last_time ?? undefined);
+    return summary;
+  }
+}

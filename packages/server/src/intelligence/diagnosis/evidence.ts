@@ -1,0 +1,129 @@
+import type { EvidenceRef, NodeEvent, UsageSample } from "@jobsight/schemas";
+import type { RuleContext } from "./context.js";
+import type { JobLogLine, RunTimeHistory } from "./input.js";
+import { type MetricName, metricSource, metricUnit, processMetric, readMetric } from "./metric-paths.js";
+import { readRecordField } from "./record-fields.js";
+
+/** The most values one piece of evidence carries (the schema's limit). */
+export const MAX_EVIDENCE_VALUES = 64;
+
+const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
+
+/**
+ * Evidence from a metric over some samples of one node: the window they span and their values
+ * (thinned to {@link MAX_EVIDENCE_VALUES}, always keeping the first, the last and the largest).
+ * Undefined when none of the samples carries the metric, so no rule can cite what it did not see.
+ *
+ * @example
+ * ```ts
+ * metricEvidence("n1", "memory.currentBytes", samples, "memory climbed from 2 GiB to 31.9 GiB");
+ * ```
+ */
+export function metricEvidence(
+  node: string,
+  metric: MetricName,
+  samples: readonly UsageSample[],
+  text: string,
+): EvidenceRef | undefined {
+  const carrying = samples.filter((s) => readMetric(s, metric) !== undefined);
+  if (carrying.length === 0) return undefined;
+  const kept = thin(carrying, (s) => readMetric(s, metric)!);
+  const unit = metricUnit(metric);
+  return {
+    kind: "metric",
+    source: metricSource(metric),
+    metric,
+    node,
+    window: { start: carrying[0].time, end: carrying[carrying.length - 1].time },
+    values: kept.map((s) => readMetric(s, metric)!),
+    ...(unit ? { unit } : {}),
+    text: clip(text, 2048),
+  };
+}
+
+function thin(samples: readonly UsageSample[], value: (s: UsageSample) => number): UsageSample[] {
+  if (samples.length <= MAX_EVIDENCE_VALUES) return [...samples];
+  let maxAt = 0;
+  for (let i = 1; i < samples.length; i++) if (value(samples[i]) > value(samples[maxAt])) maxAt = i;
+  const picks = new Set<number>([0, samples.length - 1, maxAt]);
+  const step = (samples.length - 1) / (MAX_EVIDENCE_VALUES - 4);
+  for (let k = 0; picks.size < MAX_EVIDENCE_VALUES && k * step < samples.length; k++) picks.add(Math.round(k * step));
+  return [...picks].sort((a, b) => a - b).map((i) => samples[i]);
+}
+
+/** Evidence from one process in one sample: its resident set, named with its command and state. */
+export function processEvidence(node: string, sample: UsageSample, pid: number, text: string): EvidenceRef {
+  const p = sample.processes?.find((x) => x.pid === pid);
+  if (!p) throw new RangeError(`no process ${pid} in the sample of ${node} at ${sample.time}`);
+  return {
+    kind: "process",
+    source: "proc",
+    metric: processMetric(pid),
+    node,
+    window: { start: sample.time, end: sample.time },
+    values: [p.rssBytes],
+    unit: "By",
+    text: clip(text, 2048),
+  };
+}
+
+/** Evidence from a node event: its line verbatim (and the Xid code or the killed pid as its value). */
+export function eventEvidence(event: NodeEvent, text: string): EvidenceRef {
+  const value = event.xid?.code ?? event.oomKill?.pid;
+  return {
+    kind: "event",
+    source: event.kind === "source_unavailable" ? "collector" : "kmsg",
+    metric: event.kind,
+    node: event.node,
+    window: { start: event.time, end: event.time },
+    ...(value !== undefined ? { values: [value] } : {}),
+    line: clip(event.message, 4096),
+    text: clip(text, 2048),
+  };
+}
+
+/** Evidence from a line of the job's output, verbatim. */
+export function logEvidence(line: JobLogLine, text: string): EvidenceRef {
+  return {
+    kind: "log",
+    source: line.source,
+    line: clip(line.line, 4096),
+    ...(line.time ? { window: { start: line.time, end: line.time } } : {}),
+    text: clip(text, 2048),
+  };
+}
+
+/**
+ * Evidence from a field of the job record, named by its path; numeric fields carry their value.
+ * Undefined when the record lacks the field.
+ */
+export function schedulerEvidence(ctx: RuleContext, field: string, text: string): EvidenceRef | undefined {
+  const v = readRecordField(ctx.record, field);
+  if (v === undefined) return undefined;
+  return {
+    kind: "scheduler",
+    source: ctx.schedulerSource,
+    metric: field,
+    ...(typeof v === "number" ? { values: [v] } : {}),
+    ...(typeof v === "number" && /Bytes$/.test(field) ? { unit: "By" } : {}),
+    ...(typeof v === "number" && /Seconds$/.test(field) ? { unit: "s" } : {}),
+    text: clip(text, 2048),
+  };
+}
+
+/** Evidence from run-time history: some of the past run times (each one of the recorded values). */
+export function historyEvidence(history: RunTimeHistory, values: readonly number[], text: string): EvidenceRef {
+  return {
+    kind: "history",
+    source: "history",
+    metric: "runTimesSeconds",
+    values: values.slice(0, MAX_EVIDENCE_VALUES),
+    unit: "s",
+    text: clip(`${text} (group ${history.group})`, 2048),
+  };
+}
+
+/** Keeps the defined pieces of evidence. */
+export function present(...refs: (EvidenceRef | undefined)[]): EvidenceRef[] {
+  return refs.filter((r): r is EvidenceRef => r !== undefined);
+}
