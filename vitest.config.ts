@@ -24,6 +24,18 @@ export default defineConfig({
           pool: "forks",
         },
       },
+      {
+        test: {
+          name: "slurm",
+          include: ["packages/*/test/slurm/**/*.test.ts"],
+          environment: "node",
+          globalSetup: ["./test/services/global-setup.ts", "./test/slurm/global-setup.ts"],
+          testTimeout: 240_000,
+          hookTimeout: 300_000,
+          pool: "forks",
+          fileParallelism: false,
+        },
+      },
     ],
   },
 });

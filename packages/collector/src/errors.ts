@@ -29,7 +29,10 @@ export type ConfigProblem = { path: string; message: string };
 export class ConfigError extends CollectorError {
   readonly problems: ConfigProblem[];
   constructor(problems: ConfigProblem[]) {
-    super("CONFIG_INVALID", `invalid configuration:\n${problems.map((p) => `  ${p.path}: ${p.message}`).join("\n")}`);
+    super(
+      "CONFIG_INVALID",
+      `invalid configuration:\n${problems.map((p) => `  ${p.path}: ${p.message}`).join("\n")}`,
+    );
     this.problems = problems;
     this.name = "ConfigError";
   }

@@ -58,7 +58,7 @@ export function encodeExportMetricsResponseJson(response: ExportMetricsServiceRe
  */
 export function encodeExportMetricsRequest(request: ExportMetricsServiceRequest): Uint8Array {
   const type = otlpMessageTypes.exportRequest;
-  return type.encode(type.fromObject(writeExportRequest(request, "protobuf"))).finish();
+  return type.encode(writeExportRequest(request, "protobuf")).finish();
 }
 
 /**

@@ -6,14 +6,15 @@ export const otelBridgeErrorCatalogue = {
   OTLP_TRUNCATED:
     "The body ends before the message does (cut short, or a length prefix points past the end).",
   OTLP_MALFORMED_PROTOBUF:
-    "The bytes are not a valid protobuf encoding of the message: bad tag, wrong wire type for a known field, invalid varint or UTF-8.",
+    "The bytes are not a valid protobuf encoding of the message: field number 0, an invalid or wrong wire type for a known field, a varint longer than 10 bytes.",
   OTLP_MALFORMED_JSON: "The body is not valid JSON text, or its top level is not an object.",
   OTLP_INVALID_FIELD:
     "A field has the wrong type or an impossible value (for example a string where an array belongs, a non-integer in an int64, a bad hex id).",
   OTLP_NESTING_TOO_DEEP: "Messages or AnyValues are nested deeper than the decoder allows.",
   OTLP_UNSUPPORTED_CONTENT_TYPE:
     "An OTLP/HTTP body arrived with a content type that is neither protobuf nor JSON.",
-  OBSERVATION_INVALID: "A usage sample cannot be encoded as OTLP (missing identity or a non-finite value).",
+  OBSERVATION_INVALID:
+    "A usage sample fails the UsageSample schema or its time is not RFC 3339, or a metric cannot be handed to the SDK exporter.",
 } as const;
 
 /** A stable error code of `@jobsight/otel-bridge`. */

@@ -1,4 +1,10 @@
 export {
+  type AggregateGroupKey,
+  type EncodeAggregatedObservationsOptions,
+  encodeAggregatedObservations,
+} from "./aggregate-observations.js";
+export { anyValueOf, type ScalarAttribute, scalarOf } from "./attribute-values.js";
+export {
   decodeExportMetricsHttpBody,
   decodeExportMetricsRequest,
   decodeExportMetricsRequestJson,
@@ -8,12 +14,24 @@ export {
   otlpHttpEncoding,
 } from "./decode.js";
 export {
+  type DecodedObservations,
+  type DecodeObservationsOptions,
+  decodeObservations,
+  describeRejections,
+  type ObservationRejections,
+} from "./decode-observations.js";
+export {
   createExportMetricsResponse,
   encodeExportMetricsRequest,
   encodeExportMetricsRequestJson,
   encodeExportMetricsResponse,
   encodeExportMetricsResponseJson,
 } from "./encode.js";
+export {
+  type EncodeObservationsOptions,
+  encodeObservations,
+  OBSERVATION_MAPPING_VERSION,
+} from "./encode-observations.js";
 export {
   ObservationEncodeError,
   OtelBridgeError,
@@ -28,6 +46,17 @@ export {
   type MetricsServiceImplementationOptions,
   metricsServiceDefinition,
 } from "./grpc-service.js";
+export {
+  AggregateMetricNames,
+  aggregateMetricDefinitions,
+  JobMetricNames,
+  jobMetricDefinitions,
+  type MetricDefinition,
+  OBSERVATION_SCOPE_NAME,
+  ObservationAttributes,
+  SeriesAttributes,
+} from "./metric-names.js";
+export { metricTableMarkdown } from "./metric-table.js";
 export {
   METRICS_EXPORT_PATH,
   METRICS_SERVICE_NAME,
@@ -72,3 +101,6 @@ export type {
 } from "./otlp-types.js";
 export { OtlpAggregationTemporality, OtlpDataPointFlags } from "./otlp-types.js";
 export { MAX_PROTOBUF_DEPTH } from "./protobuf-validate.js";
+export { type UsageSampleIdentity, usageSampleKey } from "./sample-key.js";
+export { observationsToResourceMetrics, toSdkResourceMetrics } from "./to-resource-metrics.js";
+export { canonicalRfc3339, rfc3339ToUnixNano, unixNanoToRfc3339 } from "./unix-nano.js";

@@ -121,6 +121,11 @@ function validateMessage(
         path: render(at),
       });
     }
+    if (wire === 6 || wire === 7) {
+      throw new OtlpDecodeError("OTLP_MALFORMED_PROTOBUF", `invalid wire type ${wire} at offset ${cur.pos}`, {
+        path: render(at),
+      });
+    }
     const field = type.fieldsById[id];
     if (!field) {
       // Unknown fields are legal (newer senders); skip them whole.

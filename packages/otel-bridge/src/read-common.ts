@@ -30,10 +30,20 @@ export function each<T>(raw: unknown, path: string, read: (item: unknown, itemPa
   return out;
 }
 
+/**
+ * A field that is really present. protobufjs messages inherit a default for every field from
+ * their prototype (0 for an unset `as_double`), so presence-sensitive fields (oneof members,
+ * proto3 `optional`) must be own properties.
+ */
+export function own(o: Raw, key: string): unknown {
+  return Object.hasOwn(o, key) ? o[key] : undefined;
+}
+
 export function oneOf(o: Raw, path: string, members: readonly string[]): string | undefined {
   let found: string | undefined;
   for (const m of members) {
-    if (o[m] === undefined || o[m] === null) continue;
+    const value = own(o, m);
+    if (value === undefined || value === null) continue;
     if (found) throw new OtlpDecodeError("OTLP_INVALID_FIELD", `both ${found} and ${m} are set`, { path });
     found = m;
   }

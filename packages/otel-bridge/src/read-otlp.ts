@@ -11,7 +11,7 @@ import type {
   ScopeMetrics,
   SummaryDataPoint,
 } from "./otlp-types.js";
-import { EMPTY, each, oneOf, readAttributes, readResource, readScope } from "./read-common.js";
+import { EMPTY, each, oneOf, own, readAttributes, readResource, readScope } from "./read-common.js";
 import {
   readBool,
   readBytes,
@@ -83,9 +83,9 @@ function readHistogramPoint(raw: unknown, path: string): HistogramDataPoint {
     exemplars: readExemplars(o.exemplars, `${path}.exemplars`),
     flags: readUint32(o.flags, `${path}.flags`),
   };
-  const sum = readOptionalDouble(o.sum, `${path}.sum`);
-  const min = readOptionalDouble(o.min, `${path}.min`);
-  const max = readOptionalDouble(o.max, `${path}.max`);
+  const sum = readOptionalDouble(own(o, "sum"), `${path}.sum`);
+  const min = readOptionalDouble(own(o, "min"), `${path}.min`);
+  const max = readOptionalDouble(own(o, "max"), `${path}.max`);
   if (sum !== undefined) out.sum = sum;
   if (min !== undefined) out.min = min;
   if (max !== undefined) out.max = max;
@@ -116,9 +116,9 @@ function readExponentialPoint(raw: unknown, path: string): ExponentialHistogramD
   };
   const positive = readBuckets(o.positive, `${path}.positive`);
   const negative = readBuckets(o.negative, `${path}.negative`);
-  const sum = readOptionalDouble(o.sum, `${path}.sum`);
-  const min = readOptionalDouble(o.min, `${path}.min`);
-  const max = readOptionalDouble(o.max, `${path}.max`);
+  const sum = readOptionalDouble(own(o, "sum"), `${path}.sum`);
+  const min = readOptionalDouble(own(o, "min"), `${path}.min`);
+  const max = readOptionalDouble(own(o, "max"), `${path}.max`);
   if (positive) out.positive = positive;
   if (negative) out.negative = negative;
   if (sum !== undefined) out.sum = sum;

@@ -80,10 +80,33 @@ export function readEnum(raw: unknown, path: string, names: Readonly<Record<stri
   return readInt32(raw, path);
 }
 
+/** The `long` objects protobufjs decodes 64-bit fields into. */
+interface LongLike {
+  low: number;
+  high: number;
+  unsigned: boolean;
+}
+
+function isLong(raw: unknown): raw is LongLike {
+  return (
+    typeof raw === "object" &&
+    raw !== null &&
+    typeof (raw as LongLike).low === "number" &&
+    typeof (raw as LongLike).high === "number"
+  );
+}
+
+function longToBigInt(long: LongLike): bigint {
+  if (long.high === 0 && long.low >= 0) return BigInt(long.low);
+  const bits = (BigInt(long.high >>> 0) << 32n) | BigInt(long.low >>> 0);
+  return long.unsigned ? bits : BigInt.asIntN(64, bits);
+}
+
 function readInt64Raw(raw: unknown, path: string, min: bigint, max: bigint): bigint {
   if (raw === undefined || raw === null) return 0n;
   let value: bigint;
-  if (typeof raw === "string" && DECIMAL.test(raw)) value = BigInt(raw);
+  if (isLong(raw)) value = longToBigInt(raw);
+  else if (typeof raw === "string" && DECIMAL.test(raw)) value = BigInt(raw);
   else if (typeof raw === "number" && Number.isInteger(raw)) value = BigInt(raw);
   else throw invalid(path, `expected a 64-bit integer (decimal string or integer), got ${describe(raw)}`);
   if (value < min || value > max) throw invalid(path, `${value} does not fit the 64-bit field`);

@@ -15,13 +15,21 @@ import type {
 
 /**
  * Turns the typed shapes back into the loose object form: OTLP/JSON when `target` is
- * "json", or input for protobufjs `fromObject` when it is "protobuf". Both write 64-bit
- * integers as decimal strings; they differ in bytes (hex ids and base64 in JSON, raw bytes
- * for protobuf) and non-finite doubles (JSON has no NaN, proto3 JSON spells them as strings).
+ * "json", or what protobufjs `encode()` takes when it is "protobuf". They differ in 64-bit
+ * integers (decimal strings in JSON, `{low, high}` bits for protobufjs), bytes (hex ids and
+ * base64 in JSON, raw bytes for protobuf) and non-finite doubles (JSON has no NaN, so proto3
+ * JSON spells them as strings).
  */
 export type WriteTarget = "json" | "protobuf";
 
 type Loose = Record<string, unknown>;
+
+/** A 64-bit integer; protobufjs writes `{low, high}` without the slow string-to-Long parse. */
+function int64(value: bigint, target: WriteTarget): string | { low: number; high: number } {
+  if (target === "json") return value.toString();
+  const bits = BigInt.asUintN(64, value);
+  return { low: Number(bits & 0xffffffffn) | 0, high: Number(bits >> 32n) | 0 };
+}
 
 function double(value: number, target: WriteTarget): number | string {
   if (target === "protobuf" || Number.isFinite(value)) return value;
@@ -36,7 +44,7 @@ function bytes(value: Uint8Array, target: WriteTarget, text: "hex" | "base64"): 
 function anyValue(v: AnyValue, target: WriteTarget): Loose {
   if ("stringValue" in v) return { stringValue: v.stringValue };
   if ("boolValue" in v) return { boolValue: v.boolValue };
-  if ("intValue" in v) return { intValue: v.intValue.toString() };
+  if ("intValue" in v) return { intValue: int64(v.intValue, target) };
   if ("doubleValue" in v) return { doubleValue: double(v.doubleValue, target) };
   if ("arrayValue" in v)
     return { arrayValue: { values: v.arrayValue.values.map((x) => anyValue(x, target)) } };
@@ -69,12 +77,12 @@ function resource(r: Resource, target: WriteTarget): Loose {
 function exemplar(e: Exemplar, target: WriteTarget): Loose {
   const out: Loose = {
     filteredAttributes: attributes(e.filteredAttributes, target),
-    timeUnixNano: e.timeUnixNano.toString(),
+    timeUnixNano: int64(e.timeUnixNano, target),
     spanId: bytes(e.spanId, target, "hex"),
     traceId: bytes(e.traceId, target, "hex"),
   };
   if (e.asDouble !== undefined) out.asDouble = double(e.asDouble, target);
-  if (e.asInt !== undefined) out.asInt = e.asInt.toString();
+  if (e.asInt !== undefined) out.asInt = int64(e.asInt, target);
   return out;
 }
 
@@ -84,8 +92,8 @@ function pointBase(
 ): Loose {
   return {
     attributes: attributes(p.attributes, target),
-    startTimeUnixNano: p.startTimeUnixNano.toString(),
-    timeUnixNano: p.timeUnixNano.toString(),
+    startTimeUnixNano: int64(p.startTimeUnixNano, target),
+    timeUnixNano: int64(p.timeUnixNano, target),
     flags: p.flags,
   };
 }
@@ -100,14 +108,14 @@ function numberPoint(p: NumberDataPoint, target: WriteTarget): Loose {
   const out = pointBase(p, target);
   out.exemplars = p.exemplars.map((e) => exemplar(e, target));
   if (p.asDouble !== undefined) out.asDouble = double(p.asDouble, target);
-  if (p.asInt !== undefined) out.asInt = p.asInt.toString();
+  if (p.asInt !== undefined) out.asInt = int64(p.asInt, target);
   return out;
 }
 
 function histogramPoint(p: HistogramDataPoint, target: WriteTarget): Loose {
   const out = pointBase(p, target);
-  out.count = p.count.toString();
-  out.bucketCounts = p.bucketCounts.map(String);
+  out.count = int64(p.count, target);
+  out.bucketCounts = p.bucketCounts.map((c) => int64(c, target));
   out.explicitBounds = p.explicitBounds.map((b) => double(b, target));
   out.exemplars = p.exemplars.map((e) => exemplar(e, target));
   optionalDoubles(out, p, target);
@@ -116,22 +124,28 @@ function histogramPoint(p: HistogramDataPoint, target: WriteTarget): Loose {
 
 function exponentialPoint(p: ExponentialHistogramDataPoint, target: WriteTarget): Loose {
   const out = pointBase(p, target);
-  out.count = p.count.toString();
+  out.count = int64(p.count, target);
   out.scale = p.scale;
-  out.zeroCount = p.zeroCount.toString();
+  out.zeroCount = int64(p.zeroCount, target);
   out.zeroThreshold = double(p.zeroThreshold, target);
   out.exemplars = p.exemplars.map((e) => exemplar(e, target));
   if (p.positive)
-    out.positive = { offset: p.positive.offset, bucketCounts: p.positive.bucketCounts.map(String) };
+    out.positive = {
+      offset: p.positive.offset,
+      bucketCounts: p.positive.bucketCounts.map((c) => int64(c, target)),
+    };
   if (p.negative)
-    out.negative = { offset: p.negative.offset, bucketCounts: p.negative.bucketCounts.map(String) };
+    out.negative = {
+      offset: p.negative.offset,
+      bucketCounts: p.negative.bucketCounts.map((c) => int64(c, target)),
+    };
   optionalDoubles(out, p, target);
   return out;
 }
 
 function summaryPoint(p: SummaryDataPoint, target: WriteTarget): Loose {
   const out = pointBase(p, target);
-  out.count = p.count.toString();
+  out.count = int64(p.count, target);
   out.sum = double(p.sum, target);
   out.quantileValues = p.quantileValues.map((q) => ({
     quantile: double(q.quantile, target),
@@ -186,10 +200,10 @@ export function writeExportRequest(request: ExportMetricsServiceRequest, target:
 /** Loose object form of a response. */
 export function writeExportResponse(response: ExportMetricsServiceResponse): Loose {
   if (!response.partialSuccess) return {};
-  return {
-    partialSuccess: {
-      rejectedDataPoints: response.partialSuccess.rejectedDataPoints.toString(),
-      errorMessage: response.partialSuccess.errorMessage,
-    },
-  };
+  const { rejectedDataPoints, errorMessage } = response.partialSuccess;
+  // Omit defaults, as protoc-generated encoders do.
+  const partialSuccess: Loose = {};
+  if (rejectedDataPoints !== 0n) partialSuccess.rejectedDataPoints = rejectedDataPoints.toString();
+  if (errorMessage !== "") partialSuccess.errorMessage = errorMessage;
+  return { partialSuccess };
 }

@@ -31,6 +31,10 @@ export const EvidenceRef = Type.Object(
     ),
     metric: Type.Optional(Name("Metric or field name, e.g. memory.peakBytes or outcome.state.", 128)),
     node: Type.Optional(Name("Node the evidence comes from.", 256)),
+    step: Type.Optional(Name("Job step or container the evidence comes from.", 128)),
+    gpuIndex: Type.Optional(
+      Type.Integer({ minimum: 0, description: "GPU index on the node, for GPU evidence." }),
+    ),
     window: Type.Optional(TimeWindow),
     values: Type.Optional(
       Type.Array(Type.Number(), { maxItems: 64, description: "The values that matter." }),

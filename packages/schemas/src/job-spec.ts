@@ -5,7 +5,12 @@ import { Bytes, ClusterId, Name, Scheduler, Sha256, Timestamp } from "./common.j
 export const ResourceRequest = Type.Object(
   {
     memoryBytes: Type.Optional(Bytes("Requested memory for the whole job")),
-    cores: Type.Optional(Type.Integer({ minimum: 1, description: "Requested CPU cores for the whole job." })),
+    cores: Type.Optional(
+      Type.Number({
+        exclusiveMinimum: 0,
+        description: "Requested CPU cores for the whole job (fractional for Kubernetes, e.g. 0.5 for 500m).",
+      }),
+    ),
     gpus: Type.Optional(
       Type.Integer({ minimum: 0, description: "Requested GPU devices for the whole job." }),
     ),

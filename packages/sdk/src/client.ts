@@ -85,7 +85,8 @@ export function createClient(options: ClientOptions): JobsightClient {
     throw new TypeError("createClient: baseUrl must be an http(s) URL, e.g. https://jobsight.example.org");
   }
   const fetchImpl = options.fetch ?? globalThis.fetch;
-  if (typeof fetchImpl !== "function") throw new TypeError("createClient: no fetch available; pass options.fetch");
+  if (typeof fetchImpl !== "function")
+    throw new TypeError("createClient: no fetch available; pass options.fetch");
   const transport = new Transport({
     baseUrl: options.baseUrl,
     token: options.token,
@@ -103,6 +104,7 @@ export function createClient(options: ClientOptions): JobsightClient {
     diagnoses: new DiagnosesResource(transport),
     jobs: new JobsResource(transport),
     accuracy: new AccuracyResource(transport),
-    health: (requestOptions) => transport.request<Health>({ operationId: "getHealth", options: requestOptions }),
+    health: (requestOptions) =>
+      transport.request<Health>({ operationId: "getHealth", options: requestOptions }),
   };
 }

@@ -24,3 +24,29 @@ export type { IngestOptions, JobListQuery, JobsResource } from "./resources/jobs
 export type { Page } from "./resources/paged-list.js";
 export { PagedList } from "./resources/paged-list.js";
 export type { PredictionsResource } from "./resources/predictions.js";
+export type { SubmissionFormat } from "./submissions/detect-format.js";
+export { detectFormat } from "./submissions/detect-format.js";
+export type {
+  CurrentRequest,
+  EditPlan,
+  ResourceName,
+  ResourceTargets,
+  SkippedResource,
+} from "./submissions/edit-plan.js";
+export { planEdit } from "./submissions/edit-plan.js";
+export type { EditSubmissionOptions, SubmissionEditPlan } from "./submissions/edit-submission.js";
+export { editSubmission, parseSubmission, planSubmissionEdit } from "./submissions/edit-submission.js";
+export type { ManifestContext } from "./submissions/kubernetes/parse-manifest.js";
+export { parseManifest } from "./submissions/kubernetes/parse-manifest.js";
+export { formatCpuQuantity, formatMemoryQuantity, parseQuantity } from "./submissions/kubernetes/quantity.js";
+export { parseSbatch } from "./submissions/sbatch/parse-sbatch.js";
+export type { SlurmTime } from "./submissions/sbatch/slurm-units.js";
+export {
+  formatSlurmMemory,
+  formatSlurmTime,
+  parseSlurmMemory,
+  parseSlurmTime,
+} from "./submissions/sbatch/slurm-units.js";
+export type { ParsedSubmission, SubmissionContext } from "./submissions/submission-context.js";
+export type { UnifiedDiffOptions } from "./submissions/unified-diff.js";
+export { unifiedDiff } from "./submissions/unified-diff.js";

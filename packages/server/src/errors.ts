@@ -84,7 +84,7 @@ export class MalformedBodyError extends JobsightError {
 /** 400: a pagination cursor this server did not issue. */
 export class InvalidCursorError extends JobsightError {
   constructor(message = "The cursor is not valid; start again without one") {
-    super("INVALID_CURSOR", message, { errors: [{ path: "/cursor", message }] });
+    super("INVALID_CURSOR", message, { errors: [{ path: "/query/cursor", message }] });
   }
 }
 
@@ -113,7 +113,7 @@ export class NotFoundError extends JobsightError {
 export class JobAmbiguousError extends JobsightError {
   constructor(jobId: string, clusters: string[]) {
     const message = `Job ${jobId} exists on clusters ${clusters.join(", ")}; add ?cluster=`;
-    super("JOB_AMBIGUOUS", message, { errors: [{ path: "/cluster", message }] });
+    super("JOB_AMBIGUOUS", message, { errors: [{ path: "/query/cluster", message }] });
   }
 }
 

@@ -80,7 +80,12 @@ export function parsePressure(text: string): Pressure {
       const eq = fields[i].indexOf("=");
       if (eq > 0) values[fields[i].slice(0, eq)] = Number(fields[i].slice(eq + 1));
     }
-    if ([values.avg10, values.avg60, values.avg300, values.total].some((v) => v === undefined || Number.isNaN(v))) continue;
+    if (
+      [values.avg10, values.avg60, values.avg300, values.total].some(
+        (v) => v === undefined || Number.isNaN(v),
+      )
+    )
+      continue;
     out[kind] = { avg10: values.avg10, avg60: values.avg60, avg300: values.avg300, totalUsec: values.total };
   }
   return out;

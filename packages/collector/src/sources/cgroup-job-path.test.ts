@@ -43,19 +43,27 @@ describe("jobFromCgroupPath", () => {
       qos: "burstable",
       step: "5d9e4c1b2a3f4e5d6c7b8a9f0e1d2c3b4a5f6e7d8c9b0a1f2e3d4c5b6a7f8e9d",
     });
-    expect(jobFromCgroupPath("/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-podaa_bb.slice")?.qos).toBe(
-      "besteffort",
-    );
+    expect(
+      jobFromCgroupPath("/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-podaa_bb.slice")?.qos,
+    ).toBe("besteffort");
   });
 
   it("reads guaranteed pods (no QoS slice) with CRI-O scopes", () => {
-    const id = jobFromCgroupPath("/kubepods.slice/kubepods-pod0a1b2c3d_0000_1111_2222_333344445555.slice/crio-0123abcd.scope");
-    expect(id).toMatchObject({ jobId: "0a1b2c3d-0000-1111-2222-333344445555", qos: "guaranteed", step: "0123abcd" });
+    const id = jobFromCgroupPath(
+      "/kubepods.slice/kubepods-pod0a1b2c3d_0000_1111_2222_333344445555.slice/crio-0123abcd.scope",
+    );
+    expect(id).toMatchObject({
+      jobId: "0a1b2c3d-0000-1111-2222-333344445555",
+      qos: "guaranteed",
+      step: "0123abcd",
+    });
   });
 
   it("reads the cgroupfs driver layout", () => {
     const cid = "a".repeat(64);
-    expect(jobFromCgroupPath(`/kubepods/besteffort/pod11111111-2222-3333-4444-555555555555/${cid}`)).toMatchObject({
+    expect(
+      jobFromCgroupPath(`/kubepods/besteffort/pod11111111-2222-3333-4444-555555555555/${cid}`),
+    ).toMatchObject({
       jobId: "11111111-2222-3333-4444-555555555555",
       qos: "besteffort",
       step: cid,
@@ -65,7 +73,9 @@ describe("jobFromCgroupPath", () => {
 
 describe("jobFromProcCgroup", () => {
   it("reads the single cgroup v2 line", () => {
-    expect(jobFromProcCgroup("0::/system.slice/slurmstepd.scope/job_7/step_batch/user/task_0\n")?.jobId).toBe("7");
+    expect(jobFromProcCgroup("0::/system.slice/slurmstepd.scope/job_7/step_batch/user/task_0\n")?.jobId).toBe(
+      "7",
+    );
   });
 
   it("prefers the memory controller line of a cgroup v1 process", () => {

@@ -28,7 +28,8 @@ const slurmV1 = /(^|\/)slurm(?:_([^/]+))?\/uid_(\d+)\/job_([^/]+)(?:\/step_([^/]
 const k8sSystemd =
   /(^|\/)(?:[^/]*-)?kubepods\.slice\/(?:(?:[^/]*-)?kubepods-(burstable|besteffort)\.slice\/)?(?:[^/]*-)?kubepods-(?:(?:burstable|besteffort)-)?pod([0-9a-fA-F_]+)\.slice(?:\/(cri-containerd|crio|docker|cri-dockerd)-([0-9a-fA-F]+)\.scope)?/;
 // Kubernetes, cgroupfs driver: /kubepods[/burstable|/besteffort]/pod<uid>[/<container id>]
-const k8sCgroupfs = /(^|\/)kubepods(?:\/(burstable|besteffort))?\/pod([0-9a-fA-F-]+)(?:\/([0-9a-fA-F]{64}))?(?=\/|$)/;
+const k8sCgroupfs =
+  /(^|\/)kubepods(?:\/(burstable|besteffort))?\/pod([0-9a-fA-F-]+)(?:\/([0-9a-fA-F]{64}))?(?=\/|$)/;
 
 function normalise(path: string): string {
   return path.startsWith("/") ? path : `/${path}`;
@@ -62,7 +63,12 @@ export function jobFromCgroupPath(path: string): CgroupJobIdentity | undefined {
   if (m) {
     const start = m.index + m[1].length;
     const jobEnd = p.indexOf(`/job_${m[4]}`, start) + `/job_${m[4]}`.length;
-    const id: CgroupJobIdentity = { scheduler: "slurm", jobId: m[4], jobPath: p.slice(0, jobEnd), uid: Number(m[3]) };
+    const id: CgroupJobIdentity = {
+      scheduler: "slurm",
+      jobId: m[4],
+      jobPath: p.slice(0, jobEnd),
+      uid: Number(m[3]),
+    };
     if (m[2]) id.nodePrefix = m[2];
     if (m[5]) {
       id.step = m[5];

@@ -9,4 +9,6 @@ export type CgroupReader = {
   read(dir: string): CgroupUsage | undefined;
   /** Drop what was remembered about a directory (its largest memory reading). */
   forget(dir: string): void;
+  /** Release what the reader holds open. */
+  close(): void;
 };

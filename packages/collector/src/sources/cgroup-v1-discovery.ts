@@ -54,7 +54,8 @@ export class CgroupV1Discovery {
           const found: DiscoveredJob = { ...id, dir: join(this.memoryRoot, rel), steps: [] };
           if (this.includeSteps) {
             for (const step of dirs(found.dir)) {
-              if (step.name.startsWith("step_")) found.steps.push({ step: step.name.slice(5), dir: join(found.dir, step.name) });
+              if (step.name.startsWith("step_"))
+                found.steps.push({ step: step.name.slice(5), dir: join(found.dir, step.name) });
             }
           }
           out.push(found);

@@ -130,10 +130,17 @@ export class CgroupV1Reader implements CgroupReader {
       const bytes = parseBlkioRecursive(bytesText);
       const opsText = readSmallFile(`${this.root}/blkio${rel}/blkio.throttle.io_serviced`);
       const ops = opsText === undefined ? undefined : parseBlkioRecursive(opsText);
-      usage.io = defined({ readBytes: bytes.read, writeBytes: bytes.write, readOps: ops?.read, writeOps: ops?.write });
+      usage.io = defined({
+        readBytes: bytes.read,
+        writeBytes: bytes.write,
+        readOps: ops?.read,
+        writeOps: ops?.write,
+      });
     }
     return usage;
   }
 
   forget(_dir: string): void {}
+
+  close(): void {}
 }

@@ -16,7 +16,12 @@ describe("cgroup v1", () => {
       ["42", 1000],
       ["43", 1001],
     ]);
-    expect(jobs.find((j) => j.jobId === "42")?.steps.map((s) => s.step).sort()).toEqual(["0", "batch", "extern"]);
+    expect(
+      jobs
+        .find((j) => j.jobId === "42")
+        ?.steps.map((s) => s.step)
+        .sort(),
+    ).toEqual(["0", "batch", "extern"]);
   });
 
   it("reads usage, max usage, limit, total_* stats and cpuacct in the schema's units", () => {

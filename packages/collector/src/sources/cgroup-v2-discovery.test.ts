@@ -32,8 +32,16 @@ describe("CgroupV2Discovery", () => {
     tree = new CgroupTree();
     tree.pod("11111111-2222-3333-4444-555555555555", { qos: "burstable", containers: ["ab12"] });
     tree.pod("21111111-2222-3333-4444-555555555555", { qos: "besteffort", containers: ["cd34"] });
-    tree.pod("31111111-2222-3333-4444-555555555555", { qos: "guaranteed", runtime: "crio", containers: ["ef56"] });
-    tree.pod("41111111-2222-3333-4444-555555555555", { qos: "burstable", cgroupfs: true, containers: ["f".repeat(64)] });
+    tree.pod("31111111-2222-3333-4444-555555555555", {
+      qos: "guaranteed",
+      runtime: "crio",
+      containers: ["ef56"],
+    });
+    tree.pod("41111111-2222-3333-4444-555555555555", {
+      qos: "burstable",
+      cgroupfs: true,
+      containers: ["f".repeat(64)],
+    });
     const jobs = new CgroupV2Discovery({ root: tree.root }).discover();
     expect(jobs).toHaveLength(4);
     const byId = new Map(jobs.map((j) => [j.jobId, j]));

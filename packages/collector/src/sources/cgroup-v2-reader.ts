@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { readSmallFile } from "../util/read-small-file.js";
+import { OpenFileCache } from "../util/open-file-cache.js";
 import {
   parseCpuMax,
   parseFlatKeyed,
@@ -17,6 +17,14 @@ function defined<T extends Record<string, unknown>>(o: T): T {
   for (const k of Object.keys(o)) if (o[k] === undefined) delete o[k];
   return o;
 }
+
+/** Options of {@link CgroupV2Reader}. */
+export type CgroupV2ReaderOptions = {
+  /** Keep interface files open between rounds and re-read them with pread (one system call per file). @default true */
+  keepOpen?: boolean;
+  /** Most files kept open. @default 8192 */
+  maxOpenFiles?: number;
+};
 
 /**
  * Reads one job's cgroup v2 directory: `memory.current`, `memory.peak`, `memory.max`,
@@ -36,9 +44,14 @@ function defined<T extends Record<string, unknown>>(o: T): T {
  */
 export class CgroupV2Reader implements CgroupReader {
   private readonly largest = new Map<string, number>();
+  private readonly files: OpenFileCache;
+
+  constructor(options: CgroupV2ReaderOptions = {}) {
+    this.files = new OpenFileCache({ maxOpen: options.keepOpen === false ? 0 : options.maxOpenFiles });
+  }
 
   read(dir: string): CgroupUsage | undefined {
-    const f = (name: string) => readSmallFile(`${dir}/${name}`);
+    const f = (name: string) => this.files.read(dir, name);
     const currentText = f("memory.current");
     const cpuStatText = f("cpu.stat");
     if (currentText === undefined && cpuStatText === undefined && !existsSync(dir)) return undefined;
@@ -117,6 +130,12 @@ export class CgroupV2Reader implements CgroupReader {
 
   forget(dir: string): void {
     this.largest.delete(dir);
+    this.files.closeDir(dir);
+  }
+
+  /** Close every file kept open. */
+  close(): void {
+    this.files.closeAll();
   }
 }
 

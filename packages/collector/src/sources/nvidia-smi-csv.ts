@@ -1,4 +1,4 @@
-import type { GpuUsage } from "@jobsight/schemas";
+import type { GpuUsage } from "./usage-parts.js";
 
 const MiB = 1024 * 1024;
 
@@ -48,7 +48,8 @@ export type GpuLineProblem = { line: string; reason: string };
  */
 export function parseGpuLine(line: string): GpuUsage | GpuLineProblem {
   const f = line.split(",");
-  if (f.length < GPU_QUERY_FIELDS.length) return { line, reason: `expected ${GPU_QUERY_FIELDS.length} fields` };
+  if (f.length < GPU_QUERY_FIELDS.length)
+    return { line, reason: `expected ${GPU_QUERY_FIELDS.length} fields` };
   const index = num(f[0]);
   const util = num(f[3]);
   const used = num(f[4]);

@@ -30,7 +30,9 @@ describe("nvidia-smi CSV", () => {
     expect(gpu2).toMatchObject({ index: 2, utilizationPercent: 12, temperatureCelsius: 45 });
     expect(gpu2).not.toHaveProperty("powerWatts");
     expect(parseGpuLine(lines[3])).toEqual({ line: lines[3], reason: "utilization.gpu not available" });
-    expect(parseGpuLine("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.")).toHaveProperty("reason");
+    expect(
+      parseGpuLine("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver."),
+    ).toHaveProperty("reason");
   });
 
   it("parses --query-compute-apps and skips non-rows", () => {
@@ -105,13 +107,18 @@ esac`;
   });
 
   it("restarts a child that dies after it worked", async () => {
-    const fake = fakeCommand("nvidia-smi", `head -n 1 "${queryGpu}"\nexit 1`);
+    const fake = fakeCommand(
+      "nvidia-smi",
+      `echo started >> "$(dirname "$0")/starts"\nhead -n 1 "${queryGpu}"\nexit 1`,
+    );
     const smi = new NvidiaSmi({ command: fake.path, intervalMs: 1000, restartDelayMs: 20 });
     cleanups.push(fake.cleanup, () => smi.stop());
     smi.start();
     await vi.waitFor(() => expect(smi.latest()).toHaveLength(1));
     const first = smi.latest()[0];
-    await new Promise((r) => setTimeout(r, 200));
+    await vi.waitFor(() =>
+      expect(readFileSync(join(fake.dir, "starts"), "utf8").split("\n").length).toBeGreaterThan(3),
+    );
     expect(smi.status).not.toBe("unavailable");
     expect(smi.latest()[0]).toEqual(first);
   });

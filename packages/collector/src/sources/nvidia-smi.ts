@@ -1,6 +1,5 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
-import type { GpuUsage } from "@jobsight/schemas";
 import { type Logger, silentLogger } from "../log/logger.js";
 import {
   COMPUTE_APPS_FIELDS,
@@ -9,6 +8,7 @@ import {
   parseComputeApps,
   parseGpuLine,
 } from "./nvidia-smi-csv.js";
+import type { GpuUsage } from "./usage-parts.js";
 
 /** Options of {@link NvidiaSmi}. */
 export type NvidiaSmiOptions = {
@@ -105,16 +105,21 @@ export class NvidiaSmi {
     child.on("error", (error: NodeJS.ErrnoException) => {
       this.child = undefined;
       this.unavailable(
-        error.code === "ENOENT" ? `${this.command} not found: no NVIDIA GPU tools on this node` : `${this.command}: ${error.message}`,
+        error.code === "ENOENT"
+          ? `${this.command} not found: no NVIDIA GPU tools on this node`
+          : `${this.command}: ${error.message}`,
       );
     });
-    child.on("exit", (code, signal) => {
+    // "close" (not "exit"): by then every line the child printed has been handled.
+    child.on("close", (code, signal) => {
       if (this.child !== child) return;
       this.child = undefined;
       if (this.status === "stopped") return;
       if (!this.sawData) {
         const said = this.firstOutput.trim().split("\n")[0];
-        this.unavailable(`${this.command} exited (${signal ?? code}) without GPU readings${said ? `: ${said}` : ""}`);
+        this.unavailable(
+          `${this.command} exited (${signal ?? code}) without GPU readings${said ? `: ${said}` : ""}`,
+        );
         return;
       }
       this.log.warn("nvidia-smi exited; restarting", { code, signal, inMs: this.restartDelay });
@@ -177,14 +182,19 @@ export class NvidiaSmi {
     if (this.status !== "running") return Promise.resolve([]);
     const args = [`--query-compute-apps=${COMPUTE_APPS_FIELDS.join(",")}`, "--format=csv,noheader,nounits"];
     return new Promise((resolve) => {
-      execFile(this.command, args, { timeout: this.computeAppsTimeoutMs, maxBuffer: 1024 * 1024 }, (error, stdout) => {
-        if (error) {
-          this.log.debug("nvidia-smi --query-compute-apps failed", { error });
-          resolve([]);
-          return;
-        }
-        resolve(parseComputeApps(stdout));
-      });
+      execFile(
+        this.command,
+        args,
+        { timeout: this.computeAppsTimeoutMs, maxBuffer: 1024 * 1024 },
+        (error, stdout) => {
+          if (error) {
+            this.log.debug("nvidia-smi --query-compute-apps failed", { error });
+            resolve([]);
+            return;
+          }
+          resolve(parseComputeApps(stdout));
+        },
+      );
     });
   }
 

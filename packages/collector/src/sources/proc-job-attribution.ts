@@ -1,6 +1,6 @@
-import type { ProcessSnapshot } from "@jobsight/schemas";
 import { jobFromProcCgroup } from "./cgroup-job-path.js";
 import type { ProcReader, ProcStat } from "./proc-reader.js";
+import type { ProcessSnapshot } from "./usage-parts.js";
 
 /** The processes of one job found in /proc. */
 export type JobProcesses = {
@@ -56,10 +56,12 @@ export class ProcJobAttribution {
   /** Read every process once and group those that belong to a job by job id. */
   scan(): Map<string, JobProcesses> {
     const stats = new Map<number, ProcStat>();
-    for (const pid of this.proc.listPids()) {
+    const pids = this.proc.listPids();
+    for (const pid of pids) {
       const s = this.proc.stat(pid);
       if (s) stats.set(pid, s);
     }
+    this.proc.prune(new Set(pids));
     const nextCache = new Map<string, Owner>();
     const stepds = new Map<number, Owner>();
     const owner = (s: ProcStat): Owner => {

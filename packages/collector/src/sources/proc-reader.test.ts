@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { ProcTree } from "../test-support/proc-tree.js";
-import { parseProcStat, ProcReader } from "./proc-reader.js";
+import { ProcReader, parseProcStat } from "./proc-reader.js";
 
 describe("parseProcStat", () => {
   it("parses this machine's own /proc/self/stat", () => {
@@ -14,8 +14,20 @@ describe("parseProcStat", () => {
   });
 
   it("copes with spaces and parentheses inside the command name", () => {
-    const s = parseProcStat("77 (tmux: (server)) S 1 77 77 0 -1 4194560 1 0 0 0 12 34 5 6 20 0 1 0 999 1000 25 184 0 0")!;
-    expect(s).toMatchObject({ pid: 77, comm: "tmux: (server)", state: "S", utime: 12, stime: 34, cutime: 5, cstime: 6, starttime: 999, rssPages: 25 });
+    const s = parseProcStat(
+      "77 (tmux: (server)) S 1 77 77 0 -1 4194560 1 0 0 0 12 34 5 6 20 0 1 0 999 1000 25 184 0 0",
+    )!;
+    expect(s).toMatchObject({
+      pid: 77,
+      comm: "tmux: (server)",
+      state: "S",
+      utime: 12,
+      stime: 34,
+      cutime: 5,
+      cstime: 6,
+      starttime: 999,
+      rssPages: 25,
+    });
   });
 
   it("rejects truncated text", () => {
@@ -29,7 +41,12 @@ describe("ProcReader", () => {
 
   it("lists pids and reads stat, VmRSS, environ, cmdline and uptime from a procfs root", () => {
     tree = new ProcTree(3600.25);
-    tree.add({ pid: 10, comm: "bash", rssBytes: 4096 * 100, environ: { SLURM_JOB_ID: "42", SLURM_JOB_USER: "al" } });
+    tree.add({
+      pid: 10,
+      comm: "bash",
+      rssBytes: 4096 * 100,
+      environ: { SLURM_JOB_ID: "42", SLURM_JOB_USER: "al" },
+    });
     tree.add({ pid: 11, ppid: 10, comm: "slurmstepd", cmdline: ["slurmstepd: [42.batch]"] });
     const proc = new ProcReader({ root: tree.root });
     expect(proc.listPids().sort()).toEqual([10, 11]);

@@ -1,4 +1,5 @@
 import { readdirSync } from "node:fs";
+import { OpenFileCache } from "../util/open-file-cache.js";
 import { readSmallFile } from "../util/read-small-file.js";
 
 /** What `/proc/<pid>/stat` says about one process. */
@@ -59,6 +60,8 @@ export type ProcReaderOptions = {
   root?: string;
   /** Bytes per page for `rss` in `/proc/<pid>/stat`. @default 4096 */
   pageSize?: number;
+  /** Keep each live process's `stat` open between rounds and re-read it with pread. @default true */
+  keepOpen?: boolean;
 };
 
 /**
@@ -74,10 +77,12 @@ export type ProcReaderOptions = {
 export class ProcReader {
   readonly root: string;
   readonly pageSize: number;
+  private readonly files: OpenFileCache;
 
   constructor(options: ProcReaderOptions = {}) {
     this.root = options.root ?? "/proc";
     this.pageSize = options.pageSize ?? 4096;
+    this.files = new OpenFileCache({ maxOpen: options.keepOpen === false ? 0 : 8192 });
   }
 
   /** Every process id present now. */
@@ -100,8 +105,23 @@ export class ProcReader {
   }
 
   stat(pid: number): ProcStat | undefined {
-    const text = readSmallFile(`${this.root}/${pid}/stat`, 4096, "utf8");
+    // An open /proc/<pid>/stat stays bound to its process: once it exits, reads fail (ESRCH) and a
+    // later process with the same pid is opened afresh.
+    const text = this.files.read(`${this.root}/${pid}`, "stat", "utf8");
     return text === undefined ? undefined : parseProcStat(text);
+  }
+
+  /** Close what is held open for processes not in `live` (call after listing pids). */
+  prune(live: Set<number>): void {
+    for (const dir of this.files.openDirs()) {
+      const pid = Number(dir.slice(this.root.length + 1));
+      if (!live.has(pid)) this.files.closeDir(dir);
+    }
+  }
+
+  /** Close every file kept open. */
+  close(): void {
+    this.files.closeAll();
   }
 
   /** `VmRSS` of `/proc/<pid>/status` in bytes (absent for kernel threads and zombies). */

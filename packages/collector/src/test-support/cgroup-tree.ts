@@ -40,18 +40,57 @@ const psi = (someAvg10: number, fullAvg10: number) =>
 /** `memory.stat` of a 6.x kernel, keys in the kernel's order. */
 export function memoryStatV2(anon: number, file: number, shmem: number): string {
   const keys: [string, number][] = [
-    ["anon", anon], ["file", file], ["kernel", 1_572_864], ["kernel_stack", 98_304], ["pagetables", 438_272],
-    ["sec_pagetables", 0], ["percpu", 5_760], ["sock", 0], ["vmalloc", 8_192], ["shmem", shmem], ["zswap", 0],
-    ["zswapped", 0], ["file_mapped", Math.floor(file / 4)], ["file_dirty", 4_096], ["file_writeback", 0],
-    ["swapcached", 0], ["anon_thp", 0], ["file_thp", 0], ["shmem_thp", 0], ["inactive_anon", Math.floor(anon / 2)],
-    ["active_anon", anon - Math.floor(anon / 2) + shmem], ["inactive_file", Math.floor(file / 2)],
-    ["active_file", file - Math.floor(file / 2)], ["unevictable", 0], ["slab_reclaimable", 712_416],
-    ["slab_unreclaimable", 254_216], ["slab", 966_632], ["workingset_refault_anon", 0], ["workingset_refault_file", 12],
-    ["workingset_activate_anon", 0], ["workingset_activate_file", 3], ["workingset_restore_anon", 0],
-    ["workingset_restore_file", 0], ["workingset_nodereclaim", 0], ["pgscan", 0], ["pgsteal", 0], ["pgscan_kswapd", 0],
-    ["pgscan_direct", 0], ["pgsteal_kswapd", 0], ["pgsteal_direct", 0], ["pgfault", 182_311], ["pgmajfault", 41],
-    ["pgrefill", 0], ["pgactivate", 2_210], ["pgdeactivate", 0], ["pglazyfree", 0], ["pglazyfreed", 0], ["zswpin", 0],
-    ["zswpout", 0], ["thp_fault_alloc", 0], ["thp_collapse_alloc", 0],
+    ["anon", anon],
+    ["file", file],
+    ["kernel", 1_572_864],
+    ["kernel_stack", 98_304],
+    ["pagetables", 438_272],
+    ["sec_pagetables", 0],
+    ["percpu", 5_760],
+    ["sock", 0],
+    ["vmalloc", 8_192],
+    ["shmem", shmem],
+    ["zswap", 0],
+    ["zswapped", 0],
+    ["file_mapped", Math.floor(file / 4)],
+    ["file_dirty", 4_096],
+    ["file_writeback", 0],
+    ["swapcached", 0],
+    ["anon_thp", 0],
+    ["file_thp", 0],
+    ["shmem_thp", 0],
+    ["inactive_anon", Math.floor(anon / 2)],
+    ["active_anon", anon - Math.floor(anon / 2) + shmem],
+    ["inactive_file", Math.floor(file / 2)],
+    ["active_file", file - Math.floor(file / 2)],
+    ["unevictable", 0],
+    ["slab_reclaimable", 712_416],
+    ["slab_unreclaimable", 254_216],
+    ["slab", 966_632],
+    ["workingset_refault_anon", 0],
+    ["workingset_refault_file", 12],
+    ["workingset_activate_anon", 0],
+    ["workingset_activate_file", 3],
+    ["workingset_restore_anon", 0],
+    ["workingset_restore_file", 0],
+    ["workingset_nodereclaim", 0],
+    ["pgscan", 0],
+    ["pgsteal", 0],
+    ["pgscan_kswapd", 0],
+    ["pgscan_direct", 0],
+    ["pgsteal_kswapd", 0],
+    ["pgsteal_direct", 0],
+    ["pgfault", 182_311],
+    ["pgmajfault", 41],
+    ["pgrefill", 0],
+    ["pgactivate", 2_210],
+    ["pgdeactivate", 0],
+    ["pglazyfree", 0],
+    ["pglazyfreed", 0],
+    ["zswpin", 0],
+    ["zswpout", 0],
+    ["thp_fault_alloc", 0],
+    ["thp_collapse_alloc", 0],
   ];
   return keys.map(([k, v]) => `${k} ${v}\n`).join("");
 }
@@ -76,10 +115,16 @@ export function writeCgroupV2Dir(dir: string, v: CgroupValues = {}): void {
     "cpu.stat":
       `usage_usec ${v.usageUsec ?? 12_345_678}\nuser_usec ${v.userUsec ?? 11_000_000}\nsystem_usec ${v.systemUsec ?? 1_345_678}\n` +
       `nr_periods ${v.nrPeriods ?? 0}\nnr_throttled ${v.nrThrottled ?? 0}\nthrottled_usec ${v.throttledUsec ?? 0}\nnr_bursts 0\nburst_usec 0\n`,
-    "cpu.max": v.cpuMaxCores === null || v.cpuMaxCores === undefined ? "max 100000\n" : `${Math.round(v.cpuMaxCores * 100_000)} 100000\n`,
+    "cpu.max":
+      v.cpuMaxCores === null || v.cpuMaxCores === undefined
+        ? "max 100000\n"
+        : `${Math.round(v.cpuMaxCores * 100_000)} 100000\n`,
     "cpu.pressure": psi(v.cpuSomeAvg10 ?? 0, 0),
     "io.stat": (v.io ?? [{ device: "259:0", rbytes: 1_459_200, wbytes: 314_773_504, rios: 192, wios: 353 }])
-      .map((d) => `${d.device} rbytes=${d.rbytes} wbytes=${d.wbytes} rios=${d.rios} wios=${d.wios} dbytes=0 dios=0\n`)
+      .map(
+        (d) =>
+          `${d.device} rbytes=${d.rbytes} wbytes=${d.wbytes} rios=${d.rios} wios=${d.wios} dbytes=0 dios=0\n`,
+      )
       .join(""),
     "io.pressure": psi(v.ioSomeAvg10 ?? 0, v.ioFullAvg10 ?? 0),
     "pids.current": `${v.pids ?? 3}\n`,
@@ -148,7 +193,10 @@ export class CgroupTree {
     const qos = options.qos ?? "burstable";
     let dir: string;
     if (options.cgroupfs) {
-      dir = qos === "guaranteed" ? join(this.root, "kubepods", `pod${uid}`) : join(this.root, "kubepods", qos, `pod${uid}`);
+      dir =
+        qos === "guaranteed"
+          ? join(this.root, "kubepods", `pod${uid}`)
+          : join(this.root, "kubepods", qos, `pod${uid}`);
     } else {
       const slice = uid.replace(/-/g, "_");
       dir =
@@ -159,8 +207,12 @@ export class CgroupTree {
     writeCgroupV2Dir(dir, options);
     const prefix = options.runtime === "crio" ? "crio" : "cri-containerd";
     for (const id of options.containers ?? []) {
-      writeCgroupV2Dir(join(dir, options.cgroupfs ? id : `${prefix}-${id}.scope`), { ...options, procs: options.procs ?? [] });
-      if (options.runtime === "crio" && !options.cgroupfs) writeCgroupV2Dir(join(dir, `crio-conmon-${id}.scope`), {});
+      writeCgroupV2Dir(join(dir, options.cgroupfs ? id : `${prefix}-${id}.scope`), {
+        ...options,
+        procs: options.procs ?? [],
+      });
+      if (options.runtime === "crio" && !options.cgroupfs)
+        writeCgroupV2Dir(join(dir, `crio-conmon-${id}.scope`), {});
     }
     return dir;
   }

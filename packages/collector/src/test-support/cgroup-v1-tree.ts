@@ -25,18 +25,47 @@ export type CgroupV1Values = {
 
 const UNLIMITED = "9223372036854771712";
 
-function memoryStatV1(v: Required<Pick<CgroupV1Values, "totalRss" | "totalCache" | "totalShmem" | "totalSwap">>, limit: string): string {
+function memoryStatV1(
+  v: Required<Pick<CgroupV1Values, "totalRss" | "totalCache" | "totalShmem" | "totalSwap">>,
+  limit: string,
+): string {
   const own: [string, number | string][] = [
-    ["cache", 0], ["rss", 0], ["rss_huge", 0], ["shmem", 0], ["mapped_file", 0], ["dirty", 0], ["writeback", 0],
-    ["swap", 0], ["pgpgin", 0], ["pgpgout", 0], ["pgfault", 0], ["pgmajfault", 0], ["inactive_anon", 0],
-    ["active_anon", 0], ["inactive_file", 0], ["active_file", 0], ["unevictable", 0],
-    ["hierarchical_memory_limit", limit], ["hierarchical_memsw_limit", UNLIMITED],
-    ["total_cache", v.totalCache], ["total_rss", v.totalRss], ["total_rss_huge", 0], ["total_shmem", v.totalShmem],
-    ["total_mapped_file", Math.floor(v.totalCache / 4)], ["total_dirty", 0], ["total_writeback", 0],
-    ["total_swap", v.totalSwap], ["total_pgpgin", 482_112], ["total_pgpgout", 301_544], ["total_pgfault", 611_019],
-    ["total_pgmajfault", 12], ["total_inactive_anon", Math.floor(v.totalRss / 2)],
-    ["total_active_anon", v.totalRss - Math.floor(v.totalRss / 2)], ["total_inactive_file", Math.floor(v.totalCache / 2)],
-    ["total_active_file", v.totalCache - Math.floor(v.totalCache / 2)], ["total_unevictable", 0],
+    ["cache", 0],
+    ["rss", 0],
+    ["rss_huge", 0],
+    ["shmem", 0],
+    ["mapped_file", 0],
+    ["dirty", 0],
+    ["writeback", 0],
+    ["swap", 0],
+    ["pgpgin", 0],
+    ["pgpgout", 0],
+    ["pgfault", 0],
+    ["pgmajfault", 0],
+    ["inactive_anon", 0],
+    ["active_anon", 0],
+    ["inactive_file", 0],
+    ["active_file", 0],
+    ["unevictable", 0],
+    ["hierarchical_memory_limit", limit],
+    ["hierarchical_memsw_limit", UNLIMITED],
+    ["total_cache", v.totalCache],
+    ["total_rss", v.totalRss],
+    ["total_rss_huge", 0],
+    ["total_shmem", v.totalShmem],
+    ["total_mapped_file", Math.floor(v.totalCache / 4)],
+    ["total_dirty", 0],
+    ["total_writeback", 0],
+    ["total_swap", v.totalSwap],
+    ["total_pgpgin", 482_112],
+    ["total_pgpgout", 301_544],
+    ["total_pgfault", 611_019],
+    ["total_pgmajfault", 12],
+    ["total_inactive_anon", Math.floor(v.totalRss / 2)],
+    ["total_active_anon", v.totalRss - Math.floor(v.totalRss / 2)],
+    ["total_inactive_file", Math.floor(v.totalCache / 2)],
+    ["total_active_file", v.totalCache - Math.floor(v.totalCache / 2)],
+    ["total_unevictable", 0],
   ];
   return own.map(([k, val]) => `${k} ${val}\n`).join("");
 }
@@ -56,13 +85,19 @@ export class CgroupV1Tree {
 
   constructor() {
     this.root = mkdtempSync(join(tmpdir(), "jobsight-cgroupv1-"));
-    for (const c of ["memory", "cpu,cpuacct", "pids", "blkio"]) mkdirSync(join(this.root, c), { recursive: true });
+    for (const c of ["memory", "cpu,cpuacct", "pids", "blkio"])
+      mkdirSync(join(this.root, c), { recursive: true });
     symlinkSync("cpu,cpuacct", join(this.root, "cpu"));
     symlinkSync("cpu,cpuacct", join(this.root, "cpuacct"));
   }
 
   /** Create a SLURM job (and its steps) in every controller; returns the memory-controller directory. */
-  slurmJob(uid: number, jobId: string, v: CgroupV1Values = {}, steps: string[] = ["extern", "batch"]): string {
+  slurmJob(
+    uid: number,
+    jobId: string,
+    v: CgroupV1Values = {},
+    steps: string[] = ["extern", "batch"],
+  ): string {
     const rel = join("slurm", `uid_${uid}`, `job_${jobId}`);
     const write = (controller: string, files: Record<string, string>) => {
       for (const sub of ["", ...steps.map((s) => `step_${s}`)]) {
@@ -98,7 +133,8 @@ export class CgroupV1Tree {
     const wb = v.writeBytes ?? 8192;
     write("blkio", {
       "blkio.throttle.io_service_bytes": `8:0 Read ${rb}\n8:0 Write ${wb}\n8:0 Sync ${wb}\n8:0 Async ${rb}\n8:0 Discard 0\n8:0 Total ${rb + wb}\nTotal ${rb + wb}\n`,
-      "blkio.throttle.io_serviced": "8:0 Read 3\n8:0 Write 5\n8:0 Sync 5\n8:0 Async 3\n8:0 Discard 0\n8:0 Total 8\nTotal 8\n",
+      "blkio.throttle.io_serviced":
+        "8:0 Read 3\n8:0 Write 5\n8:0 Sync 5\n8:0 Async 3\n8:0 Discard 0\n8:0 Total 8\nTotal 8\n",
     });
     return join(this.root, "memory", rel);
   }

@@ -38,7 +38,10 @@ export class ProcTree {
 
   constructor(uptimeSeconds = 86_400.5) {
     this.root = mkdtempSync(join(tmpdir(), "jobsight-proc-"));
-    writeFileSync(join(this.root, "uptime"), `${uptimeSeconds.toFixed(2)} ${(uptimeSeconds * 1.7).toFixed(2)}\n`);
+    writeFileSync(
+      join(this.root, "uptime"),
+      `${uptimeSeconds.toFixed(2)} ${(uptimeSeconds * 1.7).toFixed(2)}\n`,
+    );
   }
 
   add(p: FakeProcess): void {
@@ -47,12 +50,58 @@ export class ProcTree {
     const rssPages = Math.floor((p.rssBytes ?? 8 * 1024 * 1024) / 4096);
     const state = p.state ?? "S";
     const fields = [
-      p.pid, `(${p.comm})`, state, p.ppid ?? 1, p.pid, p.pid, 0, -1, 4194304, 1523, 0, 2, 0,
-      p.utime ?? 150, p.stime ?? 20, p.cutime ?? 0, p.cstime ?? 0, 20, 0, 1, 0, p.starttime ?? 5_000_000,
-      rssPages * 4096 * 3, rssPages, "18446744073709551615", 94_000_000_000_000, 94_000_000_100_000,
-      140_730_000_000_000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 17, 3, 0, 0, 0, 0, 0, 94_000_000_200_000,
-      94_000_000_300_000, 94_000_001_000_000, 140_730_000_100_000, 140_730_000_200_000, 140_730_000_200_000,
-      140_730_000_300_000, 0,
+      p.pid,
+      `(${p.comm})`,
+      state,
+      p.ppid ?? 1,
+      p.pid,
+      p.pid,
+      0,
+      -1,
+      4194304,
+      1523,
+      0,
+      2,
+      0,
+      p.utime ?? 150,
+      p.stime ?? 20,
+      p.cutime ?? 0,
+      p.cstime ?? 0,
+      20,
+      0,
+      1,
+      0,
+      p.starttime ?? 5_000_000,
+      rssPages * 4096 * 3,
+      rssPages,
+      "18446744073709551615",
+      94_000_000_000_000,
+      94_000_000_100_000,
+      140_730_000_000_000,
+      0,
+      0,
+      0,
+      0,
+      0,
+      0,
+      0,
+      0,
+      0,
+      17,
+      3,
+      0,
+      0,
+      0,
+      0,
+      0,
+      94_000_000_200_000,
+      94_000_000_300_000,
+      94_000_001_000_000,
+      140_730_000_100_000,
+      140_730_000_200_000,
+      140_730_000_200_000,
+      140_730_000_300_000,
+      0,
     ];
     writeFileSync(join(dir, "stat"), `${fields.join(" ")}\n`);
     const uid = p.uid ?? 1000;
@@ -70,7 +119,12 @@ export class ProcTree {
     writeFileSync(join(dir, "comm"), `${p.comm}\n`);
     writeFileSync(join(dir, "cgroup"), p.cgroup ?? "0::/\n");
     const env = { PATH: "/usr/bin:/bin", HOME: "/home/user", ...(p.environ ?? {}) };
-    writeFileSync(join(dir, "environ"), `${Object.entries(env).map(([k, v]) => `${k}=${v}`).join("\0")}\0`);
+    writeFileSync(
+      join(dir, "environ"),
+      `${Object.entries(env)
+        .map(([k, v]) => `${k}=${v}`)
+        .join("\0")}\0`,
+    );
     writeFileSync(join(dir, "cmdline"), `${(p.cmdline ?? [p.comm]).join("\0")}\0`);
   }
 

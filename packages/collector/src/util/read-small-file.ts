@@ -29,13 +29,10 @@ export function readSmallFile(
     throw error;
   }
   try {
-    let total = 0;
-    const limit = Math.min(maxBytes, shared.length);
-    while (total < limit) {
-      const n = readSync(fd, shared, total, limit - total, null);
-      if (n === 0) break;
-      total += n;
-    }
+    // cgroupfs and procfs hand over a whole small file in one read(); a second read only to see
+    // end-of-file would cost one more system call per file on every round.
+    // Anything past the limit (64 KiB at most) is cut off: no file read here is that large.
+    const total = readSync(fd, shared, 0, Math.min(maxBytes, shared.length), null);
     return shared.toString(encoding, 0, total);
   } catch (error) {
     if (isFsError(error)) return undefined;
@@ -47,7 +44,9 @@ export function readSmallFile(
 
 function isFsError(error: unknown): boolean {
   const code = (error as { code?: string } | null)?.code;
-  return typeof code === "string" && (gone.has(code) || code === "EACCES" || code === "EPERM" || code === "EISDIR");
+  return (
+    typeof code === "string" && (gone.has(code) || code === "EACCES" || code === "EPERM" || code === "EISDIR")
+  );
 }
 
 /** True when `code` of a Node fs error says the path is gone. */

@@ -52,7 +52,9 @@ async function exportThroughSdk(url: string, temporality: AggregationTemporality
   const provider = new MeterProvider({
     resource: resourceFromAttributes({ "host.name": "gpu07", "jobsight.cluster": "hpc1", "x.count": 3 }),
     readers: [reader],
-    views: [{ instrumentName: "t.exponential", aggregation: { type: AggregationType.EXPONENTIAL_HISTOGRAM } }],
+    views: [
+      { instrumentName: "t.exponential", aggregation: { type: AggregationType.EXPONENTIAL_HISTOGRAM } },
+    ],
   });
   open.push({ close: () => provider.shutdown() });
   const meter = provider.getMeter("jobsight-test", "1.2.3");
@@ -66,7 +68,9 @@ async function exportThroughSdk(url: string, temporality: AggregationTemporality
     "an.attr": [1, 2, 3],
     "ab.attr": [true, false],
   };
-  meter.createGauge("t.gauge.int", { unit: "By", valueType: ValueType.INT }).record(17_179_869_184, attributes);
+  meter
+    .createGauge("t.gauge.int", { unit: "By", valueType: ValueType.INT })
+    .record(17_179_869_184, attributes);
   meter.createGauge("t.gauge.double", { unit: "1" }).record(0.875, { "gpu.index": 1 });
   const counter = meter.createCounter("t.counter.int", { unit: "{event}", valueType: ValueType.INT });
   counter.add(2, { k: "a" });
@@ -124,7 +128,9 @@ describe("the real OTLP gRPC exporter against our MetricsService definition", ()
     expect(counterInt.aggregationTemporality).toBe(OtlpAggregationTemporality.CUMULATIVE);
     expect(counterInt.dataPoints[0].asInt).toBe(5n);
     expect(counterInt.dataPoints[0].startTimeUnixNano).toBeGreaterThan(0n);
-    expect(counterInt.dataPoints[0].startTimeUnixNano).toBeLessThanOrEqual(counterInt.dataPoints[0].timeUnixNano);
+    expect(counterInt.dataPoints[0].startTimeUnixNano).toBeLessThanOrEqual(
+      counterInt.dataPoints[0].timeUnixNano,
+    );
 
     expect(metrics.get("t.counter.double")!.sum!.dataPoints[0].asDouble).toBe(1.5);
     const updown = metrics.get("t.updown")!.sum!;
@@ -161,7 +167,9 @@ describe("the real OTLP gRPC exporter against our MetricsService definition", ()
     const metrics = metricsOf(r.requests);
     expect(metrics.get("t.counter.int")!.sum!.aggregationTemporality).toBe(OtlpAggregationTemporality.DELTA);
     expect(metrics.get("t.counter.int")!.sum!.dataPoints[0].asInt).toBe(5n);
-    expect(metrics.get("t.histogram")!.histogram!.aggregationTemporality).toBe(OtlpAggregationTemporality.DELTA);
+    expect(metrics.get("t.histogram")!.histogram!.aggregationTemporality).toBe(
+      OtlpAggregationTemporality.DELTA,
+    );
   });
 
   it("carries kvlist and bytes attributes and original timestamps through export()", async () => {
@@ -207,7 +215,10 @@ describe("the real OTLP gRPC exporter against our MetricsService definition", ()
           values: [
             { key: "inner", value: { stringValue: "v" } },
             { key: "n", value: { intValue: 2n } },
-            { key: "deeper", value: { kvlistValue: { values: [{ key: "flag", value: { boolValue: false } }] } } },
+            {
+              key: "deeper",
+              value: { kvlistValue: { values: [{ key: "flag", value: { boolValue: false } }] } },
+            },
           ],
         },
       },

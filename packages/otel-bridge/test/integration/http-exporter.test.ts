@@ -5,14 +5,14 @@ import { resourceFromAttributes } from "@opentelemetry/resources";
 import {
   AggregationTemporality,
   MeterProvider,
-  type PushMetricExporter,
   PeriodicExportingMetricReader,
+  type PushMetricExporter,
 } from "@opentelemetry/sdk-metrics";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   createExportMetricsResponse,
-  encodeExportMetricsRequest,
   type ExportMetricsServiceRequest,
+  encodeExportMetricsRequest,
   type Metric,
   OtlpAggregationTemporality,
 } from "../../src/index.js";
@@ -34,11 +34,16 @@ function metricsOf(requests: ExportMetricsServiceRequest[]): Map<string, Metric>
 
 async function recordAndFlush(exporter: PushMetricExporter): Promise<void> {
   const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 });
-  const provider = new MeterProvider({ resource: resourceFromAttributes({ "host.name": "n1" }), readers: [reader] });
+  const provider = new MeterProvider({
+    resource: resourceFromAttributes({ "host.name": "n1" }),
+    readers: [reader],
+  });
   open.push({ close: () => provider.shutdown() });
   const meter = provider.getMeter("http-test");
   const attributes: Attributes = { s: "v", b: false, i: 123_456_789_012, d: -2.5, a: ["p", "q"] };
-  meter.createGauge("h.gauge.int", { unit: "By", valueType: ValueType.INT }).record(68_719_476_736, attributes);
+  meter
+    .createGauge("h.gauge.int", { unit: "By", valueType: ValueType.INT })
+    .record(68_719_476_736, attributes);
   meter.createGauge("h.gauge.double", { unit: "1" }).record(0.125);
   meter.createCounter("h.counter", { unit: "s" }).add(2.75, { k: "x" });
   const h = meter.createHistogram("h.histogram", { unit: "By", valueType: ValueType.INT });

@@ -18,7 +18,11 @@ export function isRetryableStatus(status: number): boolean {
  * Exponential back-off with "equal jitter": half the delay is fixed, half random, so clients that
  * failed together do not retry together, yet none retries immediately.
  */
-export function backoffDelayMs(retryNumber: number, timing: RetryTiming, random: () => number = Math.random): number {
+export function backoffDelayMs(
+  retryNumber: number,
+  timing: RetryTiming,
+  random: () => number = Math.random,
+): number {
   const exp = Math.min(timing.maxDelayMs, timing.baseDelayMs * 2 ** Math.max(0, retryNumber - 1));
   return Math.round(exp / 2 + random() * (exp / 2));
 }

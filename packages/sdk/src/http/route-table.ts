@@ -36,7 +36,8 @@ export function routeOf(operationId: OperationId): ApiRoute {
 export function buildPath(route: ApiRoute, params: Record<string, string> = {}): string {
   return route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = params[name];
-    if (value === undefined || value === "") throw new TypeError(`${route.operationId}: missing path parameter ${name}`);
+    if (value === undefined || value === "")
+      throw new TypeError(`${route.operationId}: missing path parameter ${name}`);
     return encodeURIComponent(value);
   });
 }

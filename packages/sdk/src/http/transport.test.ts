@@ -13,7 +13,15 @@ import {
   ServerError,
   TimeoutError,
 } from "../errors.js";
-import { drop, json, raw, type Step, stall, stallMidBody, startScriptedServer } from "../test-support/scripted-http-server.js";
+import {
+  drop,
+  json,
+  raw,
+  type Step,
+  stall,
+  stallMidBody,
+  startScriptedServer,
+} from "../test-support/scripted-http-server.js";
 import { Transport } from "./transport.js";
 
 const prediction = {
@@ -25,7 +33,12 @@ const prediction = {
   user: "alice",
   resources: [],
 };
-const spec = { cluster: "hpc1", scheduler: "slurm" as const, user: "alice", requested: { memoryBytes: 2 ** 30 } };
+const spec = {
+  cluster: "hpc1",
+  scheduler: "slurm" as const,
+  user: "alice",
+  requested: { memoryBytes: 2 ** 30 },
+};
 
 let servers: { close: () => Promise<void> }[] = [];
 afterEach(async () => {
@@ -49,7 +62,10 @@ async function serve(steps: Step[], options: { retries?: number; timeoutMs?: num
 
 describe("retries", () => {
   it("retries a read after 503 honouring Retry-After, then returns the answer", async () => {
-    const { server, client } = await serve([json(503, { code: "UNAVAILABLE", message: "busy", statusCode: 503 }, { "retry-after": "1" }), json(200, prediction)]);
+    const { server, client } = await serve([
+      json(503, { code: "UNAVAILABLE", message: "busy", statusCode: 503 }, { "retry-after": "1" }),
+      json(200, prediction),
+    ]);
     const started = Date.now();
     const result = await client.predictions.get("p_1");
     expect(result.id).toBe("p_1");
@@ -60,7 +76,10 @@ describe("retries", () => {
   });
 
   it("retries 429 and 5xx with back-off up to the retry budget, then throws the typed error", async () => {
-    const { server, client } = await serve([json(429, { code: "RATE", message: "slow down", statusCode: 429 }), raw(502, "<html>bad gateway</html>")]);
+    const { server, client } = await serve([
+      json(429, { code: "RATE", message: "slow down", statusCode: 429 }),
+      raw(502, "<html>bad gateway</html>"),
+    ]);
     const error = await client.predictions.get("p_1").catch((e) => e);
     expect(error).toBeInstanceOf(ServerError);
     expect(error.code).toBe("SERVER_ERROR");
@@ -70,7 +89,9 @@ describe("retries", () => {
   });
 
   it("does not wait for a Retry-After beyond maxRetryAfterMs", async () => {
-    const { server, client } = await serve([json(429, { code: "RATE", message: "later", statusCode: 429 }, { "retry-after": "120" })]);
+    const { server, client } = await serve([
+      json(429, { code: "RATE", message: "later", statusCode: 429 }, { "retry-after": "120" }),
+    ]);
     const error = await client.predictions.get("p_1").catch((e) => e);
     expect(error).toBeInstanceOf(RateLimitedError);
     expect(error.retryAfterSeconds).toBe(120);
@@ -78,7 +99,9 @@ describe("retries", () => {
   });
 
   it("takes retryAfterSeconds from the ApiError body when the header is missing", async () => {
-    const { client } = await serve([json(429, { code: "RATE", message: "later", statusCode: 429, retryAfterSeconds: 300 })]);
+    const { client } = await serve([
+      json(429, { code: "RATE", message: "later", statusCode: 429, retryAfterSeconds: 300 }),
+    ]);
     const error = await client.predictions.get("p_1").catch((e) => e);
     expect(error).toBeInstanceOf(RateLimitedError);
     expect(error.retryAfterSeconds).toBe(300);
@@ -115,7 +138,9 @@ describe("retries", () => {
   });
 
   it("does not retry client errors", async () => {
-    const { server, client } = await serve([json(404, { code: "NOT_FOUND", message: "no prediction p_9", statusCode: 404 })]);
+    const { server, client } = await serve([
+      json(404, { code: "NOT_FOUND", message: "no prediction p_9", statusCode: 404 }),
+    ]);
     const error = await client.predictions.get("p_9").catch((e) => e);
     expect(error).toBeInstanceOf(NotFoundError);
     expect(error.apiCode).toBe("NOT_FOUND");
@@ -144,7 +169,9 @@ describe("typed errors", () => {
       { path: "/spec/user", message: "Expected string" },
       { path: "/spec/requested/cores", message: "Expected integer" },
     ];
-    const { client } = await serve([json(400, { code: "VALIDATION_FAILED", message: "2 fields are invalid", statusCode: 400, errors })]);
+    const { client } = await serve([
+      json(400, { code: "VALIDATION_FAILED", message: "2 fields are invalid", statusCode: 400, errors }),
+    ]);
     const error = await client.predictions.create({ spec }).catch((e) => e);
     expect(error).toBeInstanceOf(BadRequestError);
     expect(error.fields).toEqual(errors);

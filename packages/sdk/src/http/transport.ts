@@ -1,6 +1,18 @@
-import { type ApiError, type ApiRoute, compileValidator, type Validator, validateApiError } from "@jobsight/schemas";
+import {
+  type ApiError,
+  type ApiRoute,
+  compileValidator,
+  type Validator,
+  validateApiError,
+} from "@jobsight/schemas";
 import { ConnectionError, httpStatusError, ResponseValidationError, TimeoutError } from "../errors.js";
-import { backoffDelayMs, isRetryableStatus, parseRetryAfterMs, type RetryTiming, sleep } from "./retry-policy.js";
+import {
+  backoffDelayMs,
+  isRetryableStatus,
+  parseRetryAfterMs,
+  type RetryTiming,
+  sleep,
+} from "./retry-policy.js";
 import { buildPath, buildQuery, type OperationId, routeOf } from "./route-table.js";
 
 /** Per-call options every SDK method accepts as its last argument. */
@@ -80,7 +92,13 @@ export class Transport {
     const body = req.body === undefined ? undefined : JSON.stringify(req.body);
 
     for (let attempt = 0; ; attempt++) {
-      const answer = await this.attempt(url, { method: route.method, headers, body }, label, timeoutMs, signal);
+      const answer = await this.attempt(
+        url,
+        { method: route.method, headers, body },
+        label,
+        timeoutMs,
+        signal,
+      );
       let delayMs: number;
       if (answer instanceof ConnectionError) {
         if (attempt >= retries) throw answer;

@@ -23,8 +23,16 @@ export class DiagnosesResource {
    * const markdown = await client.diagnoses.get("4242", { format: "markdown" });
    * ```
    */
-  get(jobId: string, query?: DiagnosisQuery & { format?: "json" }, options?: RequestOptions): Promise<Diagnosis>;
-  get(jobId: string, query: DiagnosisQuery & { format: "markdown" }, options?: RequestOptions): Promise<string>;
+  get(
+    jobId: string,
+    query?: DiagnosisQuery & { format?: "json" },
+    options?: RequestOptions,
+  ): Promise<Diagnosis>;
+  get(
+    jobId: string,
+    query: DiagnosisQuery & { format: "markdown" },
+    options?: RequestOptions,
+  ): Promise<string>;
   get(jobId: string, query: DiagnosisQuery = {}, options?: RequestOptions): Promise<Diagnosis | string> {
     return this.transport.request<Diagnosis | string>({
       operationId: "getDiagnosis",

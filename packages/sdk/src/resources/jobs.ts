@@ -90,7 +90,12 @@ export class JobsResource {
     query: { cluster?: string; stepSeconds?: number } = {},
     options?: RequestOptions,
   ): Promise<UsageSeries> {
-    return this.transport.request<UsageSeries>({ operationId: "getJobUsage", params: { jobId }, query, options });
+    return this.transport.request<UsageSeries>({
+      operationId: "getJobUsage",
+      params: { jobId },
+      query,
+      options,
+    });
   }
 
   /**
@@ -102,7 +107,12 @@ export class JobsResource {
    * ```
    */
   events(jobId: string, query: { cluster?: string } = {}, options?: RequestOptions): Promise<NodeEventList> {
-    return this.transport.request<NodeEventList>({ operationId: "getJobEvents", params: { jobId }, query, options });
+    return this.transport.request<NodeEventList>({
+      operationId: "getJobEvents",
+      params: { jobId },
+      query,
+      options,
+    });
   }
 
   /**

@@ -5,7 +5,13 @@ import type { AddressInfo } from "node:net";
 export type Step = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 
 /** A request the scripted server saw. */
-export type SeenRequest = { method: string; url: string; headers: IncomingMessage["headers"]; body: string; at: number };
+export type SeenRequest = {
+  method: string;
+  url: string;
+  headers: IncomingMessage["headers"];
+  body: string;
+  at: number;
+};
 
 /**
  * A real HTTP server on 127.0.0.1 with a port of its own that answers with the given steps in

@@ -31,7 +31,12 @@ export function fakeDiagnose(job: JobRecord, events: NodeEvent[], now: Date): Di
       confidence: 0.95,
       evidence: [
         schedulerEvidence,
-        ...oomEvents.map((e) => ({ kind: "event" as const, source: "kmsg", node: e.node, text: e.message ?? "OOM kill" })),
+        ...oomEvents.map((e) => ({
+          kind: "event" as const,
+          source: "kmsg",
+          node: e.node,
+          text: e.message ?? "OOM kill",
+        })),
       ],
     });
   }
@@ -62,13 +67,27 @@ export function fakeDiagnose(job: JobRecord, events: NodeEvent[], now: Date): Di
       evidence: [schedulerEvidence],
     });
   }
-  if (state === "COMPLETED" && requestedMemory && peakMemory !== undefined && peakMemory < requestedMemory / 2) {
+  if (
+    state === "COMPLETED" &&
+    requestedMemory &&
+    peakMemory !== undefined &&
+    peakMemory < requestedMemory / 2
+  ) {
     findings.push({
       kind: "memory_overrequested",
       severity: "warning",
       claim: `The job used at most ${gib(peakMemory)} of the ${gib(requestedMemory)} it asked for.`,
       confidence: 0.9,
-      evidence: [{ kind: "scheduler", source: job.source, metric: "peaks.memoryBytes", values: [peakMemory], unit: "By", text: `peak ${gib(peakMemory)}` }],
+      evidence: [
+        {
+          kind: "scheduler",
+          source: job.source,
+          metric: "peaks.memoryBytes",
+          values: [peakMemory],
+          unit: "By",
+          text: `peak ${gib(peakMemory)}`,
+        },
+      ],
     });
   }
 
@@ -86,7 +105,10 @@ export function fakeDiagnose(job: JobRecord, events: NodeEvent[], now: Date): Di
     causeDetermined: !failed || errors.length > 0,
     summary,
     findings,
-    unseen: events.length === 0 ? [{ source: "kernel-log", reason: "No node events were recorded for this job." }] : [],
+    unseen:
+      events.length === 0
+        ? [{ source: "kernel-log", reason: "No node events were recorded for this job." }]
+        : [],
     agentPrompt: `Job ${job.jobId} on cluster ${job.cluster} ended ${state ?? "unknown"}. Findings: ${summary}`,
   };
 }

@@ -90,7 +90,12 @@ export function fakePredict(request: PredictionRequest, history: JobRecord[]): R
       if (values.length < FAKE_MIN_JOBS) {
         const none = values.length === 0 && group.length === 0;
         if (none && requested === undefined && (t.resource === "gpus" || t.resource === "gpuMemory")) {
-          return { ...base, status: "insufficient_evidence", reasonCode: "not_requested", reason: "The job asks for no GPU." };
+          return {
+            ...base,
+            status: "insufficient_evidence",
+            reasonCode: "not_requested",
+            reason: "The job asks for no GPU.",
+          };
         }
         return {
           ...base,
@@ -112,7 +117,11 @@ export function fakePredict(request: PredictionRequest, history: JobRecord[]): R
         high: value,
         nominalLevel: 0.9,
         confidence: Number((1 - 1 / (values.length + 1)).toFixed(3)),
-        evidence: { group: groupName, jobs: values.length, ...(censored > 0 ? { censoredJobs: censored } : {}) },
+        evidence: {
+          group: groupName,
+          jobs: values.length,
+          ...(censored > 0 ? { censoredJobs: censored } : {}),
+        },
       };
     });
 }

@@ -1,7 +1,7 @@
 import type {
   AccuracyReport,
-  Artifact,
   AccuracySlice,
+  Artifact,
   Cluster,
   JobRecord,
   JobRecordBatch,
@@ -43,7 +43,12 @@ export type FakeRouteContext = {
 };
 
 /** An `ApiError` answer, shaped like the real server's. */
-export function apiError(status: number, code: string, message: string, extra: Record<string, unknown> = {}): FakeAnswer {
+export function apiError(
+  status: number,
+  code: string,
+  message: string,
+  extra: Record<string, unknown> = {},
+): FakeAnswer {
   return { status, json: { code, message, statusCode: status, ...extra } };
 }
 
@@ -68,7 +73,8 @@ function predictOne(ctx: FakeRouteContext, request: PredictionRequest): Predicti
     resources: ctx.mode === "shadow" ? [] : resources,
     ...(ctx.mode === "shadow"
       ? {
-          notice: "Shadow mode: the prediction is recorded for the accuracy report; no recommendation is shown.",
+          notice:
+            "Shadow mode: the prediction is recorded for the accuracy report; no recommendation is shown.",
           ...(ctx.shadowUntil ? { shadowUntil: ctx.shadowUntil } : {}),
         }
       : {}),
@@ -85,13 +91,22 @@ function listJobs(ctx: FakeRouteContext): FakeAnswer {
   const from = q.from ? Date.parse(String(q.from)) : Number.NEGATIVE_INFINITY;
   const to = q.to ? Date.parse(String(q.to)) : Number.POSITIVE_INFINITY;
   const jobs = [...ctx.store.jobs.values()]
-    .filter((j) => (q.cluster === undefined || j.cluster === q.cluster) && (q.user === undefined || j.spec.user === q.user))
-    .filter((j) => (q.account === undefined || j.spec.account === q.account) && (q.partition === undefined || j.spec.partition === q.partition))
+    .filter(
+      (j) =>
+        (q.cluster === undefined || j.cluster === q.cluster) &&
+        (q.user === undefined || j.spec.user === q.user),
+    )
+    .filter(
+      (j) =>
+        (q.account === undefined || j.spec.account === q.account) &&
+        (q.partition === undefined || j.spec.partition === q.partition),
+    )
     .filter((j) => q.state === undefined || j.outcome?.state === q.state)
     .filter((j) => Date.parse(j.submittedAt) >= from && Date.parse(j.submittedAt) < to)
     .sort((a, b) => Date.parse(b.submittedAt) - Date.parse(a.submittedAt) || (a.jobId < b.jobId ? 1 : -1));
   const offset = q.cursor === undefined ? 0 : Number.parseInt(String(q.cursor).replace(/^o/, ""), 10);
-  if (!Number.isInteger(offset) || offset < 0) return apiError(400, "INVALID_CURSOR", "the cursor is not one this server gave");
+  if (!Number.isInteger(offset) || offset < 0)
+    return apiError(400, "INVALID_CURSOR", "the cursor is not one this server gave");
   const limit = Number(q.limit ?? 100);
   const items = jobs.slice(offset, offset + limit);
   const next = offset + limit < jobs.length ? `o${offset + limit}` : null;
@@ -162,13 +177,18 @@ export const fakeRoutes: Record<OperationId, (ctx: FakeRouteContext) => FakeAnsw
     if (!job) return notFound(`job ${ctx.params.jobId}`);
     const diagnosis = fakeDiagnose(job, ctx.store.eventsOf(job.cluster, job.jobId), ctx.now());
     if (ctx.accept.includes("text/markdown")) {
-      return { status: 200, text: renderDiagnosisMarkdown(diagnosis), contentType: "text/markdown; charset=utf-8" };
+      return {
+        status: 200,
+        text: renderDiagnosisMarkdown(diagnosis),
+        contentType: "text/markdown; charset=utf-8",
+      };
     }
     return ok(diagnosis);
   },
   ingestUsage: (ctx) => {
     const batch = ctx.body as UsageBatch;
-    if (ctx.store.idempotent.has(`usage:${batch.idempotencyKey}`)) return ok({ accepted: 0, duplicates: batch.samples.length });
+    if (ctx.store.idempotent.has(`usage:${batch.idempotencyKey}`))
+      return ok({ accepted: 0, duplicates: batch.samples.length });
     ctx.store.idempotent.set(`usage:${batch.idempotencyKey}`, true);
     for (const sample of batch.samples) ctx.store.putUsage(sample);
     return ok({ accepted: batch.samples.length, duplicates: 0 });
@@ -202,7 +222,9 @@ export const fakeRoutes: Record<OperationId, (ctx: FakeRouteContext) => FakeAnsw
   },
   getArtifact: (ctx) => {
     const artifact = ctx.store.artifacts.get(ctx.params.sha256);
-    return artifact ? { status: 200, bytes: artifact.bytes, contentType: "application/octet-stream" } : notFound("artifact");
+    return artifact
+      ? { status: 200, bytes: artifact.bytes, contentType: "application/octet-stream" }
+      : notFound("artifact");
   },
   createPrediction: (ctx) => ok(predictOne(ctx, ctx.body as PredictionRequest)),
   createPredictionBatch: (ctx) =>
@@ -220,7 +242,8 @@ export const fakeRoutes: Record<OperationId, (ctx: FakeRouteContext) => FakeAnsw
   listClusters: (ctx) => ok({ clusters: [...ctx.store.clusters.values()] }),
   registerCluster: (ctx) => {
     const cluster = { createdAt: ctx.now().toISOString(), ...(ctx.body as Cluster) };
-    if (ctx.store.clusters.has(cluster.id)) return apiError(409, "CLUSTER_EXISTS", `cluster ${cluster.id} exists`);
+    if (ctx.store.clusters.has(cluster.id))
+      return apiError(409, "CLUSTER_EXISTS", `cluster ${cluster.id} exists`);
     ctx.store.clusters.set(cluster.id, cluster);
     return ok(cluster, 201);
   },

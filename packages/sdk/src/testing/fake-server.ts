@@ -102,10 +102,16 @@ function coerceQuery(route: ApiRoute, search: URLSearchParams): Record<string, u
 
 function toResponse(answer: FakeAnswer, extraHeaders: Record<string, string> = {}): Response {
   if (answer.bytes) {
-    return new Response(answer.bytes, { status: answer.status, headers: { "content-type": answer.contentType ?? "application/octet-stream", ...extraHeaders } });
+    return new Response(answer.bytes, {
+      status: answer.status,
+      headers: { "content-type": answer.contentType ?? "application/octet-stream", ...extraHeaders },
+    });
   }
   if (answer.text !== undefined) {
-    return new Response(answer.text, { status: answer.status, headers: { "content-type": answer.contentType ?? "text/plain", ...extraHeaders } });
+    return new Response(answer.text, {
+      status: answer.status,
+      headers: { "content-type": answer.contentType ?? "text/plain", ...extraHeaders },
+    });
   }
   return new Response(JSON.stringify(answer.json), {
     status: answer.status,
@@ -180,7 +186,9 @@ export class FakeJobsightServer {
   }
 
   private takeFailure(operationId: string | undefined): FakeFailure | undefined {
-    const index = this.failures.findIndex((f) => f.operationId === undefined || f.operationId === operationId);
+    const index = this.failures.findIndex(
+      (f) => f.operationId === undefined || f.operationId === operationId,
+    );
     if (index < 0) return undefined;
     const failure = this.failures[index];
     failure.times = (failure.times ?? 1) - 1;
@@ -221,9 +229,12 @@ export class FakeJobsightServer {
     if (failure?.network) throw new TypeError("fetch failed", { cause: new Error("read ECONNRESET") });
     if (failure) {
       const status = failure.status ?? 500;
-      const failBody = failure.body ?? apiError(status, "INJECTED_FAILURE", `injected failure ${status}`).json;
+      const failBody =
+        failure.body ?? apiError(status, "INJECTED_FAILURE", `injected failure ${status}`).json;
       const answer: FakeAnswer =
-        typeof failBody === "string" ? { status, text: failBody, contentType: "text/html" } : { status, json: failBody };
+        typeof failBody === "string"
+          ? { status, text: failBody, contentType: "text/html" }
+          : { status, json: failBody };
       return toResponse(answer, failure.headers);
     }
 
@@ -277,13 +288,20 @@ export class FakeJobsightServer {
     const roles = token === undefined ? undefined : tokens[token];
     if (!roles) return apiError(401, "UNAUTHENTICATED", "a valid bearer token is required");
     if (!roles.some((role) => route.roles.includes(role))) {
-      return apiError(403, "FORBIDDEN", `${route.operationId} needs one of the roles ${route.roles.join(", ")}`);
+      return apiError(
+        403,
+        "FORBIDDEN",
+        `${route.operationId} needs one of the roles ${route.roles.join(", ")}`,
+      );
     }
     return undefined;
   }
 }
 
-function prefixed(prefix: string, result: { ok: true } | { ok: false; errors: { path: string; message: string }[] }) {
+function prefixed(
+  prefix: string,
+  result: { ok: true } | { ok: false; errors: { path: string; message: string }[] },
+) {
   return result.ok ? [] : result.errors.map((e) => ({ path: `${prefix}${e.path}`, message: e.message }));
 }
 

@@ -1,6 +1,6 @@
 import type { IngestResult, UsageSample, UsageSeries } from "@jobsight/schemas";
 import type pg from "pg";
-import { copyRows } from "./copy-rows.js";
+import { type CopyValue, copyRows } from "./copy-rows.js";
 import { query, toNumber, withTransaction } from "./database.js";
 import type { StorageFlavour } from "./migration-files.js";
 import { type SamplePartitions, utcDay } from "./sample-partitions.js";
@@ -57,7 +57,7 @@ export type JobUsageSummary = {
   lastTime?: string;
 };
 
-function sampleRow(s: UsageSample): unknown[] {
+function sampleRow(s: UsageSample): CopyValue[] {
   const gpus = s.gpus ?? [];
   const gpuMemory = gpus.length > 0 ? gpus.reduce((sum, g) => sum + g.memoryUsedBytes, 0) : undefined;
   const gpuUtil = gpus.length > 0 ? gpus.reduce((sum, g) => sum + g.utilizationPercent, 0) / gpus.length : undefined;

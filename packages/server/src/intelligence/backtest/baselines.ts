@@ -15,7 +15,8 @@ export type VpaBaselineOptions = {
   minJobs?: number;
 };
 
-type Decayed = { values: number[]; ends: number[]; count: number };
+/** A group's usage values sorted ascending, with their end times; stale ones pruned in batches. */
+type Decayed = { values: number[]; weights: number[]; ends: number[]; count: number; newest: number; ref: number; total: number; stale: number };
 
 /**
  * The VPA-style reference of EVALUATION.md: per (user, executable) group falling back to the user,
@@ -39,19 +40,35 @@ export function vpaBaseline(jobs: readonly HistoryJob[], spec: ResourceSpec, opt
   const add = (key: string, v: number, end: number) => {
     let g = groups.get(key);
     if (!g) {
-      g = { values: [], ends: [], count: 0 };
+      g = { values: [], weights: [], ends: [], count: 0, newest: end, ref: end, total: 0, stale: 0 };
       groups.set(key, g);
     }
-    g.values.push(v);
-    g.ends.push(end);
+    let lo = 0;
+    let hi = g.values.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (g.values[mid] <= v) lo = mid + 1;
+      else hi = mid;
+    }
+    // Weights grow with end time from a per-group reference instead of decaying with age: the
+    // percentile only needs their ratios, and this keeps a query free of exponentials.
+    const w = 2 ** ((end - g.ref) / h);
+    g.values.splice(lo, 0, v);
+    g.weights.splice(lo, 0, w);
+    g.ends.splice(lo, 0, end);
+    g.total += w;
     g.count++;
     // Jobs arrive in end order, so the newest is this one.
-    const newest = end;
-    let drop = 0;
-    while (drop < g.ends.length - 1 && g.ends[drop] < newest - horizon) drop++;
-    if (drop > 64) {
-      g.values.splice(0, drop);
-      g.ends.splice(0, drop);
+    g.newest = end;
+    if ((g.values.length > 256 && ++g.stale > 256) || end - g.ref > 500 * h) {
+      g.stale = 0;
+      const keep = g.ends.map((e) => e >= g.newest - horizon);
+      const scale = 2 ** ((g.ref - g.newest) / h);
+      g.ref = g.newest;
+      g.values = g.values.filter((_, i) => keep[i]);
+      g.weights = g.weights.filter((_, i) => keep[i]).map((x) => x * scale);
+      g.ends = g.ends.filter((_, i) => keep[i]);
+      g.total = g.weights.reduce((a, b) => a + b, 0);
     }
   };
   replayInSubmitOrder(
@@ -66,29 +83,19 @@ export function vpaBaseline(jobs: readonly HistoryJob[], spec: ResourceSpec, opt
     (job, i) => {
       const k = groupKeys(job);
       const g = [groups.get(k.app), groups.get(k.user)].find((x) => x !== undefined && x.count >= minJobs);
-      if (g) out[i] = margin * decayedPercentile(g, q, h);
+      if (g) out[i] = margin * decayedPercentile(g, q);
     },
   );
   return out;
 }
 
-function decayedPercentile(g: Decayed, q: number, h: number): number {
-  let newest = Number.NEGATIVE_INFINITY;
-  for (const e of g.ends) newest = Math.max(newest, e);
-  const idx: number[] = [];
-  const w: number[] = [];
-  let total = 0;
-  for (let i = 0; i < g.values.length; i++) {
-    const wi = 2 ** ((g.ends[i] - newest) / h);
-    w.push(wi);
-    total += wi;
-    idx.push(i);
-  }
-  idx.sort((a, b) => g.values[a] - g.values[b]);
+function decayedPercentile(g: Decayed, q: number): number {
+  const n = g.values.length;
   let acc = 0;
-  for (const i of idx) {
-    acc += w[i];
-    if (acc >= q * total * (1 - 1e-12)) return g.values[i];
+  const goal = q * g.total * (1 - 1e-12);
+  for (let i = 0; i < n; i++) {
+    acc += g.weights[i];
+    if (acc >= goal) return g.values[i];
   }
-  return g.values[idx[idx.length - 1]];
+  return g.values[n - 1];
 }

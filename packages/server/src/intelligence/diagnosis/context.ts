@@ -36,7 +36,7 @@ export interface RuleContext {
   readonly gpusReserved: number;
   /** Nodes whose samples carry GPU metrics. */
   readonly gpuMetricNodes: ReadonlySet<string>;
-  /** Nodes whose kernel log could not be read. */
+  /** Nodes whose kernel log was not read: the collector could not, or no collector reported from them. */
   readonly kernelLogUnreadable: ReadonlySet<string>;
   /** Whether the job's final (epilog) reading was taken. */
   readonly finalReadingSeen: boolean;
@@ -74,7 +74,7 @@ export function buildContext(input: DiagnosisInput, thresholds: DiagnosisThresho
     events: jobEvents(input.events, record.jobId, nodes, window, thresholds.eventSlackSeconds),
     gpusReserved: res.gpus ?? 0,
     gpuMetricNodes: gpuNodes(input, series),
-    kernelLogUnreadable: unreadableKernelLog(input, nodes),
+    kernelLogUnreadable: unreadableKernelLog(input, nodes, series),
     finalReadingSeen: input.sourcesSeen.finalReading ?? input.samples.some((s) => s.final === true),
     coresPerNode: res.cores !== undefined ? res.cores / nodeCount : undefined,
     requestedMemoryPerNode: res.memoryBytes !== undefined ? res.memoryBytes / nodeCount : undefined,
@@ -109,7 +109,8 @@ function splitSamples(samples: readonly UsageSample[]) {
       byStep.get(s.step)!.set(t, s);
     }
   }
-  const sorted = (m: Map<number, UsageSample>) => [...m.entries()].sort((a, b) => a[0] - b[0]).map((e) => e[1]);
+  const sorted = (m: Map<number, UsageSample>) =>
+    [...m.entries()].sort((a, b) => a[0] - b[0]).map((e) => e[1]);
   const series = new Map<string, UsageSample[]>();
   for (const [node, m] of job) series.set(node, sorted(m));
   const stepSeries = new Map<string, Map<string, UsageSample[]>>();
@@ -163,12 +164,20 @@ function gpuNodes(input: DiagnosisInput, series: ReadonlyMap<string, readonly Us
   return out;
 }
 
-function unreadableKernelLog(input: DiagnosisInput, nodes: readonly string[]): Set<string> {
+function unreadableKernelLog(
+  input: DiagnosisInput,
+  nodes: readonly string[],
+  series: ReadonlyMap<string, readonly UsageSample[]>,
+): Set<string> {
   if (input.sourcesSeen.kernelLog === true) return new Set();
   if (input.sourcesSeen.kernelLog === false) return new Set(nodes);
   const out = new Set<string>();
-  for (const e of input.events) {
-    if (e.kind === "source_unavailable" && e.source === "kmsg" && nodes.includes(e.node)) out.add(e.node);
+  for (const node of nodes) {
+    const events = input.events.filter((e) => e.node === node);
+    const refused = events.some((e) => e.kind === "source_unavailable" && e.source === "kmsg");
+    // A node no collector reported from (no sample, no event) had its kernel log read by nobody.
+    const silent = !series.has(node) && events.length === 0;
+    if (refused || silent) out.add(node);
   }
   return out;
 }

@@ -47,7 +47,8 @@ function thin(samples: readonly UsageSample[], value: (s: UsageSample) => number
   for (let i = 1; i < samples.length; i++) if (value(samples[i]) > value(samples[maxAt])) maxAt = i;
   const picks = new Set<number>([0, samples.length - 1, maxAt]);
   const step = (samples.length - 1) / (MAX_EVIDENCE_VALUES - 4);
-  for (let k = 0; picks.size < MAX_EVIDENCE_VALUES && k * step < samples.length; k++) picks.add(Math.round(k * step));
+  for (let k = 0; picks.size < MAX_EVIDENCE_VALUES && k * step < samples.length; k++)
+    picks.add(Math.round(k * step));
   return [...picks].sort((a, b) => a - b).map((i) => samples[i]);
 }
 
@@ -112,7 +113,11 @@ export function schedulerEvidence(ctx: RuleContext, field: string, text: string)
 }
 
 /** Evidence from run-time history: some of the past run times (each one of the recorded values). */
-export function historyEvidence(history: RunTimeHistory, values: readonly number[], text: string): EvidenceRef {
+export function historyEvidence(
+  history: RunTimeHistory,
+  values: readonly number[],
+  text: string,
+): EvidenceRef {
   return {
     kind: "history",
     source: "history",
@@ -126,4 +131,15 @@ export function historyEvidence(history: RunTimeHistory, values: readonly number
 /** Keeps the defined pieces of evidence. */
 export function present(...refs: (EvidenceRef | undefined)[]): EvidenceRef[] {
   return refs.filter((r): r is EvidenceRef => r !== undefined);
+}
+
+/** Drops repeated evidence (same kind, metric, node, window, line and values), keeping the first. */
+export function dedupeEvidence(refs: readonly EvidenceRef[]): EvidenceRef[] {
+  const seen = new Set<string>();
+  return refs.filter((r) => {
+    const key = JSON.stringify([r.kind, r.metric, r.node, r.window, r.line, r.values]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }

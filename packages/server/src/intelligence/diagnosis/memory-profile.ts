@@ -5,7 +5,12 @@ import type { DiagnosisThresholds } from "./thresholds.js";
 /** How memory reached its peak. */
 export type MemoryPattern =
   /** Rose in most sampling intervals, by a large share of the limit. */
-  | { readonly kind: "leak"; readonly from: UsageSample; readonly to: UsageSample; readonly risingShare: number }
+  | {
+      readonly kind: "leak";
+      readonly from: UsageSample;
+      readonly to: UsageSample;
+      readonly risingShare: number;
+    }
   /** Jumped by a large share of the limit within one or two intervals. */
   | { readonly kind: "spike"; readonly from: UsageSample; readonly to: UsageSample }
   /** `memory.peak` far above every sampled `memory.current`: the peak fell between samples. */
@@ -28,10 +33,13 @@ export interface MemoryProfile {
   /** The high-water mark: the largest `memory.peak`, else the largest `memory.current`. */
   readonly peakBytes: number | undefined;
   readonly pattern: MemoryPattern;
-  /** The last sample with a `memory.stat` breakdown (anon/file/shmem). */
-  readonly lastBreakdown: UsageSample | undefined;
-  /** The last sample listing processes. */
-  readonly lastProcesses: UsageSample | undefined;
+  /**
+   * The sample with a `memory.stat` breakdown (anon/file/shmem) nearest before the highest reading:
+   * after a kill the cgroup is nearly empty, so the last sample would say nothing of what held it.
+   */
+  readonly breakdown: UsageSample | undefined;
+  /** The sample listing processes nearest before the highest reading. */
+  readonly processes: UsageSample | undefined;
   /** The first rise of `memory.events oom_kill`: the sample before (if any) and the one that shows it. */
   readonly oomKillRise: { readonly before: UsageSample | undefined; readonly after: UsageSample } | undefined;
 }
@@ -53,7 +61,8 @@ function profileOf(
   requested: number | undefined,
   t: DiagnosisThresholds,
 ): MemoryProfile {
-  const cgroupLimit = [...samples].reverse().find((s) => s.memory?.limitBytes !== undefined)?.memory?.limitBytes;
+  const cgroupLimit = [...samples].reverse().find((s) => s.memory?.limitBytes !== undefined)
+    ?.memory?.limitBytes;
   const limitBytes = cgroupLimit ?? requested;
   const maxCurrent = argmax(samples, (s) => s.memory!.currentBytes);
   const peakSample = argmax(
@@ -70,8 +79,12 @@ function profileOf(
     peakSample,
     peakBytes,
     pattern: patternOf(samples, maxCurrent, peakSample, limitBytes, t),
-    lastBreakdown: [...samples].reverse().find((s) => s.memory?.anonBytes !== undefined || s.memory?.fileBytes !== undefined),
-    lastProcesses: [...samples].reverse().find((s) => (s.processes?.length ?? 0) > 0),
+    breakdown: latestUpTo(
+      samples,
+      maxCurrent,
+      (s) => s.memory?.anonBytes !== undefined || s.memory?.fileBytes !== undefined,
+    ),
+    processes: latestUpTo(samples, maxCurrent, (s) => (s.processes?.length ?? 0) > 0),
     oomKillRise: oomKillRise(samples),
   };
 }
@@ -95,7 +108,8 @@ function patternOf(
   const intervals = upTo.length - 1;
   if (intervals >= 5) {
     let rising = 0;
-    for (let i = 1; i < upTo.length; i++) if (cur(i) - cur(i - 1) > t.memoryNoiseShareOfLimit * scale) rising++;
+    for (let i = 1; i < upTo.length; i++)
+      if (cur(i) - cur(i - 1) > t.memoryNoiseShareOfLimit * scale) rising++;
     const share = rising / intervals;
     if (share >= t.leakRisingShare && top - cur(0) >= t.leakMinGrowthShareOfLimit * scale) {
       return { kind: "leak", from: upTo[0], to: maxCurrent, risingShare: share };
@@ -118,6 +132,15 @@ function oomKillRise(samples: readonly UsageSample[]): MemoryProfile["oomKillRis
     prev = s;
   }
   return undefined;
+}
+
+function latestUpTo(
+  samples: readonly UsageSample[],
+  last: UsageSample | undefined,
+  test: (s: UsageSample) => boolean,
+): UsageSample | undefined {
+  const upTo = last ? samples.slice(0, samples.indexOf(last) + 1) : samples;
+  return [...upTo].reverse().find(test) ?? [...samples].reverse().find(test);
 }
 
 function argmax(samples: readonly UsageSample[], f: (s: UsageSample) => number): UsageSample | undefined {

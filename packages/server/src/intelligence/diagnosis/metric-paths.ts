@@ -62,7 +62,10 @@ export function metricUnit(metric: MetricName): string | undefined {
 }
 
 /** The name of GPU `index`'s field, e.g. `gpus.0.utilizationPercent`. */
-export function gpuMetric(index: number, field: "utilizationPercent" | "memoryUsedBytes" | "memoryTotalBytes") {
+export function gpuMetric(
+  index: number,
+  field: "utilizationPercent" | "memoryUsedBytes" | "memoryTotalBytes",
+) {
   return `gpus.${index}.${field}`;
 }
 

@@ -46,8 +46,23 @@ export function groupFeatureIndex(level: GroupLevel, name: (typeof PER_GROUP)[nu
 type Context = { now: number; halfLife: number; logRequest: number; logScale: number };
 
 const scratch = new Float64Array(1024);
+const sortedScratch = new Float64Array(1024);
 const weights = new Float64Array(1024);
-const order: number[] = [];
+const order = new Int32Array(1024);
+const diffs = new Float64Array(1024);
+
+/** Insertion sort of a short prefix; groups hold a few dozen values, where it beats Array#sort. */
+function sortPrefix(a: Float64Array, n: number): void {
+  for (let i = 1; i < n; i++) {
+    const v = a[i];
+    let j = i - 1;
+    while (j >= 0 && a[j] > v) {
+      a[j + 1] = a[j];
+      j--;
+    }
+    a[j + 1] = v;
+  }
+}
 
 /** Writes the statistics of one group (all NaN when the group has no history) at `offset`. */
 export function writeGroupFeatures(out: Float32Array, offset: number, g: GroupHistory | undefined, ctx: Context) {
@@ -79,8 +94,9 @@ export function writeGroupFeatures(out: Float32Array, offset: number, g: GroupHi
   out[offset + 3] = max;
   const mean = sum / n;
   out[offset + 6] = Math.sqrt(Math.max(0, sumSq / n - mean * mean));
-  const sorted = Array.from(scratch.subarray(0, n)).sort((a, b) => a - b);
-  out[offset + 4] = sorted[(n - 1) >> 1];
+  sortedScratch.set(scratch.subarray(0, n));
+  sortPrefix(sortedScratch, n);
+  out[offset + 4] = sortedScratch[(n - 1) >> 1];
   out[offset + 5] = decayedP90(g, n, ctx);
   out[offset + 9] = medianDiff(g, n, g.scales, ctx.logScale);
   out[offset + 10] = medianDiff(g, n, g.requests, ctx.logRequest);
@@ -88,13 +104,11 @@ export function writeGroupFeatures(out: Float32Array, offset: number, g: GroupHi
 
 function decayedP90(g: GroupHistory, n: number, ctx: Context): number {
   let total = 0;
-  order.length = 0;
   for (let k = 0; k < n; k++) {
     const i = g.recentIndex(k);
     scratch[k] = g.values[i];
-    weights[k] = 2 ** (-(ctx.now - g.ends[i]) / ctx.halfLife + 0);
+    weights[k] = 2 ** (-(ctx.now - g.ends[i]) / ctx.halfLife);
     total += weights[k];
-    order.push(k);
   }
   if (!(total > 0)) {
     // Everything is so old that the weights underflow: the ranks still order by age.
@@ -102,25 +116,33 @@ function decayedP90(g: GroupHistory, n: number, ctx: Context): number {
     total = 0;
     for (let k = 0; k < n; k++) total += weights[k];
   }
-  order.sort((a, b) => scratch[a] - scratch[b]);
-  let acc = 0;
-  for (const k of order) {
-    acc += weights[k];
-    if (acc >= 0.9 * total) return scratch[k];
+  for (let k = 0; k < n; k++) {
+    const v = scratch[k];
+    let j = k - 1;
+    while (j >= 0 && scratch[order[j]] > v) {
+      order[j + 1] = order[j];
+      j--;
+    }
+    order[j + 1] = k;
   }
-  return scratch[order[order.length - 1]];
+  let acc = 0;
+  for (let r = 0; r < n; r++) {
+    acc += weights[order[r]];
+    if (acc >= 0.9 * total) return scratch[order[r]];
+  }
+  return scratch[order[n - 1]];
 }
 
 /** Current `base` plus the group's median of (value − base): "same ratio as usual". */
 function medianDiff(g: GroupHistory, n: number, bases: Float64Array, current: number): number {
   if (Number.isNaN(current)) return Number.NaN;
-  const diffs: number[] = [];
+  let m = 0;
   for (let k = 0; k < n; k++) {
     const i = g.recentIndex(k);
     const b = bases[i];
-    if (!Number.isNaN(b)) diffs.push(g.values[i] - b);
+    if (!Number.isNaN(b)) diffs[m++] = g.values[i] - b;
   }
-  if (diffs.length === 0) return Number.NaN;
-  diffs.sort((a, b) => a - b);
-  return current + diffs[(diffs.length - 1) >> 1];
+  if (m === 0) return Number.NaN;
+  sortPrefix(diffs, m);
+  return current + diffs[(m - 1) >> 1];
 }

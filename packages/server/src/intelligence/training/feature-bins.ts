@@ -9,7 +9,7 @@ export const FLOAT32_LOWEST = -3.4028234663852886e38;
 export class FeatureBins {
   /** Per feature, sorted float32 edges: bin k (k ≥ 1) holds `edges[k-2] < x ≤ edges[k-1]`. */
   readonly edges: Float32Array[];
-  /** Column-major binned matrix: `bins[f * rows + i]`. */
+  /** Row-major binned matrix: `bins[i * features + f]` (a row's bins are contiguous for histograms). */
   readonly bins: Uint8Array;
 
   constructor(
@@ -21,17 +21,17 @@ export class FeatureBins {
     this.edges = [];
     this.bins = new Uint8Array(rows * features);
     const maxEdges = maxBins - 2;
-    const sampleEvery = Math.max(1, Math.floor(rows / 50_000));
+    const sampleEvery = Math.max(1, Math.floor(rows / 20_000));
+    const sample = new Float64Array(Math.ceil(rows / sampleEvery) + 1);
     for (let f = 0; f < features; f++) {
-      const sample: number[] = [];
+      let m = 0;
       for (let i = 0; i < rows; i += sampleEvery) {
         const v = x[i * features + f];
-        if (!Number.isNaN(v)) sample.push(v);
+        if (!Number.isNaN(v)) sample[m++] = v;
       }
-      const edges = computeEdges(sample, maxEdges);
+      const edges = computeEdges(sample.subarray(0, m), maxEdges);
       this.edges.push(edges);
-      const base = f * rows;
-      for (let i = 0; i < rows; i++) this.bins[base + i] = binOf(edges, x[i * features + f]);
+      for (let i = 0; i < rows; i++) this.bins[i * features + f] = binOf(edges, x[i * features + f]);
     }
   }
 
@@ -41,9 +41,9 @@ export class FeatureBins {
   }
 }
 
-function computeEdges(sample: number[], maxEdges: number): Float32Array {
+function computeEdges(sample: Float64Array, maxEdges: number): Float32Array {
   if (sample.length === 0) return new Float32Array(0);
-  sample.sort((a, b) => a - b);
+  sample.sort();
   const unique: number[] = [];
   for (const v of sample) if (unique.length === 0 || unique[unique.length - 1] !== v) unique.push(v);
   if (unique.length - 1 <= maxEdges) return Float32Array.from(unique.slice(0, -1));

@@ -8,12 +8,12 @@ export type QuantileGbdtOptions = {
   quantile: number;
   /**
    * Number of boosting rounds.
-   * @default 120
+   * @default 60
    */
   trees?: number;
   /**
    * Shrinkage applied to every tree.
-   * @default 0.1
+   * @default 0.15
    */
   learningRate?: number;
   /**
@@ -28,7 +28,7 @@ export type QuantileGbdtOptions = {
   minLeaf?: number;
   /**
    * Share of rows drawn (without replacement) for each tree.
-   * @default 0.5
+   * @default 0.35
    */
   subsample?: number;
   /**
@@ -50,6 +50,8 @@ export type QuantileGbdtData = {
   /** 1 where `y` is a lower bound (killed job): it only pulls the prediction up. */
   censored: Uint8Array;
   featureNames: string[];
+  /** Pre-binned columns of `x`, to share one binning between several ensembles. */
+  bins?: FeatureBins;
 };
 
 /**
@@ -65,12 +67,12 @@ export type QuantileGbdtData = {
  */
 export function trainQuantileGbdt(data: QuantileGbdtData, options: QuantileGbdtOptions): TreeEnsemble {
   const tau = options.quantile;
-  const nTrees = options.trees ?? 120;
-  const lr = options.learningRate ?? 0.1;
-  const subsample = options.subsample ?? 0.5;
+  const nTrees = options.trees ?? 60;
+  const lr = options.learningRate ?? 0.15;
+  const subsample = options.subsample ?? 0.35;
   const features = data.featureNames.length;
   const n = data.y.length;
-  const bins = new FeatureBins(data.x, n, features, options.bins ?? 64);
+  const bins = data.bins ?? new FeatureBins(data.x, n, features, options.bins ?? 64);
   const pred = new Float64Array(n);
   const all = new Int32Array(n);
   for (let i = 0; i < n; i++) all[i] = i;

@@ -3,13 +3,14 @@ import { detectEnforcedLimit } from "../calibration/enforced-limit.js";
 import type { FeatureTable } from "../features/feature-table.js";
 import { centreAndSpread, type ResourceModel } from "../model/resource-model.js";
 import { evaluateEnsemble } from "../model/tree-ensemble.js";
+import { FeatureBins } from "./feature-bins.js";
 import { trainQuantileGbdt } from "./quantile-gbdt.js";
 
 /** Options of {@link trainResourceModel}. */
 export type TrainResourceModelOptions = {
   /**
    * Boosting rounds of each of the two ensembles.
-   * @default 100
+   * @default 60
    */
   trees?: number;
   /**
@@ -85,8 +86,9 @@ export function trainResourceModel(
     censored[k] = table.censored[i];
     censoredCount += censored[k];
   });
-  const data = { x, y, censored, featureNames: table.featureNames };
-  const common = { trees: options.trees ?? 100, maxDepth: options.maxDepth ?? 6 };
+  const bins = new FeatureBins(x, trainRows.length, F);
+  const data = { x, y, censored, featureNames: table.featureNames, bins };
+  const common = { trees: options.trees ?? 60, maxDepth: options.maxDepth ?? 6 };
   const centre = trainQuantileGbdt(data, { ...common, quantile: 0.5, seed: 1 });
   const upper = trainQuantileGbdt(data, { ...common, quantile: options.upperQuantile ?? 0.9, seed: 2 });
   const model: ResourceModel = {

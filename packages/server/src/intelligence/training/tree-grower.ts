@@ -26,7 +26,6 @@ export function growTree(data: TrainingRows, rows: Int32Array, options: GrowOpti
   const { bins } = data;
   const F = bins.features;
   const B = 64;
-  const n = bins.rows;
   const tree: RegressionTree = { feature: [], threshold: [], left: [], right: [], value: [] };
   const splitBin: number[] = [];
 
@@ -34,13 +33,14 @@ export function growTree(data: TrainingRows, rows: Int32Array, options: GrowOpti
     const g = new Float64Array(F * B);
     const c = new Float64Array(F * B);
     const grad = data.grad;
-    for (let f = 0; f < F; f++) {
-      const col = f * n;
-      const off = f * B;
-      for (let k = 0; k < subset.length; k++) {
-        const i = subset[k];
-        const b = off + bins.bins[col + i];
-        g[b] += grad[i];
+    const binned = bins.bins;
+    for (let k = 0; k < subset.length; k++) {
+      const i = subset[k];
+      const gi = grad[i];
+      const row = i * F;
+      for (let f = 0, off = 0; f < F; f++, off += B) {
+        const b = off + binned[row + f];
+        g[b] += gi;
         c[b] += 1;
       }
     }
@@ -99,16 +99,16 @@ export function growTree(data: TrainingRows, rows: Int32Array, options: GrowOpti
       makeLeaf(node, subset);
       return node;
     }
-    const col = bestF * n;
+    const binned = bins.bins;
     let nLeft = 0;
-    for (let k = 0; k < subset.length; k++) if (bins.bins[col + subset[k]] <= bestB) nLeft++;
+    for (let k = 0; k < subset.length; k++) if (binned[subset[k] * F + bestF] <= bestB) nLeft++;
     const leftRows = new Int32Array(nLeft);
     const rightRows = new Int32Array(subset.length - nLeft);
     let li = 0;
     let ri = 0;
     for (let k = 0; k < subset.length; k++) {
       const i = subset[k];
-      if (bins.bins[col + i] <= bestB) leftRows[li++] = i;
+      if (binned[i * F + bestF] <= bestB) leftRows[li++] = i;
       else rightRows[ri++] = i;
     }
     const leftSmaller = leftRows.length <= rightRows.length;
@@ -130,13 +130,19 @@ export function growTree(data: TrainingRows, rows: Int32Array, options: GrowOpti
 
   build(rows, 0, histogram(rows));
 
+  const feature = Int32Array.from(tree.feature);
+  const left = Int32Array.from(tree.left);
+  const right = Int32Array.from(tree.right);
+  const cut = Int32Array.from(splitBin);
+  const binned = bins.bins;
   const leafOfBinnedRow = (row: number): number => {
     let node = 0;
-    while (tree.feature[node] !== -1) {
-      const f = tree.feature[node];
-      node = bins.bins[f * n + row] <= splitBin[node] ? tree.left[node] : tree.right[node];
+    const base = row * F;
+    for (;;) {
+      const f = feature[node];
+      if (f === -1) return node;
+      node = binned[base + f] <= cut[node] ? left[node] : right[node];
     }
-    return node;
   };
   return { tree, leafOfBinnedRow };
 }

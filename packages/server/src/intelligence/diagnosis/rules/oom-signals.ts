@@ -1,7 +1,7 @@
 import type { EvidenceRef, JobStep, NodeEvent } from "@jobsight/schemas";
 import type { RuleContext } from "../context.js";
 import { eventEvidence, logEvidence, metricEvidence, present, schedulerEvidence } from "../evidence.js";
-import { formatBytes } from "../format.js";
+import { formatBytes, formatShare } from "../format.js";
 import type { JobLogLine } from "../input.js";
 import type { MemoryProfile } from "../memory-profile.js";
 
@@ -17,7 +17,8 @@ export interface OomSignal {
 }
 
 /** SLURM's own words when it kills for memory (jobacct polling, and the cgroup plugin's epilog check). */
-const SLURM_OOM_LINE = /exceeded (?:job |step )?memory limit|Detected \d+ oom[-_]kill event|task \d+: Out Of Memory/i;
+const SLURM_OOM_LINE =
+  /exceeded (?:job |step )?memory limit|Detected \d+ oom[-_]kill event|task \d+: Out Of Memory/i;
 
 /** Every sign of an out-of-memory kill in the input, strongest first. */
 export function oomSignals(ctx: RuleContext, profiles: readonly MemoryProfile[]): OomSignal[] {
@@ -27,7 +28,9 @@ export function oomSignals(ctx: RuleContext, profiles: readonly MemoryProfile[])
   if (o?.state === "OUT_OF_MEMORY") {
     out.push({
       confidence: 0.95,
-      evidence: present(schedulerEvidence(ctx, "outcome.state", "The scheduler recorded the job as OUT_OF_MEMORY.")),
+      evidence: present(
+        schedulerEvidence(ctx, "outcome.state", "The scheduler recorded the job as OUT_OF_MEMORY."),
+      ),
     });
   }
   if (o?.reason && /OOMKilled|out[ _-]?of[ _-]?memory/i.test(o.reason)) {
@@ -38,7 +41,12 @@ export function oomSignals(ctx: RuleContext, profiles: readonly MemoryProfile[])
   }
   for (const e of ctx.events) {
     if (e.kind !== "oom_kill" || !attributable(ctx, e)) continue;
-    out.push({ confidence: 0.95, node: e.node, scope: scopeOfCgroup(e.oomKill?.memoryCgroup), evidence: [eventEvidence(e, killText(e))] });
+    out.push({
+      confidence: 0.95,
+      node: e.node,
+      scope: scopeOfCgroup(e.oomKill?.memoryCgroup),
+      evidence: [eventEvidence(e, killText(e))],
+    });
   }
   for (const p of profiles) {
     const rise = p.oomKillRise;
@@ -54,14 +62,24 @@ export function oomSignals(ctx: RuleContext, profiles: readonly MemoryProfile[])
   }
   for (const line of ctx.input.logLines ?? []) {
     if (!SLURM_OOM_LINE.test(line.line)) continue;
-    out.push({ confidence: 0.9, scope: scopeOfLogLine(line), evidence: [logEvidence(line, "The job's output reports a kill for memory.")] });
+    out.push({
+      confidence: 0.9,
+      scope: scopeOfLogLine(line),
+      evidence: [logEvidence(line, "The job's output reports a kill for memory.")],
+    });
   }
   out.push(...stepSignals(ctx));
   const signal9 = o?.signal === 9;
   const nearest = nearestToLimit(profiles);
   const peakRecord = ctx.record.peaks?.memoryBytes;
-  const share = nearest?.peakBytes !== undefined && nearest.limitBytes ? nearest.peakBytes / nearest.limitBytes : undefined;
-  const recordShare = peakRecord !== undefined && ctx.requestedMemoryPerNode ? peakRecord / ctx.requestedMemoryPerNode : undefined;
+  const share =
+    nearest?.peakBytes !== undefined && nearest.limitBytes
+      ? nearest.peakBytes / nearest.limitBytes
+      : undefined;
+  const recordShare =
+    peakRecord !== undefined && ctx.requestedMemoryPerNode
+      ? peakRecord / ctx.requestedMemoryPerNode
+      : undefined;
   const best = Math.max(share ?? -1, recordShare ?? -1);
   if (signal9 && best >= t.atLimitShare) {
     out.push({
@@ -70,7 +88,11 @@ export function oomSignals(ctx: RuleContext, profiles: readonly MemoryProfile[])
       evidence: present(
         schedulerEvidence(ctx, "outcome.signal", "The job was killed by signal 9 (SIGKILL)."),
         recordShare !== undefined && recordShare >= t.atLimitShare
-          ? schedulerEvidence(ctx, "peaks.memoryBytes", `Its recorded peak memory was ${formatBytes(peakRecord!)}, at its limit.`)
+          ? schedulerEvidence(
+              ctx,
+              "peaks.memoryBytes",
+              `Its recorded peak memory was ${formatBytes(peakRecord!)}, ${formatShare(recordShare!)} of its ${formatBytes(ctx.requestedMemoryPerNode!)} request.`,
+            )
           : undefined,
         share !== undefined && share >= t.atLimitShare ? peakEvidence(nearest!) : undefined,
       ),
@@ -81,7 +103,11 @@ export function oomSignals(ctx: RuleContext, profiles: readonly MemoryProfile[])
       confidence: best >= t.atLimitShare ? 0.85 : 0.6,
       node: nearest?.node,
       evidence: present(
-        schedulerEvidence(ctx, "outcome.exitCode", "Exit code 137 is 128 + 9: the process was killed by SIGKILL, the mark of an OOM kill."),
+        schedulerEvidence(
+          ctx,
+          "outcome.exitCode",
+          "Exit code 137 is 128 + 9: the process was killed by SIGKILL, the usual mark of an OOM kill.",
+        ),
         best >= t.atLimitShare && nearest ? peakEvidence(nearest) : undefined,
       ),
     });
@@ -93,7 +119,10 @@ function stepSignals(ctx: RuleContext): OomSignal[] {
   const out: OomSignal[] = [];
   (ctx.record.steps ?? []).forEach((st: JobStep, i) => {
     const limit = st.memoryLimitBytes ?? ctx.requestedMemoryPerNode;
-    const over = st.maxRssBytes !== undefined && limit !== undefined && st.maxRssBytes >= ctx.thresholds.atLimitShare * limit;
+    const over =
+      st.maxRssBytes !== undefined &&
+      limit !== undefined &&
+      st.maxRssBytes >= ctx.thresholds.atLimitShare * limit;
     if (st.state !== "OUT_OF_MEMORY" && !(st.signal === 9 && over)) return;
     out.push({
       confidence: st.state === "OUT_OF_MEMORY" ? 0.95 : 0.85,
@@ -106,7 +135,7 @@ function stepSignals(ctx: RuleContext): OomSignal[] {
           ? schedulerEvidence(
               ctx,
               `steps.${i}.maxRssBytes`,
-              `Step ${st.stepId}'s largest resident set (MaxRSS) was ${formatBytes(st.maxRssBytes!)}, at or above its ${formatBytes(limit!)} limit.`,
+              `Step ${st.stepId}'s largest resident set (MaxRSS) was ${formatBytes(st.maxRssBytes!)}, ${formatShare(st.maxRssBytes! / limit!)} of its ${formatBytes(limit!)} limit.`,
             )
           : undefined,
       ),
@@ -119,7 +148,12 @@ function peakEvidence(p: MemoryProfile): EvidenceRef | undefined {
   const s = p.peakSample ?? p.maxCurrent;
   if (!s) return undefined;
   const metric = p.peakSample ? "memory.peakBytes" : "memory.currentBytes";
-  return metricEvidence(p.node, metric, [s], `Memory on ${p.node} reached ${formatBytes(p.peakBytes!)} of its ${formatBytes(p.limitBytes!)} limit.`);
+  return metricEvidence(
+    p.node,
+    metric,
+    [s],
+    `Memory on ${p.node} reached ${formatBytes(p.peakBytes!)} of its ${formatBytes(p.limitBytes!)} limit.`,
+  );
 }
 
 function nearestToLimit(profiles: readonly MemoryProfile[]): MemoryProfile | undefined {
@@ -170,6 +204,7 @@ export function scopeOfCgroup(path: string | undefined): string | undefined {
 }
 
 function scopeOfLogLine(line: JobLogLine): string | undefined {
-  const m = /StepId=[^.\s]+\.(\S+?)(?:\s|$)/.exec(line.line) ?? /step [^.\s]+\.(\S+?)(?:\s|$)/i.exec(line.line);
+  const m =
+    /StepId=[^.\s]+\.(\S+?)(?:\s|$)/.exec(line.line) ?? /step [^.\s]+\.(\S+?)(?:\s|$)/i.exec(line.line);
   return m ? `step ${m[1]}` : undefined;
 }

@@ -1,0 +1,17 @@
+/** The collector's configuration after parsing, normalising and validation. */
+export type CollectorConfig = {
+  mode: "node" | "slurm-controller" | "kubernetes";
+  cluster: string;
+  node: string;
+  intervalSeconds: number;
+  cgroup: { root: string; version: "auto" | "v2" | "v1" | "none" };
+  procRoot: string;
+  processes: { top: number };
+  gpu: { mode: "auto" | "on" | "off"; command: string };
+  kernelLog: { enabled: boolean; path: string };
+  spool: { dir: string; maxMegabytes: number };
+  backend: { url?: string; token?: string; tokenFile?: string; batchRecords: number };
+  health: { enabled: boolean; port: number; host: string };
+  log: { level: "debug" | "info" | "warn" | "error" };
+  slurm: { squeueCommand: string; sacctCommand: string; lookbackMinutes: number };
+};

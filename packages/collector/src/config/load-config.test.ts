@@ -1,0 +1,101 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError } from "../errors.js";
+import { helpText, loadConfig } from "./load-config.js";
+import { optionSpecs } from "./options.js";
+
+const problemsOf = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems.map((p) => `${p.path}: ${p.message}`);
+    throw error;
+  }
+  return [];
+};
+
+describe("loadConfig", () => {
+  it("fills defaults and the host name", () => {
+    const c = loadConfig({ argv: ["--cluster", "hpc1"], env: {}, hostname: "n01" });
+    expect(c).toMatchObject({
+      mode: "node",
+      cluster: "hpc1",
+      node: "n01",
+      intervalSeconds: 10,
+      cgroup: { root: "/sys/fs/cgroup", version: "auto" },
+      spool: { dir: "/var/lib/jobsight/spool", maxMegabytes: 256 },
+      health: { enabled: true, port: 9465, host: "127.0.0.1" },
+      kernelLog: { enabled: true, path: "/dev/kmsg" },
+    });
+  });
+
+  it("layers file < environment < flags", () => {
+    const file = JSON.stringify({
+      cluster: "fromfile",
+      intervalSeconds: 30,
+      spool: { dir: "/file" },
+      gpu: { mode: "off" },
+    });
+    const c = loadConfig({
+      argv: ["--config", "/etc/jobsight.json", "--interval=5", "--kmsg", "false"],
+      env: {
+        JOBSIGHT_SPOOL_DIR: "/env",
+        JOBSIGHT_INTERVAL_SECONDS: "20",
+        JOBSIGHT_URL: "https://js.example.org/",
+      },
+      readFile: () => file,
+      hostname: "h",
+    });
+    expect(c.cluster).toBe("fromfile");
+    expect(c.intervalSeconds).toBe(5);
+    expect(c.spool.dir).toBe("/env");
+    expect(c.gpu.mode).toBe("off");
+    expect(c.kernelLog.enabled).toBe(false);
+    expect(c.backend.url).toBe("https://js.example.org");
+  });
+
+  it("reports every problem at once as path: message", () => {
+    const problems = problemsOf(() =>
+      loadConfig({
+        argv: ["--config", "c.json", "--interval", "0", "--mode", "cloud", "--bogus", "1"],
+        env: { JOBSIGHT_HEALTH_PORT: "http", JOBSIGHT_URL: "ftp://x" },
+        readFile: () =>
+          JSON.stringify({ cluster: "Bad Name", spool: { maxMegabytes: "lots", colour: "red" } }),
+      }),
+    );
+    expect(problems).toEqual([
+      "--bogus: unknown option (see --help)",
+      "spool.colour: unknown setting",
+      "spool.maxMegabytes: must be a whole number (in c.json)",
+      "health.port: must be a whole number (from JOBSIGHT_HEALTH_PORT)",
+      "mode: must be one of node, slurm-controller, kubernetes (from --mode)",
+      "intervalSeconds: must be at least 1 (from --interval)",
+      "cluster: must be lower-case letters, digits, '-' and '_', at most 63 characters",
+      "backend.url: must be an http or https URL",
+    ]);
+  });
+
+  it("requires a cluster and reports an unreadable file", () => {
+    expect(
+      problemsOf(() =>
+        loadConfig({
+          argv: ["--config", "/nope.json"],
+          env: {},
+          readFile: () => {
+            throw new Error("ENOENT: no such file");
+          },
+        }),
+      ),
+    ).toEqual([
+      "/nope.json: cannot read configuration file: ENOENT: no such file",
+      "cluster: is required (--cluster or JOBSIGHT_CLUSTER)",
+    ]);
+  });
+
+  it("documents every option in --help", () => {
+    const help = helpText();
+    for (const s of optionSpecs) {
+      expect(help).toContain(s.flag);
+      expect(help).toContain(s.env);
+    }
+  });
+});

@@ -1,0 +1,223 @@
+/** The type of one option's value. */
+export type OptionType = "string" | "integer" | "number" | "boolean" | "enum";
+
+/** One configuration option: its place in the config file, its flag, its variable, its default. */
+export type OptionSpec = {
+  /** Dotted path in the configuration object and JSON file, e.g. `spool.dir`. */
+  path: string;
+  flag: string;
+  env: string;
+  type: OptionType;
+  values?: readonly string[];
+  /** Default value; `undefined` means unset unless given. */
+  default?: string | number | boolean;
+  description: string;
+  /** Lower bound for numbers. */
+  min?: number;
+  /** Hidden from `--help` where secret. */
+  secret?: boolean;
+};
+
+// The one table of options: --help, flag parsing, environment parsing and the README table are all
+// made from it, so they cannot drift apart.
+export const optionSpecs: readonly OptionSpec[] = [
+  {
+    path: "mode",
+    flag: "--mode",
+    env: "JOBSIGHT_MODE",
+    type: "enum",
+    values: ["node", "slurm-controller", "kubernetes"],
+    default: "node",
+    description:
+      "What this collector watches: this node's jobs, the SLURM controller, or the Kubernetes cluster.",
+  },
+  {
+    path: "cluster",
+    flag: "--cluster",
+    env: "JOBSIGHT_CLUSTER",
+    type: "string",
+    description: "Registered cluster id (lower-case letters, digits, '-', '_'). Required.",
+  },
+  {
+    path: "node",
+    flag: "--node",
+    env: "JOBSIGHT_NODE",
+    type: "string",
+    description: "This node's name. Default: the host name.",
+  },
+  {
+    path: "intervalSeconds",
+    flag: "--interval",
+    env: "JOBSIGHT_INTERVAL_SECONDS",
+    type: "number",
+    default: 10,
+    min: 1,
+    description: "Seconds between collection rounds (node) or polls (controller).",
+  },
+  {
+    path: "cgroup.root",
+    flag: "--cgroup-root",
+    env: "JOBSIGHT_CGROUP_ROOT",
+    type: "string",
+    default: "/sys/fs/cgroup",
+    description: "Where the cgroup hierarchy is mounted.",
+  },
+  {
+    path: "cgroup.version",
+    flag: "--cgroup-version",
+    env: "JOBSIGHT_CGROUP_VERSION",
+    type: "enum",
+    values: ["auto", "v2", "v1", "none"],
+    default: "auto",
+    description: "cgroup layout; 'none' attributes processes to jobs through /proc.",
+  },
+  {
+    path: "procRoot",
+    flag: "--proc-root",
+    env: "JOBSIGHT_PROC_ROOT",
+    type: "string",
+    default: "/proc",
+    description: "Where procfs is mounted.",
+  },
+  {
+    path: "processes.top",
+    flag: "--top-processes",
+    env: "JOBSIGHT_TOP_PROCESSES",
+    type: "integer",
+    default: 5,
+    min: 0,
+    description: "Top memory holders named per job (plus every process in state D); 0 turns it off.",
+  },
+  {
+    path: "gpu.mode",
+    flag: "--gpu",
+    env: "JOBSIGHT_GPU",
+    type: "enum",
+    values: ["auto", "on", "off"],
+    default: "auto",
+    description: "Watch GPUs with nvidia-smi: auto (if present), on, off.",
+  },
+  {
+    path: "gpu.command",
+    flag: "--nvidia-smi",
+    env: "JOBSIGHT_NVIDIA_SMI",
+    type: "string",
+    default: "nvidia-smi",
+    description: "The nvidia-smi command.",
+  },
+  {
+    path: "kernelLog.enabled",
+    flag: "--kmsg",
+    env: "JOBSIGHT_KMSG",
+    type: "boolean",
+    default: true,
+    description: "Read GPU Xid faults and OOM kills from the kernel log.",
+  },
+  {
+    path: "kernelLog.path",
+    flag: "--kmsg-path",
+    env: "JOBSIGHT_KMSG_PATH",
+    type: "string",
+    default: "/dev/kmsg",
+    description: "The kernel log device.",
+  },
+  {
+    path: "spool.dir",
+    flag: "--spool-dir",
+    env: "JOBSIGHT_SPOOL_DIR",
+    type: "string",
+    default: "/var/lib/jobsight/spool",
+    description: "Durable spool directory.",
+  },
+  {
+    path: "spool.maxMegabytes",
+    flag: "--spool-max-mb",
+    env: "JOBSIGHT_SPOOL_MAX_MB",
+    type: "integer",
+    default: 256,
+    min: 1,
+    description: "Spool size cap; past it the oldest usage samples are dropped.",
+  },
+  {
+    path: "backend.url",
+    flag: "--url",
+    env: "JOBSIGHT_URL",
+    type: "string",
+    description: "Data plane base URL (REST ingest). Without it, data stays in the spool.",
+  },
+  {
+    path: "backend.token",
+    flag: "--token",
+    env: "JOBSIGHT_TOKEN",
+    type: "string",
+    secret: true,
+    description: "Bearer token (prefer --token-file).",
+  },
+  {
+    path: "backend.tokenFile",
+    flag: "--token-file",
+    env: "JOBSIGHT_TOKEN_FILE",
+    type: "string",
+    description: "File holding the bearer token.",
+  },
+  {
+    path: "backend.batchRecords",
+    flag: "--batch-records",
+    env: "JOBSIGHT_BATCH_RECORDS",
+    type: "integer",
+    default: 500,
+    min: 1,
+    description: "Records per batch sent.",
+  },
+  {
+    path: "health.port",
+    flag: "--health-port",
+    env: "JOBSIGHT_HEALTH_PORT",
+    type: "integer",
+    default: 9465,
+    min: 0,
+    description: "Port of GET /healthz and the epilog endpoint; 0 turns it off.",
+  },
+  {
+    path: "health.host",
+    flag: "--health-host",
+    env: "JOBSIGHT_HEALTH_HOST",
+    type: "string",
+    default: "127.0.0.1",
+    description: "Address the health endpoint listens on.",
+  },
+  {
+    path: "log.level",
+    flag: "--log-level",
+    env: "JOBSIGHT_LOG_LEVEL",
+    type: "enum",
+    values: ["debug", "info", "warn", "error"],
+    default: "info",
+    description: "Lowest log level written (JSON lines on stderr).",
+  },
+  {
+    path: "slurm.squeueCommand",
+    flag: "--squeue",
+    env: "JOBSIGHT_SQUEUE",
+    type: "string",
+    default: "squeue",
+    description: "The squeue command (controller mode).",
+  },
+  {
+    path: "slurm.sacctCommand",
+    flag: "--sacct",
+    env: "JOBSIGHT_SACCT",
+    type: "string",
+    default: "sacct",
+    description: "The sacct command (controller mode).",
+  },
+  {
+    path: "slurm.lookbackMinutes",
+    flag: "--sacct-lookback",
+    env: "JOBSIGHT_SACCT_LOOKBACK_MINUTES",
+    type: "integer",
+    default: 60,
+    min: 1,
+    description: "How far back sacct looks for ended jobs at start.",
+  },
+];

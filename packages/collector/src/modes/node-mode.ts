@@ -1,0 +1,254 @@
+import type { NodeEvent, UsageSample } from "@jobsight/schemas";
+import { type Logger, silentLogger } from "../log/logger.js";
+import { type CgroupSource, type CgroupVersion, cgroupSource } from "../sources/cgroup-layout.js";
+import type { CgroupUsage } from "../sources/cgroup-usage.js";
+import type { KernelLog } from "../sources/kernel-log.js";
+import type { NvidiaSmi } from "../sources/nvidia-smi.js";
+import { notableProcesses, ProcJobAttribution, summariseProcesses } from "../sources/proc-job-attribution.js";
+import type { ProcReader } from "../sources/proc-reader.js";
+import type { DiskSpool } from "../spool/disk-spool.js";
+import type { SpoolKind } from "../spool/frame.js";
+import { assignGpus } from "./job-gpus.js";
+import { sanitiseSample } from "./sample-sanitiser.js";
+
+/** Options of {@link NodeMode}. */
+export type NodeModeOptions = {
+  cluster: string;
+  /** This node's name (a multi-slurmd scope prefix overrides it per job). */
+  node: string;
+  spool: DiskSpool;
+  proc: ProcReader;
+  /** The cgroup hierarchy; `none` attributes processes through /proc instead. */
+  cgroupVersion: CgroupVersion;
+  /** The cgroup mount point. @default "/sys/fs/cgroup" */
+  cgroupRoot?: string;
+  /** Time between collection rounds. @default 10000 */
+  intervalMs?: number;
+  /** Name this many top memory holders per job (plus every process in state D); 0 turns the /proc scan off. @default 5 */
+  topProcesses?: number;
+  /** The GPU source, if GPUs are watched. @default none */
+  gpus?: NvidiaSmi;
+  /** The kernel log source, if watched. @default none */
+  kernelLog?: KernelLog;
+  /** Clock. @default Date.now */
+  now?: () => number;
+  /** Structured log. @default silent */
+  logger?: Logger;
+};
+
+/** Figures for health output. */
+export type NodeModeStats = {
+  rounds: number;
+  skippedRounds: number;
+  failedRounds: number;
+  lastRoundAt: string | null;
+  lastRoundMs: number;
+  jobs: number;
+  /** Samples with fields dropped because the schema cannot take their values. */
+  invalidSamples: number;
+};
+
+type Tracked = { sample: UsageSample; finalised: boolean; dir?: string };
+
+/**
+ * The node collector: every interval it discovers the running jobs, reads each job's cgroup (or,
+ * without cgroups, sums its processes from /proc), adds notable processes and GPUs, drains the
+ * kernel log, and appends everything to the spool in one durable write. A job whose cgroup
+ * disappeared gets one final sample (`final: true`); the epilog hook can ask for that final reading
+ * at once. Rounds never throw into the host and a round is skipped while the previous one runs.
+ *
+ * @example
+ * ```ts
+ * const mode = new NodeMode({ cluster: "hpc1", node: "n01", spool, proc: new ProcReader(), cgroupVersion: "v2" });
+ * mode.start();
+ * ```
+ */
+export class NodeMode {
+  private readonly o: NodeModeOptions;
+  private readonly log: Logger;
+  private readonly now: () => number;
+  private readonly cgroups: CgroupSource | undefined;
+  private readonly attribution: ProcJobAttribution | undefined;
+  private readonly tracked = new Map<string, Tracked>();
+  private readonly queuedEvents: NodeEvent[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private readonly figures: NodeModeStats = {
+    rounds: 0,
+    skippedRounds: 0,
+    failedRounds: 0,
+    lastRoundAt: null,
+    lastRoundMs: 0,
+    jobs: 0,
+    invalidSamples: 0,
+  };
+
+  constructor(options: NodeModeOptions) {
+    this.o = options;
+    this.log = options.logger ?? silentLogger;
+    this.now = options.now ?? Date.now;
+    if (options.cgroupVersion !== "none") {
+      this.cgroups = cgroupSource(options.cgroupVersion, options.cgroupRoot ?? "/sys/fs/cgroup");
+    }
+    const top = options.topProcesses ?? 5;
+    if (options.cgroupVersion === "none" || top > 0) {
+      this.attribution = new ProcJobAttribution({
+        proc: options.proc,
+        byCgroup: options.cgroupVersion !== "none",
+      });
+    }
+  }
+
+  /** Report a source that cannot be read, as a `source_unavailable` event in the next round. */
+  sourceUnavailable(source: string, message: string): void {
+    this.queuedEvents.push({
+      cluster: this.o.cluster,
+      node: this.o.node,
+      time: new Date(this.now()).toISOString(),
+      kind: "source_unavailable",
+      source,
+      message: message.slice(0, 4096) || source,
+    });
+  }
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => void this.collect(), this.o.intervalMs ?? 10_000);
+    void this.collect();
+  }
+
+  /** Stop collecting, wait for a round in progress and release open files. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running;
+    this.cgroups?.reader.close();
+    this.o.proc.close();
+  }
+
+  /** Run one collection round now (skipped if one is running). Resolves, never rejects. */
+  collect(): Promise<void> {
+    if (this.running) {
+      this.figures.skippedRounds++;
+      return this.running;
+    }
+    const started = performance.now();
+    this.running = this.round()
+      .then(() => {
+        this.figures.rounds++;
+      })
+      .catch((error) => {
+        this.figures.failedRounds++;
+        this.log.error("collection round failed", { error });
+      })
+      .finally(() => {
+        this.figures.lastRoundMs = performance.now() - started;
+        this.figures.lastRoundAt = new Date(this.now()).toISOString();
+        this.running = undefined;
+      });
+    return this.running;
+  }
+
+  private async round(): Promise<void> {
+    const time = new Date(this.now()).toISOString();
+    const usage = new Map<string, { usage: CgroupUsage; node: string; dir?: string }>();
+    if (this.cgroups) {
+      for (const job of this.cgroups.discover()) {
+        const u = this.cgroups.reader.read(job.dir);
+        if (u) usage.set(job.jobId, { usage: u, node: job.nodePrefix ?? this.o.node, dir: job.dir });
+      }
+    }
+    const byJob = this.attribution?.scan();
+    const pidJob = new Map<number, string>();
+    if (byJob) {
+      for (const [jobId, job] of byJob) {
+        for (const p of job.processes) pidJob.set(p.pid, jobId);
+        if (this.cgroups) continue;
+        const totals = summariseProcesses(job, this.o.proc.pageSize);
+        const prev = this.tracked.get(jobId)?.sample.memory?.peakBytes ?? 0;
+        usage.set(jobId, {
+          node: this.o.node,
+          usage: {
+            memory: { currentBytes: totals.rssBytes, peakBytes: Math.max(prev, totals.rssBytes) },
+            cpu: { usageSeconds: totals.cpuSeconds },
+            pids: totals.count,
+          },
+        });
+      }
+    }
+    const gpuReadings = this.o.gpus?.latest() ?? [];
+    const apps = gpuReadings.length > 0 ? await this.o.gpus!.computeApps() : [];
+    const gpus = assignGpus(gpuReadings, apps, this.o.proc, (pid) => pidJob.get(pid));
+
+    const records: { kind: SpoolKind; value: unknown }[] = [];
+    const top = this.o.topProcesses ?? 5;
+    for (const [jobId, { usage: u, node, dir }] of usage) {
+      const sample: UsageSample = { cluster: this.o.cluster, jobId, node, time, ...u };
+      const g = gpus.byJob.get(jobId);
+      if (g) sample.gpus = g;
+      const procs = byJob?.get(jobId);
+      if (procs && top > 0) {
+        const notable = notableProcesses(procs, this.o.proc, top);
+        if (notable.length > 0) sample.processes = notable;
+      }
+      const previous = this.tracked.get(jobId);
+      if (previous?.finalised) continue;
+      this.push(records, sample);
+      this.tracked.set(jobId, { sample, finalised: false, dir });
+    }
+    // Jobs seen before and gone now: their last reading becomes the final one.
+    for (const [jobId, t] of this.tracked) {
+      if (usage.has(jobId)) continue;
+      if (!t.finalised) this.push(records, { ...t.sample, time, final: true });
+      if (t.dir) this.cgroups?.reader.forget(t.dir);
+      this.tracked.delete(jobId);
+    }
+
+    const events = this.o.kernelLog?.drain() ?? [];
+    for (const e of this.queuedEvents.splice(0)) records.push({ kind: "event", value: e });
+    for (const e of events) {
+      if (!e.jobId && e.kind === "gpu_xid" && e.xid) {
+        const jobId = (e.xid.pid ? pidJob.get(e.xid.pid) : undefined) ?? gpus.jobByPci.get(e.xid.pciBusId);
+        if (jobId) e.jobId = jobId;
+      }
+      records.push({ kind: "event", value: e });
+    }
+    this.figures.jobs = usage.size;
+    if (records.length > 0) await this.o.spool.append(records);
+    this.o.kernelLog?.saveState();
+  }
+
+  private push(records: { kind: SpoolKind; value: unknown }[], sample: UsageSample): void {
+    const dropped = sanitiseSample(sample);
+    if (dropped > 0) {
+      this.figures.invalidSamples++;
+      this.log.debug("dropped fields the schema cannot take", { jobId: sample.jobId, dropped });
+    }
+    records.push({ kind: "usage", value: sample });
+  }
+
+  /**
+   * Take the final reading of a job now (called from the SLURM epilog through the health port).
+   * Returns false when the job is unknown to this collector.
+   */
+  async finalReading(jobId: string): Promise<boolean> {
+    await this.running;
+    const t = this.tracked.get(jobId);
+    if (!t || t.finalised) return false;
+    const time = new Date(this.now()).toISOString();
+    let sample: UsageSample = { ...t.sample, time, final: true };
+    const dir = this.cgroups?.discover().find((j) => j.jobId === jobId)?.dir;
+    const fresh = dir ? this.cgroups!.reader.read(dir) : undefined;
+    if (fresh) sample = { ...sample, ...fresh };
+    const records: { kind: SpoolKind; value: unknown }[] = [];
+    this.push(records, sample);
+    await this.o.spool.append(records);
+    t.finalised = true;
+    t.sample = sample;
+    return true;
+  }
+
+  stats(): NodeModeStats {
+    return { ...this.figures };
+  }
+}

@@ -1,0 +1,53 @@
+import { execFile } from "node:child_process";
+import { CommandError } from "../errors.js";
+
+/** Options of {@link runCommand}. */
+export type RunCommandOptions = {
+  /** Time limit. @default 60000 */
+  timeoutMs?: number;
+  /** Largest output accepted. @default 268435456 */
+  maxBuffer?: number;
+  /** Extra environment. @default none */
+  env?: Record<string, string>;
+};
+
+/**
+ * Run a command (no shell) and return its standard output; a failure, non-zero exit or timeout
+ * becomes a {@link CommandError} that carries the first line of its standard error.
+ *
+ * @example
+ * ```ts
+ * const json = await runCommand("squeue", ["--json"]);
+ * ```
+ */
+export function runCommand(
+  command: string,
+  args: string[],
+  options: RunCommandOptions = {},
+): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      command,
+      args,
+      {
+        timeout: options.timeoutMs ?? 60_000,
+        maxBuffer: options.maxBuffer ?? 256 * 1024 * 1024,
+        env: options.env ? { ...process.env, ...options.env } : process.env,
+      },
+      (error, stdout, stderr) => {
+        if (error) {
+          const said = String(stderr).trim().split("\n")[0] ?? "";
+          reject(
+            new CommandError(
+              "COMMAND_FAILED",
+              `${command} ${args.join(" ")} failed: ${said || error.message}`,
+              { cause: error },
+            ),
+          );
+          return;
+        }
+        resolve(String(stdout));
+      },
+    );
+  });
+}

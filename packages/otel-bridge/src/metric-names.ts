@@ -1,0 +1,222 @@
+/**
+ * The names, units and attribute keys of every OTLP metric Jobsight sends, following the
+ * OpenTelemetry semantic conventions: dotted lower-case names under `jobsight.`, UCUM units
+ * (`By`, `s`, `1` for ratios, `{thing}` for counts), semantic-convention attribute keys where one
+ * exists (`host.name`, `user.name`, `disk.io.direction`, `process.pid`, `service.*`) and
+ * `jobsight.`-prefixed keys where none does.
+ */
+
+/** Attributes that say which job, node and sample a point belongs to. */
+export const ObservationAttributes = {
+  /** Resource: the registered cluster id. */
+  cluster: "jobsight.cluster",
+  /** Resource: the node, as the semantic conventions name a host. */
+  node: "host.name",
+  /** Resource: `slurm` or `kubernetes`, when the sender says. */
+  scheduler: "jobsight.scheduler",
+  /** Resource: who sent it. */
+  serviceName: "service.name",
+  /** Resource: `<cluster>/<node>`, so per-node series stay apart in Prometheus. */
+  serviceInstanceId: "service.instance.id",
+  /** Point: the scheduler's job id. */
+  jobId: "jobsight.job.id",
+  /** Point: SLURM step or container; absent for the whole job. */
+  step: "jobsight.job.step",
+  /** Point: the job's owner (semantic-convention `user.name`). */
+  user: "user.name",
+  /** Point: `true` on the last reading of a job (epilog). */
+  final: "jobsight.sample.final",
+  /** Aggregated mode: the partition (queue) grouped by. */
+  partition: "jobsight.partition",
+} as const;
+
+/** Attributes that tell apart several points of one metric within one sample. */
+export const SeriesAttributes = {
+  gpuIndex: "jobsight.gpu.index",
+  gpuUuid: "jobsight.gpu.uuid",
+  gpuPciBusId: "jobsight.gpu.pci_bus_id",
+  /** `read` or `write` (semantic conventions). */
+  ioDirection: "disk.io.direction",
+  /** `cpu`, `memory` or `io`. */
+  pressureResource: "jobsight.pressure.resource",
+  /** `some` or `full`: whether some or all tasks stalled. */
+  pressureStall: "jobsight.pressure.stall",
+  processPid: "process.pid",
+  processCommand: "process.command",
+  /** The state letter of /proc/<pid>/stat (R, S, D...). */
+  processState: "jobsight.process.state",
+} as const;
+
+/** Names of the per-job metrics. */
+export const JobMetricNames = {
+  memoryUsage: "jobsight.job.memory.usage",
+  memoryPeak: "jobsight.job.memory.peak",
+  memoryLimit: "jobsight.job.memory.limit",
+  memoryAnon: "jobsight.job.memory.anon",
+  memoryFile: "jobsight.job.memory.file",
+  memoryShmem: "jobsight.job.memory.shmem",
+  memorySwap: "jobsight.job.memory.swap.usage",
+  memoryOom: "jobsight.job.memory.oom.count",
+  memoryOomKill: "jobsight.job.memory.oom_kill.count",
+  cpuTime: "jobsight.job.cpu.time",
+  cpuUserTime: "jobsight.job.cpu.user.time",
+  cpuSystemTime: "jobsight.job.cpu.system.time",
+  cpuPeriods: "jobsight.job.cpu.periods",
+  cpuThrottledPeriods: "jobsight.job.cpu.throttled.periods",
+  cpuThrottledTime: "jobsight.job.cpu.throttled.time",
+  cpuLimit: "jobsight.job.cpu.limit",
+  diskIo: "jobsight.job.disk.io",
+  diskOperations: "jobsight.job.disk.operations",
+  processCount: "jobsight.job.process.count",
+  pressure: "jobsight.job.pressure.stall",
+  gpuUtilization: "jobsight.job.gpu.utilization",
+  gpuMemoryUsage: "jobsight.job.gpu.memory.usage",
+  gpuMemoryLimit: "jobsight.job.gpu.memory.limit",
+  gpuPower: "jobsight.job.gpu.power",
+  gpuTemperature: "jobsight.job.gpu.temperature",
+  processMemory: "jobsight.job.process.memory.usage",
+} as const;
+
+/** Names of the aggregated (per user / partition / node) metrics. */
+export const AggregateMetricNames = {
+  jobs: "jobsight.jobs.count",
+  memoryUsage: "jobsight.jobs.memory.usage",
+  memoryLimit: "jobsight.jobs.memory.limit",
+  cpuLimit: "jobsight.jobs.cpu.limit",
+  processCount: "jobsight.jobs.process.count",
+  gpuCount: "jobsight.jobs.gpu.count",
+  gpuUtilization: "jobsight.jobs.gpu.utilization",
+  gpuMemoryUsage: "jobsight.jobs.gpu.memory.usage",
+} as const;
+
+/** How one metric is sent. */
+export interface MetricDefinition {
+  name: string;
+  /** UCUM unit. */
+  unit: string;
+  /** `gauge`: a reading; `counter`: cumulative monotonic Sum (a cgroup counter since creation). */
+  instrument: "gauge" | "counter";
+  /** Whether points carry `as_int` or `as_double`. */
+  valueType: "int" | "double";
+  /** Where the value comes from in a UsageSample (or how an aggregate is formed). */
+  source: string;
+  /** Attributes beyond the job identity, in the order they are written. */
+  attributes: readonly string[];
+  description: string;
+}
+
+const M = JobMetricNames;
+const S = SeriesAttributes;
+const gpu = [S.gpuIndex, S.gpuUuid, S.gpuPciBusId] as const;
+const def = (
+  name: string,
+  unit: string,
+  instrument: MetricDefinition["instrument"],
+  valueType: MetricDefinition["valueType"],
+  source: string,
+  description: string,
+  attributes: readonly string[] = [],
+): MetricDefinition => ({ name, unit, instrument, valueType, source, attributes, description });
+
+/** Every per-job metric, in the order encoders write them. */
+export const jobMetricDefinitions: readonly MetricDefinition[] = [
+  def(M.memoryUsage, "By", "gauge", "int", "memory.currentBytes", "Memory in use by the job's cgroup."),
+  def(M.memoryPeak, "By", "gauge", "int", "memory.peakBytes", "High-water mark of the cgroup's memory."),
+  def(M.memoryLimit, "By", "gauge", "int", "memory.limitBytes", "The cgroup's memory limit (memory.max)."),
+  def(M.memoryAnon, "By", "gauge", "int", "memory.anonBytes", "Anonymous memory (heap, stacks)."),
+  def(M.memoryFile, "By", "gauge", "int", "memory.fileBytes", "Page cache charged to the job."),
+  def(M.memoryShmem, "By", "gauge", "int", "memory.shmemBytes", "Shared memory and tmpfs such as /dev/shm."),
+  def(M.memorySwap, "By", "gauge", "int", "memory.swapBytes", "Swap in use by the cgroup."),
+  def(M.memoryOom, "{event}", "counter", "int", "memory.oomEvents", "Times the memory limit was hit."),
+  def(
+    M.memoryOomKill,
+    "{event}",
+    "counter",
+    "int",
+    "memory.oomKillEvents",
+    "Processes killed by the OOM killer.",
+  ),
+  def(M.cpuTime, "s", "counter", "double", "cpu.usageSeconds", "CPU time used by the cgroup."),
+  def(M.cpuUserTime, "s", "counter", "double", "cpu.userSeconds", "CPU time in user mode."),
+  def(M.cpuSystemTime, "s", "counter", "double", "cpu.systemSeconds", "CPU time in kernel mode."),
+  def(M.cpuPeriods, "{period}", "counter", "int", "cpu.periods", "CFS enforcement periods elapsed."),
+  def(
+    M.cpuThrottledPeriods,
+    "{period}",
+    "counter",
+    "int",
+    "cpu.throttledPeriods",
+    "Periods the cgroup was throttled.",
+  ),
+  def(M.cpuThrottledTime, "s", "counter", "double", "cpu.throttledSeconds", "Time the cgroup was throttled."),
+  def(
+    M.cpuLimit,
+    "{cpu}",
+    "gauge",
+    "double",
+    "cpu.limitCores",
+    "CPU limit in cores (cpu.max quota / period).",
+  ),
+  def(M.diskIo, "By", "counter", "int", "io.readBytes / io.writeBytes", "Bytes read and written.", [
+    S.ioDirection,
+  ]),
+  def(
+    M.diskOperations,
+    "{operation}",
+    "counter",
+    "int",
+    "io.readOps / io.writeOps",
+    "Read and write operations.",
+    [S.ioDirection],
+  ),
+  def(M.processCount, "{process}", "gauge", "int", "pids", "Tasks in the cgroup (pids.current)."),
+  def(M.pressure, "1", "gauge", "double", "pressure.* / 100", "Share of time stalled, PSI avg10.", [
+    S.pressureResource,
+    S.pressureStall,
+  ]),
+  def(M.gpuUtilization, "1", "gauge", "double", "gpus[].utilizationPercent / 100", "GPU busy share.", gpu),
+  def(M.gpuMemoryUsage, "By", "gauge", "int", "gpus[].memoryUsedBytes", "GPU memory in use.", gpu),
+  def(M.gpuMemoryLimit, "By", "gauge", "int", "gpus[].memoryTotalBytes", "GPU memory in total.", gpu),
+  def(M.gpuPower, "W", "gauge", "double", "gpus[].powerWatts", "GPU power draw.", gpu),
+  def(M.gpuTemperature, "Cel", "gauge", "double", "gpus[].temperatureCelsius", "GPU temperature.", gpu),
+  def(
+    M.processMemory,
+    "By",
+    "gauge",
+    "int",
+    "processes[].rssBytes",
+    "Resident memory of a notable process.",
+    [S.processPid, S.processCommand, S.processState],
+  ),
+];
+
+const A = AggregateMetricNames;
+
+/** Every aggregated metric; attributes are the chosen grouping keys. */
+export const aggregateMetricDefinitions: readonly MetricDefinition[] = [
+  def(A.jobs, "{job}", "gauge", "int", "distinct jobs seen in the window", "Jobs running in the group."),
+  def(
+    A.memoryUsage,
+    "By",
+    "gauge",
+    "int",
+    "sum of memory.currentBytes",
+    "Memory in use by the group's jobs.",
+  ),
+  def(A.memoryLimit, "By", "gauge", "int", "sum of memory.limitBytes", "Memory limits of the group's jobs."),
+  def(A.cpuLimit, "{cpu}", "gauge", "double", "sum of cpu.limitCores", "CPU limits of the group's jobs."),
+  def(A.processCount, "{process}", "gauge", "int", "sum of pids", "Tasks of the group's jobs."),
+  def(A.gpuCount, "{gpu}", "gauge", "int", "count of gpus[]", "GPUs held by the group's jobs."),
+  def(
+    A.gpuUtilization,
+    "1",
+    "gauge",
+    "double",
+    "mean of gpus[].utilizationPercent / 100",
+    "Mean GPU busy share.",
+  ),
+  def(A.gpuMemoryUsage, "By", "gauge", "int", "sum of gpus[].memoryUsedBytes", "GPU memory in use."),
+];
+
+/** The instrumentation scope name under which Jobsight metrics are sent. */
+export const OBSERVATION_SCOPE_NAME = "@jobsight/otel-bridge";

@@ -1,0 +1,273 @@
+import type { UsageSample } from "@jobsight/schemas";
+import type { ScalarAttribute as AttrValue } from "./attribute-values.js";
+import {
+  jobMetricDefinitions,
+  JobMetricNames as M,
+  type MetricDefinition,
+  SeriesAttributes as S,
+} from "./metric-names.js";
+
+/**
+ * The one mapping between UsageSample fields and OTLP points, both ways: for every per-job
+ * metric, how to read its points out of a sample and how to write a received point back into
+ * a sample under construction.
+ */
+
+/** One point of one metric, before the job identity attributes are added. */
+export interface ExtractedPoint {
+  value: number;
+  attributes: Array<[string, AttrValue]>;
+}
+
+type Section = Record<string, unknown>;
+
+/** A sample being rebuilt from points; `points` counts points per section for rejections. */
+export interface SampleDraft {
+  memory: Section;
+  cpu: Section;
+  io: Section;
+  pressure: Section;
+  pids?: number;
+  gpus: Map<number, Section>;
+  processes: Map<number, Section>;
+  points: Map<string, number>;
+}
+
+/** What became of one received point: the section it filled, or why it was refused. */
+export type ApplyOutcome = { section: string } | { reject: string };
+
+/** How one metric maps to and from a sample. */
+export interface ObservationMapping {
+  definition: MetricDefinition;
+  extract(sample: UsageSample): ExtractedPoint[];
+  apply(draft: SampleDraft, value: number, attributes: ReadonlyMap<string, AttrValue>): ApplyOutcome;
+}
+
+type Kind = "int" | "double" | "signed" | "ratio";
+
+// The sample holds percent, OTLP a ratio (semantic conventions). Rounding to 15 significant
+// digits undoes the binary error of the division both ways: 57 -> 0.57 -> 57, 0.57 -> 0.0057.
+const toRatio = (percent: number): number => Number((percent / 100).toPrecision(15));
+const toPercent = (ratio: number): number => Number((ratio * 100).toPrecision(15));
+
+/** Turns a received number into a sample field value, or says why it cannot be one. */
+function accept(value: number, kind: Kind): number | string {
+  if (!Number.isFinite(value)) return "value is not a finite number";
+  if (kind === "signed") return value;
+  if (value < 0) return "value is negative";
+  if (kind === "int") {
+    if (!Number.isInteger(value)) return "value is not an integer";
+    if (!Number.isSafeInteger(value)) return "value exceeds 2^53";
+  }
+  if (kind === "ratio") return toPercent(value);
+  return value;
+}
+
+function integerAttribute(attributes: ReadonlyMap<string, AttrValue>, key: string): number | undefined {
+  const raw = attributes.get(key);
+  // A Prometheus round trip turns every label into a string; accept decimal strings too.
+  const n = typeof raw === "string" && /^\d+$/.test(raw) ? Number(raw) : raw;
+  return typeof n === "number" && Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+}
+
+function stringAttribute(attributes: ReadonlyMap<string, AttrValue>, key: string): string | undefined {
+  const raw = attributes.get(key);
+  return typeof raw === "string" && raw !== "" ? raw : undefined;
+}
+
+function definitionOf(name: string): MetricDefinition {
+  const found = jobMetricDefinitions.find((d) => d.name === name);
+  if (!found) throw new Error(`no definition for ${name}`);
+  return found;
+}
+
+type Group = "memory" | "cpu" | "io" | "pressure";
+
+function scalar(name: string, group: Group, field: string, kind: Kind): ObservationMapping {
+  return {
+    definition: definitionOf(name),
+    extract: (sample) => {
+      const value = (sample[group] as Section | undefined)?.[field];
+      return typeof value === "number"
+        ? [{ value: kind === "ratio" ? toRatio(value) : value, attributes: [] }]
+        : [];
+    },
+    apply: (draft, value) => {
+      const accepted = accept(value, kind);
+      if (typeof accepted === "string") return { reject: `${name}: ${accepted}` };
+      draft[group][field] = accepted;
+      return { section: group };
+    },
+  };
+}
+
+function byDirection(name: string, fields: { read: string; write: string }): ObservationMapping {
+  return {
+    definition: definitionOf(name),
+    extract: (sample) => {
+      const io = sample.io as Section | undefined;
+      const out: ExtractedPoint[] = [];
+      for (const direction of ["read", "write"] as const) {
+        const value = io?.[fields[direction]];
+        if (typeof value === "number") out.push({ value, attributes: [[S.ioDirection, direction]] });
+      }
+      return out;
+    },
+    apply: (draft, value, attributes) => {
+      const direction = attributes.get(S.ioDirection);
+      if (direction !== "read" && direction !== "write")
+        return { reject: `${name}: ${S.ioDirection} must be read or write` };
+      const accepted = accept(value, "int");
+      if (typeof accepted === "string") return { reject: `${name}: ${accepted}` };
+      draft.io[fields[direction]] = accepted;
+      return { section: "io" };
+    },
+  };
+}
+
+const pressureFields: Record<string, string> = {
+  "cpu/some": "cpuSome",
+  "memory/some": "memorySome",
+  "memory/full": "memoryFull",
+  "io/some": "ioSome",
+  "io/full": "ioFull",
+};
+
+const pressure: ObservationMapping = {
+  definition: definitionOf(M.pressure),
+  extract: (sample) =>
+    Object.entries(pressureFields).flatMap(([key, field]) => {
+      const value = (sample.pressure as Section | undefined)?.[field];
+      const [resource, stall] = key.split("/");
+      return typeof value === "number"
+        ? [
+            {
+              value: toRatio(value),
+              attributes: [
+                [S.pressureResource, resource],
+                [S.pressureStall, stall],
+              ] as Array<[string, AttrValue]>,
+            },
+          ]
+        : [];
+    }),
+  apply: (draft, value, attributes) => {
+    const field = pressureFields[`${attributes.get(S.pressureResource)}/${attributes.get(S.pressureStall)}`];
+    if (!field) return { reject: `${M.pressure}: unknown ${S.pressureResource}/${S.pressureStall} pair` };
+    const accepted = accept(value, "ratio");
+    if (typeof accepted === "string") return { reject: `${M.pressure}: ${accepted}` };
+    draft.pressure[field] = accepted;
+    return { section: "pressure" };
+  },
+};
+
+const pids: ObservationMapping = {
+  definition: definitionOf(M.processCount),
+  extract: (sample) => (sample.pids === undefined ? [] : [{ value: sample.pids, attributes: [] }]),
+  apply: (draft, value) => {
+    const accepted = accept(value, "int");
+    if (typeof accepted === "string") return { reject: `${M.processCount}: ${accepted}` };
+    draft.pids = accepted;
+    return { section: "pids" };
+  },
+};
+
+function gpuField(name: string, field: string, kind: Kind): ObservationMapping {
+  return {
+    definition: definitionOf(name),
+    extract: (sample) =>
+      (sample.gpus ?? []).flatMap((g) => {
+        const value = (g as Section)[field];
+        if (typeof value !== "number") return [];
+        const attributes: Array<[string, AttrValue]> = [[S.gpuIndex, g.index]];
+        if (g.uuid !== undefined) attributes.push([S.gpuUuid, g.uuid]);
+        if (g.pciBusId !== undefined) attributes.push([S.gpuPciBusId, g.pciBusId]);
+        return [{ value: kind === "ratio" ? toRatio(value) : value, attributes }];
+      }),
+    apply: (draft, value, attributes) => {
+      const index = integerAttribute(attributes, S.gpuIndex);
+      if (index === undefined) return { reject: `${name}: missing or invalid ${S.gpuIndex}` };
+      const accepted = accept(value, kind);
+      if (typeof accepted === "string") return { reject: `${name}: ${accepted}` };
+      let gpu = draft.gpus.get(index);
+      if (!gpu) {
+        gpu = { index };
+        draft.gpus.set(index, gpu);
+      }
+      gpu[field] = accepted;
+      const uuid = stringAttribute(attributes, S.gpuUuid);
+      const pciBusId = stringAttribute(attributes, S.gpuPciBusId);
+      if (uuid) gpu.uuid = uuid;
+      if (pciBusId) gpu.pciBusId = pciBusId;
+      return { section: `gpu:${index}` };
+    },
+  };
+}
+
+const processMemory: ObservationMapping = {
+  definition: definitionOf(M.processMemory),
+  extract: (sample) =>
+    (sample.processes ?? []).map((p) => ({
+      value: p.rssBytes,
+      attributes: [
+        [S.processPid, p.pid],
+        [S.processCommand, p.command],
+        [S.processState, p.state],
+      ],
+    })),
+  apply: (draft, value, attributes) => {
+    const pid = integerAttribute(attributes, S.processPid);
+    const command = stringAttribute(attributes, S.processCommand);
+    const state = stringAttribute(attributes, S.processState);
+    if (pid === undefined || !command || !state) {
+      return {
+        reject: `${M.processMemory}: needs ${S.processPid}, ${S.processCommand} and ${S.processState}`,
+      };
+    }
+    const accepted = accept(value, "int");
+    if (typeof accepted === "string") return { reject: `${M.processMemory}: ${accepted}` };
+    draft.processes.set(pid, { pid, command, rssBytes: accepted, state });
+    return { section: `process:${pid}` };
+  },
+};
+
+/** Every per-job metric's mapping, in `jobMetricDefinitions` order. */
+export const observationMappings: readonly ObservationMapping[] = [
+  scalar(M.memoryUsage, "memory", "currentBytes", "int"),
+  scalar(M.memoryPeak, "memory", "peakBytes", "int"),
+  scalar(M.memoryLimit, "memory", "limitBytes", "int"),
+  scalar(M.memoryAnon, "memory", "anonBytes", "int"),
+  scalar(M.memoryFile, "memory", "fileBytes", "int"),
+  scalar(M.memoryShmem, "memory", "shmemBytes", "int"),
+  scalar(M.memorySwap, "memory", "swapBytes", "int"),
+  scalar(M.memoryOom, "memory", "oomEvents", "int"),
+  scalar(M.memoryOomKill, "memory", "oomKillEvents", "int"),
+  scalar(M.cpuTime, "cpu", "usageSeconds", "double"),
+  scalar(M.cpuUserTime, "cpu", "userSeconds", "double"),
+  scalar(M.cpuSystemTime, "cpu", "systemSeconds", "double"),
+  scalar(M.cpuPeriods, "cpu", "periods", "int"),
+  scalar(M.cpuThrottledPeriods, "cpu", "throttledPeriods", "int"),
+  scalar(M.cpuThrottledTime, "cpu", "throttledSeconds", "double"),
+  scalar(M.cpuLimit, "cpu", "limitCores", "double"),
+  byDirection(M.diskIo, { read: "readBytes", write: "writeBytes" }),
+  byDirection(M.diskOperations, { read: "readOps", write: "writeOps" }),
+  pids,
+  pressure,
+  gpuField(M.gpuUtilization, "utilizationPercent", "ratio"),
+  gpuField(M.gpuMemoryUsage, "memoryUsedBytes", "int"),
+  gpuField(M.gpuMemoryLimit, "memoryTotalBytes", "int"),
+  gpuField(M.gpuPower, "powerWatts", "double"),
+  gpuField(M.gpuTemperature, "temperatureCelsius", "signed"),
+  processMemory,
+];
+
+/** Fields without which a section cannot stand (required by the UsageSample schema). */
+export const requiredFields: Readonly<Record<string, { fields: readonly string[]; because: string }>> = {
+  memory: { fields: ["currentBytes"], because: `memory metrics need ${M.memoryUsage}` },
+  cpu: { fields: ["usageSeconds"], because: `cpu metrics need ${M.cpuTime}` },
+  io: { fields: ["readBytes", "writeBytes"], because: `${M.diskIo} needs both directions` },
+  gpu: {
+    fields: ["utilizationPercent", "memoryUsedBytes"],
+    because: `gpu metrics need ${M.gpuUtilization} and ${M.gpuMemoryUsage}`,
+  },
+};

@@ -1,0 +1,82 @@
+const connection = `Connection (flags over environment over config file):
+  --url <url>        Jobsight server URL            (JOBSIGHT_URL)
+  --token <token>    bearer token                   (JOBSIGHT_TOKEN)
+  --config <file>    config file (default ~/.config/jobsight/config.json, or $XDG_CONFIG_HOME/jobsight/config.json)
+  --timeout <ms>     deadline of one request        (JOBSIGHT_TIMEOUT_MS, default 30000)
+  Config file keys: url, token, cluster, user, timeoutMs, retries. Colours only on a terminal; NO_COLOR turns them off.`;
+
+/** The help of each command, and of the CLI as a whole. */
+export const helpTexts: Record<string, string> = {
+  main: `jobsight — predict what jobs need, edit submissions, diagnose failures
+
+Usage: jobsight <command> [options]
+
+Commands:
+  predict <file>...     predict a sbatch script's or Kubernetes manifest's resources and show the edit
+  diagnose <job-id>     why a job failed or ran badly; exit code for CI
+  import <file>         import job history (SWF, sacct) into the server
+  backtest <trace>      replay a trace and report prediction quality
+  server                run the Jobsight server
+  help [command]        show help
+
+Run 'jobsight <command> --help' for a command's options.
+Exit codes: 0 ok, 1 findings of severity error (diagnose), 2 usage or configuration error, 3 server unreachable.
+
+${connection}
+`,
+  predict: `Usage: jobsight predict <job.sbatch|pod.yaml>... [options]
+
+Reads each submission, asks the server for a prediction, prints per resource the request, the
+recommendation, its range and confidence, then the edit of the submission as a unified diff.
+
+Options:
+  --apply              write the edit into the file (the original is kept as <file>.bak)
+  --json               print a JSON document instead of the table and diff
+  --cluster <id>       cluster the job is for                (JOBSIGHT_CLUSTER, config "cluster")
+  --user <name>        who submits it                        (JOBSIGHT_USER, default: your login name)
+  --policy <file>      a Policy JSON file (leaveAlone, neverLower, floors, caps, ...)
+  --workload <name>    Kubernetes: the workload (Job/name, name or Argo template) to predict
+  --container <name>   Kubernetes: the container to resize (default: the first)
+  --format <f>         sbatch or kubernetes (default: from the file name and content)
+  -h, --help           show this help
+
+Exit codes: 0 ok, 2 usage or configuration error (or refused by the server), 3 server unreachable.
+
+${connection}
+`,
+  diagnose: `Usage: jobsight diagnose <job-id> [options]
+
+Prints the server's diagnosis of a job. The exit code tells CI what it found:
+  0  the job is healthy, or no finding has severity error
+  1  at least one finding of severity error
+  2  usage or configuration error (including an unknown job or a refused token)
+  3  the server could not be reached
+
+Options:
+  --cluster <id>            the job's cluster (when the job id alone is ambiguous)
+  --format markdown|json    markdown (default) or the Diagnosis JSON document
+  -h, --help                show this help
+
+${connection}
+`,
+  import: `Usage: jobsight import <file> --format swf|sacct|sacct-json [options]
+
+Streams a history file (Standard Workload Format, or sacct output) into the server in batches
+(POST /v1/jobs), so a site need not start from zero. Parsing is done by the Jobsight server
+package: this command runs its 'jobsight-server import' with the same arguments.
+
+${connection}
+`,
+  backtest: `Usage: jobsight backtest <trace> [--format swf|sacct] [--window 0.3] [--json]
+
+Imports the trace into a throwaway store, replays it without look-ahead (the last 30% by submit
+time is scored) and prints coverage, under-prediction, slack, range coverage and calibration per
+resource, next to the users' own requests and a VPA-style baseline. Runs 'jobsight-server
+backtest' from the Jobsight server package with the same arguments.
+`,
+  server: `Usage: jobsight server [options]
+
+Runs the Jobsight server (data plane and intelligence plane) from the Jobsight server package
+('jobsight-server' with the same arguments).
+`,
+};

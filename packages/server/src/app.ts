@@ -1,0 +1,120 @@
+import { join } from "node:path";
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
+import type { ServerConfig } from "./config/server-config.js";
+import type { ObjectStore } from "./data-plane/objects/object-store.js";
+import type { DataPlaneStorage } from "./data-plane/storage.js";
+import { ApiTokenVerifier } from "./plugins/auth/api-token-verifier.js";
+import type { TokenVerifier } from "./plugins/auth/principal.js";
+import { authPlugin } from "./plugins/auth.js";
+import { errorHandlerPlugin } from "./plugins/error-handler.js";
+import { objectStorePlugin } from "./plugins/object-store.js";
+import { postgresPlugin } from "./plugins/postgres.js";
+import { rateLimitPlugin } from "./plugins/rate-limit.js";
+import { artifactRoutes } from "./routes/artifacts.js";
+import { clusterRoutes } from "./routes/clusters.js";
+import { eventRoutes } from "./routes/events.js";
+import { healthRoutes } from "./routes/health.js";
+import { IngestGate } from "./routes/ingest-gate.js";
+import { jobRoutes } from "./routes/jobs.js";
+import { registerApiRoutes } from "./routes/register-api-routes.js";
+import type { RouteDeps } from "./routes/route-deps.js";
+import type { RouteHandlers } from "./routes/route-handler.js";
+import { usageRoutes } from "./routes/usage.js";
+import { SERVER_VERSION } from "./version.js";
+
+/** Options of {@link buildApp}. */
+export type BuildAppOptions = {
+  /** The parsed configuration (see `parseServerConfig`). */
+  config: ServerConfig;
+  /** Storage opened by the caller (not closed with the app); default: opened from `config.postgres`. @default undefined */
+  storage?: DataPlaneStorage;
+  /** Object store made by the caller (not closed with the app); default: from `config.objectStore`. @default undefined */
+  objectStore?: ObjectStore;
+  /** More token verifiers (e.g. OIDC), tried after the API tokens. @default [] */
+  verifiers?: readonly TokenVerifier[];
+  /**
+   * Handlers of further operations of the route table (predictions, policy, diagnosis…), by
+   * operationId; they may replace the data plane's own. Operations without a handler answer 501.
+   * @default {}
+   */
+  handlers?: RouteHandlers | ((deps: RouteDeps) => RouteHandlers);
+  /** fastify logger option; default: pino at `config.http.logLevel`. @default undefined */
+  logger?: FastifyServerOptions["logger"];
+};
+
+/**
+ * Builds the Jobsight server app without listening: plugins (errors, rate limits, PostgreSQL,
+ * object store, auth) and every route of the route table. Tests call `app.inject()`; `main.ts`
+ * calls `app.listen()`.
+ *
+ * @example
+ * ```ts
+ * const app = await buildApp({ config: parseServerConfig({ postgres: { url } }) });
+ * const res = await app.inject({ method: "GET", url: "/healthz" });
+ * await app.close();
+ * ```
+ */
+export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
+  const { config } = options;
+  const app = Fastify({
+    logger: options.logger ?? {
+      level: config.http.logLevel,
+      redact: ["req.headers.authorization", "req.headers.cookie"],
+    },
+    bodyLimit: config.http.bodyLimitBytes,
+    requestTimeout: config.http.requestTimeoutMs,
+    pluginTimeout: 180_000,
+    forceCloseConnections: "idle",
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+
+  await app.register(errorHandlerPlugin, { bodyLimitBytes: config.http.bodyLimitBytes });
+  await app.register(rateLimitPlugin, config.rateLimit);
+  await app.register(
+    postgresPlugin,
+    options.storage
+      ? { storage: options.storage }
+      : {
+          open: {
+            url: config.postgres.url,
+            embeddedDir: join(config.dataDir, "postgres"),
+            embeddedPort: config.postgres.embeddedPort,
+            embeddedBinDir: config.postgres.embeddedBinDir,
+            poolSize: config.postgres.poolSize,
+            statementTimeoutMs: config.postgres.statementTimeoutMs,
+            migrate: config.postgres.migrate,
+            timescale: config.postgres.timescale,
+            policies: { retentionDays: config.ingest.retentionDays, compressAfterDays: config.ingest.compressAfterDays },
+          },
+        },
+  );
+  await app.register(objectStorePlugin, options.objectStore ? { store: options.objectStore } : { config: config.objectStore });
+  const apiTokens = new ApiTokenVerifier({
+    tokens: config.auth.tokens,
+    lookup: (hash) => app.storage.tokens.findByHash(hash),
+  });
+  await app.register(authPlugin, { verifiers: [apiTokens, ...(options.verifiers ?? [])] });
+
+  const deps: RouteDeps = {
+    storage: app.storage,
+    objectStore: app.objectStore,
+    ingestGate: new IngestGate(config.ingest.maxConcurrentBatches),
+    version: SERVER_VERSION,
+  };
+  const extra = typeof options.handlers === "function" ? options.handlers(deps) : (options.handlers ?? {});
+  registerApiRoutes(
+    app,
+    {
+      ...healthRoutes(deps),
+      ...jobRoutes(deps),
+      ...usageRoutes(deps),
+      ...eventRoutes(deps),
+      ...artifactRoutes(deps),
+      ...clusterRoutes(deps),
+      ...extra,
+    },
+    { rawBodyLimitBytes: config.ingest.artifactMaxBytes },
+  );
+  return app;
+}

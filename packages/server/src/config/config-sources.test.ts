@@ -1,0 +1,55 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ConfigError } from "./config-error.js";
+import { configFromEnv, loadServerConfig, mergeConfigLayers } from "./config-sources.js";
+
+describe("config sources", () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "jobsight-config-"));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("lets flags win over the environment, and the environment over the file", async () => {
+    const file = join(dir, "jobsight.json");
+    await writeFile(file, JSON.stringify({ http: { port: 1000, host: "0.0.0.0" }, postgres: { poolSize: 3 } }));
+    const config = await loadServerConfig({
+      file,
+      cwd: dir,
+      env: { JOBSIGHT_PORT: "2000", JOBSIGHT_DATABASE_URL: "postgres://u@h/db", UNRELATED: "x" },
+      overrides: { http: { port: 3000 } },
+    });
+    expect(config.http.port).toBe(3000);
+    expect(config.http.host).toBe("0.0.0.0");
+    expect(config.postgres.url).toBe("postgres://u@h/db");
+    expect(config.postgres.poolSize).toBe(3);
+  });
+
+  it("maps S3 variables into an S3 object store", () => {
+    expect(configFromEnv({ JOBSIGHT_S3_BUCKET: "b", JOBSIGHT_S3_ENDPOINT: "http://127.0.0.1:9000" })).toEqual({
+      objectStore: { bucket: "b", endpoint: "http://127.0.0.1:9000" },
+    });
+  });
+
+  it("merges nested objects and replaces arrays", () => {
+    expect(mergeConfigLayers({ a: { b: 1, c: [1, 2] } }, { a: { c: [3] } })).toEqual({ a: { b: 1, c: [3] } });
+  });
+
+  it("names the file when it is not JSON", async () => {
+    const file = join(dir, "broken.json");
+    await writeFile(file, "{ port: 1 ");
+    const error = await loadServerConfig({ file }).catch((e) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).issues[0].path).toBe(file);
+    expect((error as ConfigError).issues[0].message).toMatch(/^is not valid JSON/);
+  });
+
+  it("reports problems from the environment with their setting path", async () => {
+    const error = await loadServerConfig({ env: { JOBSIGHT_PORT: "eighty", JOBSIGHT_TIMESCALE: "maybe" } }).catch((e) => e);
+    expect((error as ConfigError).issues.map((i) => i.path)).toEqual(["http.port", "postgres.timescale"]);
+  });
+});

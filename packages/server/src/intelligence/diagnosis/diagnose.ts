@@ -1,0 +1,110 @@
+import type { Diagnosis, Finding, FindingKind, Unseen } from "@jobsight/schemas";
+import { buildAgentPrompt } from "./agent-prompt.js";
+import { buildContext } from "./context.js";
+import { explainsFailure } from "./finding-labels.js";
+import type { DiagnosisInput } from "./input.js";
+import { ALL_RULES } from "./rules/all-rules.js";
+import type { DiagnosisRule } from "./rules/rule.js";
+import { buildSummary } from "./summary.js";
+import { DIAGNOSIS_THRESHOLDS, type DiagnosisThresholds } from "./thresholds.js";
+import { sourcesUnseen } from "./unseen.js";
+
+/** Options of {@link diagnose}. */
+export interface DiagnoseOptions {
+  /**
+   * The thresholds the rules judge by.
+   * @default DIAGNOSIS_THRESHOLDS
+   */
+  readonly thresholds?: DiagnosisThresholds;
+  /**
+   * The diagnosis's `generatedAt` (RFC 3339); set it for reproducible output.
+   * @default the current time
+   */
+  readonly now?: string;
+  /**
+   * The rules to run, in order.
+   * @default ALL_RULES
+   */
+  readonly rules?: readonly DiagnosisRule[];
+}
+
+/** When one finding is present, another says nothing more and is dropped. */
+const SUPERSEDES: readonly [FindingKind, FindingKind][] = [
+  // The stalled-loader claim already says the GPUs sat idle, and why.
+  ["stalled_data_loader", "gpu_underutilised"],
+  // Under a CPU quota, contention shows as throttling; pressure alone adds nothing.
+  ["cpu_throttled", "cpu_oversubscribed"],
+];
+
+const SEVERITY_ORDER = { error: 0, warning: 1, info: 2 } as const;
+
+/**
+ * Diagnoses a job from what was observed: runs every rule, orders the findings (errors first),
+ * decides whether the failure's cause was determined, lists what could not be seen, and writes a
+ * summary and a prompt for a coding agent. A pure function of its input.
+ *
+ * @example
+ * ```ts
+ * const d = diagnose({ record, samples, events, sourcesSeen: {} }, { now: "2026-12-02T10:00:00Z" });
+ * d.findings[0]?.kind; // "oom_kill"
+ * ```
+ */
+export function diagnose(input: DiagnosisInput, options: DiagnoseOptions = {}): Diagnosis {
+  const ctx = buildContext(input, options.thresholds ?? DIAGNOSIS_THRESHOLDS);
+  const found: Finding[] = [];
+  const ruleUnseen: Unseen[] = [];
+  for (const rule of options.rules ?? ALL_RULES) {
+    try {
+      const r = rule.evaluate(ctx, found);
+      found.push(...r.findings);
+      ruleUnseen.push(...(r.unseen ?? []));
+    } catch (err) {
+      // One rule tripping on odd data must not cost the rest of the diagnosis; say it was not judged.
+      ruleUnseen.push({
+        source: `rule:${rule.name}`,
+        reason: `The ${rule.name} rule could not run: ${String(err)}`.slice(0, 1024),
+      });
+    }
+  }
+  const kinds = new Set(found.map((f) => f.kind));
+  const findings = found
+    .filter((f) => !SUPERSEDES.some(([winner, loser]) => f.kind === loser && kinds.has(winner)))
+    .map((f, i) => ({ f, i }))
+    .sort(
+      (a, b) =>
+        SEVERITY_ORDER[a.f.severity] - SEVERITY_ORDER[b.f.severity] ||
+        b.f.confidence - a.f.confidence ||
+        a.i - b.i,
+    )
+    .map((x) => x.f);
+  const causeDetermined = !ctx.failed || findings.some(explainsFailure);
+  const unseen = dedupeUnseen([...sourcesUnseen(ctx), ...ruleUnseen]);
+  const record = input.record;
+  return {
+    cluster: record.cluster,
+    jobId: record.jobId,
+    generatedAt: options.now ?? new Date().toISOString(),
+    ...(record.outcome ? { state: record.outcome.state } : {}),
+    causeDetermined,
+    summary: buildSummary(record, findings, unseen, causeDetermined),
+    findings,
+    unseen,
+    agentPrompt: buildAgentPrompt({
+      record,
+      findings,
+      unseen,
+      causeDetermined,
+      submission: input.submission,
+    }),
+  };
+}
+
+function dedupeUnseen(items: readonly Unseen[]): Unseen[] {
+  const seen = new Set<string>();
+  return items.filter((u) => {
+    const key = JSON.stringify([u.source, u.reason, u.window]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

@@ -1,0 +1,135 @@
+import type { EvidenceRef } from "@jobsight/schemas";
+import { metricEvidence, present, processEvidence } from "../evidence.js";
+import { formatBytes, formatShare } from "../format.js";
+import type { MemoryProfile } from "../memory-profile.js";
+
+/** Sentences and evidence describing one node's memory at an OOM kill. */
+export interface OomDetail {
+  readonly sentences: readonly string[];
+  readonly evidence: readonly EvidenceRef[];
+}
+
+/**
+ * What held the memory at the end, which processes, and how memory got there (leak, spike, or a
+ * peak between samples), each sentence backed by the samples it rests on.
+ */
+export function oomDetail(p: MemoryProfile): OomDetail {
+  const sentences: string[] = [];
+  const evidence: EvidenceRef[] = [];
+  const add = (sentence: string | undefined, ...refs: (EvidenceRef | undefined)[]) => {
+    const got = present(...refs);
+    if (sentence && got.length > 0) {
+      sentences.push(sentence);
+      evidence.push(...got);
+    }
+  };
+  if (p.peakBytes !== undefined && p.limitBytes !== undefined) {
+    const s = p.peakSample ?? p.maxCurrent!;
+    const metric = p.peakSample ? "memory.peakBytes" : "memory.currentBytes";
+    const limitText = p.limitFrom === "cgroup" ? "its cgroup limit (memory.max)" : "its request";
+    add(
+      `Memory on ${p.node} peaked at ${formatBytes(p.peakBytes)} against ${formatBytes(p.limitBytes)}, ${limitText}.`,
+      metricEvidence(
+        p.node,
+        metric,
+        [s],
+        `${metric === "memory.peakBytes" ? "memory.peak" : "memory.current"} on ${p.node}: ${formatBytes(p.peakBytes)}.`,
+      ),
+      p.limitFrom === "cgroup"
+        ? metricEvidence(
+            p.node,
+            "memory.limitBytes",
+            [s],
+            `memory.max on ${p.node}: ${formatBytes(p.limitBytes)}.`,
+          )
+        : undefined,
+    );
+  }
+  const b = p.breakdown;
+  if (b?.memory) {
+    const { anonBytes: anon = 0, fileBytes: file = 0, shmemBytes: shmem = 0 } = b.memory;
+    // memory.stat `file` includes tmpfs and shared memory; page cache proper is the rest.
+    const cache = Math.max(0, file - shmem);
+    const parts: [string, number][] = [
+      ["anonymous memory (heap)", anon],
+      ["page cache", cache],
+      ["shared memory / tmpfs such as /dev/shm", shmem],
+    ];
+    const [topName, topBytes] = parts.reduce((a, x) => (x[1] > a[1] ? x : a));
+    const total = anon + cache + shmem;
+    const note = topName.startsWith("shared")
+      ? " Files written to /dev/shm (or shared-memory segments) count against the job's memory and are freed only when deleted."
+      : topName === "page cache"
+        ? " Page cache is normally reclaimable; a kill with mostly page cache points at dirty or locked file pages."
+        : "";
+    add(
+      `At the highest reading before the kill (${b.time}) most of it was ${topName}: ${formatBytes(topBytes)}${total > 0 ? ` (${formatShare(topBytes / total)})` : ""}; anonymous ${formatBytes(anon)}, page cache ${formatBytes(cache)}, shared memory ${formatBytes(shmem)}.${note}`,
+      metricEvidence(p.node, "memory.anonBytes", [b], `memory.stat anon on ${p.node}: ${formatBytes(anon)}.`),
+      metricEvidence(
+        p.node,
+        "memory.fileBytes",
+        [b],
+        `memory.stat file on ${p.node} (includes shmem): ${formatBytes(file)}.`,
+      ),
+      metricEvidence(
+        p.node,
+        "memory.shmemBytes",
+        [b],
+        `memory.stat shmem on ${p.node}: ${formatBytes(shmem)}.`,
+      ),
+    );
+  }
+  const ps = p.processes;
+  if (ps?.processes) {
+    const top = [...ps.processes].sort((a, c) => c.rssBytes - a.rssBytes).slice(0, 3);
+    add(
+      `The largest process${top.length > 1 ? "es were" : " was"} ${top.map((x) => `${x.command} (pid ${x.pid}, ${formatBytes(x.rssBytes)})`).join(", ")}.`,
+      ...top.map((x) =>
+        processEvidence(
+          p.node,
+          ps,
+          x.pid,
+          `${x.command} (pid ${x.pid}) held ${formatBytes(x.rssBytes)} resident, state ${x.state}, at ${ps.time}.`,
+        ),
+      ),
+    );
+  }
+  const pat = p.pattern;
+  if (pat.kind === "leak") {
+    const upTo = p.samples.slice(p.samples.indexOf(pat.from), p.samples.indexOf(pat.to) + 1);
+    add(
+      `Memory climbed steadily, rising in ${formatShare(pat.risingShare)} of the sampling intervals from ${formatBytes(pat.from.memory!.currentBytes)} to ${formatBytes(pat.to.memory!.currentBytes)}: a leak, or data that accumulates over the run.`,
+      metricEvidence(
+        p.node,
+        "memory.currentBytes",
+        upTo,
+        `memory.current on ${p.node} from ${pat.from.time} to ${pat.to.time}.`,
+      ),
+    );
+  } else if (pat.kind === "spike") {
+    const seg = p.samples.slice(p.samples.indexOf(pat.from), p.samples.indexOf(pat.to) + 1);
+    add(
+      `Memory jumped from ${formatBytes(pat.from.memory!.currentBytes)} to ${formatBytes(pat.to.memory!.currentBytes)} between ${pat.from.time} and ${pat.to.time}: a sudden allocation, not a slow leak.`,
+      metricEvidence(p.node, "memory.currentBytes", seg, `memory.current on ${p.node} around the jump.`),
+    );
+  } else if (pat.kind === "peak-between-samples") {
+    const peak = pat.peak.memory!.peakBytes!;
+    const top = pat.maxCurrent.memory!.currentBytes;
+    add(
+      `memory.peak (${formatBytes(peak)}) is ${(peak / top).toFixed(1)} times the largest sampled memory.current (${formatBytes(top)}): the peak fell between two samples, a spike shorter than the sampling interval that the samples did not catch.`,
+      metricEvidence(
+        p.node,
+        "memory.peakBytes",
+        [pat.peak],
+        `memory.peak on ${p.node}: ${formatBytes(peak)}.`,
+      ),
+      metricEvidence(
+        p.node,
+        "memory.currentBytes",
+        p.samples,
+        `memory.current on ${p.node} over the run; largest ${formatBytes(top)}.`,
+      ),
+    );
+  }
+  return { sentences, evidence };
+}

@@ -1,0 +1,22 @@
+import type { NodeEventBatch } from "@jobsight/schemas";
+import { assertWritable, jobClusterFor, readScope } from "./access.js";
+import type { RouteDeps } from "./route-deps.js";
+import type { RouteContext, RouteHandlers } from "./route-handler.js";
+
+/** Node events: ingest from collectors, and the events attributed to a job. */
+export function eventRoutes(deps: RouteDeps): RouteHandlers {
+  return {
+    ingestNodeEvents: async ({ body, principal }: RouteContext<NodeEventBatch>) => {
+      assertWritable(
+        principal,
+        body.events.map((e) => e.cluster),
+        "/events",
+      );
+      return deps.ingestGate.run(() => deps.storage.events.insert(body.events));
+    },
+    getJobEvents: async ({ params, query, principal }: RouteContext<unknown, { cluster?: string }, { jobId: string }>) => {
+      const cluster = await jobClusterFor(deps.storage, readScope(principal, query.cluster), params.jobId);
+      return { events: await deps.storage.events.forJob(cluster, params.jobId) };
+    },
+  };
+}

@@ -1,0 +1,108 @@
+import type { Role } from "@jobsight/schemas";
+import type { JWTPayload } from "jose";
+import type { Principal } from "./principal.js";
+import { TokenError } from "./token-error.js";
+
+/** What membership of one identity-provider group grants. */
+export type GroupGrant = {
+  /** Roles the group grants. */
+  roles: readonly Role[];
+  /**
+   * Clusters the roles apply to.
+   * @default "all"
+   */
+  clusters?: "all" | readonly string[];
+};
+
+/** How a token's claims become a {@link Principal}. */
+export type ClaimMappingOptions = {
+  /**
+   * Claim holding the user name jobs are recorded under; dotted paths reach nested claims.
+   * @default "preferred_username"
+   */
+  userClaim?: string;
+  /**
+   * Claim listing the caller's groups (array, or a space- or comma-separated string), e.g.
+   * `groups` or Keycloak's `realm_access.roles`.
+   * @default "groups"
+   */
+  groupsClaim?: string;
+  /**
+   * Claim listing the caller's clusters; when a token carries it, it replaces the clusters the
+   * groups grant.
+   * @default "jobsight_clusters"
+   */
+  clustersClaim?: string;
+  /**
+   * Group name → what it grants. Groups not named here grant nothing.
+   * @default {}
+   */
+  groupGrants?: Readonly<Record<string, GroupGrant>>;
+  /**
+   * Roles every signed-in user gets, on every cluster, whatever their groups.
+   * @default []
+   */
+  defaultRoles?: readonly Role[];
+};
+
+const ROLE_ORDER: readonly Role[] = ["researcher", "platform", "collector", "scheduler"];
+
+/**
+ * Maps verified claims to a principal: `sub` is the subject, the user claim the user, groups
+ * become roles through `groupGrants`. A token without `sub` is refused (`TOKEN_CLAIMS`); a token
+ * whose groups grant nothing yields a principal with no roles, which every protected route refuses
+ * with 403.
+ *
+ * @example
+ * ```ts
+ * const p = claimsToPrincipal({ sub: "u1", preferred_username: "alice", groups: ["hpc-users"] },
+ *   { groupGrants: { "hpc-users": { roles: ["researcher"] } } });
+ * // { subject: "u1", user: "alice", roles: ["researcher"], clusters: "all", source: "oidc" }
+ * ```
+ */
+export function claimsToPrincipal(claims: JWTPayload, options: ClaimMappingOptions = {}): Principal {
+  if (typeof claims.sub !== "string" || claims.sub.length === 0) {
+    throw new TokenError("TOKEN_CLAIMS", "The token has no subject (sub)");
+  }
+  const user = readClaim(claims, options.userClaim ?? "preferred_username");
+  const groups = toList(readClaim(claims, options.groupsClaim ?? "groups"));
+  const grants = groups.flatMap((g) => {
+    const grant = Object.hasOwn(options.groupGrants ?? {}, g) ? options.groupGrants?.[g] : undefined;
+    return grant ? [grant] : [];
+  });
+  const roles = new Set<Role>(options.defaultRoles ?? []);
+  for (const grant of grants) for (const role of grant.roles) roles.add(role);
+
+  const claimed = readClaim(claims, options.clustersClaim ?? "jobsight_clusters");
+  let clusters: "all" | string[];
+  if (claimed !== undefined) {
+    clusters = toList(claimed);
+  } else if ((options.defaultRoles?.length ?? 0) > 0 || grants.some((g) => (g.clusters ?? "all") === "all")) {
+    clusters = "all";
+  } else {
+    clusters = [...new Set(grants.flatMap((g) => (g.clusters === "all" ? [] : [...(g.clusters ?? [])])))];
+  }
+  return {
+    subject: claims.sub,
+    ...(typeof user === "string" && user.length > 0 ? { user } : {}),
+    roles: ROLE_ORDER.filter((r) => roles.has(r)),
+    clusters,
+    source: "oidc",
+  };
+}
+
+function readClaim(claims: JWTPayload, path: string): unknown {
+  if (Object.hasOwn(claims, path)) return claims[path];
+  let value: unknown = claims;
+  for (const key of path.split(".")) {
+    if (!value || typeof value !== "object" || !Object.hasOwn(value, key)) return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}
+
+function toList(value: unknown): string[] {
+  if (Array.isArray(value)) return value.filter((v): v is string => typeof v === "string" && v.length > 0);
+  if (typeof value === "string") return value.split(/[\s,]+/).filter((v) => v.length > 0);
+  return [];
+}

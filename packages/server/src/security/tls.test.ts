@@ -1,0 +1,216 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { request as httpRequest } from "node:http";
+import { request as httpsRequest, type RequestOptions } from "node:https";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import {
+  credentials,
+  type handleUnaryCall,
+  makeGenericClientConstructor,
+  Server,
+  type ServiceDefinition,
+} from "@grpc/grpc-js";
+import fastify from "fastify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SecurityConfigError } from "./security-config-error.js";
+import { grpcServerCredentials, httpsServerOptions, loadTlsMaterial } from "./tls.js";
+
+const run = promisify(execFile);
+let dir: string;
+const file = (name: string) => join(dir, name);
+
+// A CA, a server certificate for 127.0.0.1 and a client certificate, made with openssl.
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "jobsight-tls-"));
+  const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+  await run("openssl", [
+    "req",
+    "-x509",
+    ...ec,
+    "-keyout",
+    file("ca.key"),
+    "-out",
+    file("ca.crt"),
+    "-days",
+    "2",
+    "-subj",
+    "/CN=Test CA",
+  ]);
+  for (const [name, ext] of [
+    ["server", "subjectAltName=IP:127.0.0.1"],
+    ["client", "extendedKeyUsage=clientAuth"],
+  ]) {
+    await run("openssl", [
+      "req",
+      ...ec,
+      "-keyout",
+      file(`${name}.key`),
+      "-out",
+      file(`${name}.csr`),
+      "-subj",
+      `/CN=${name}`,
+    ]);
+    await writeFile(file(`${name}.ext`), `${ext}\n`);
+    await run("openssl", [
+      "x509",
+      "-req",
+      "-in",
+      file(`${name}.csr`),
+      "-CA",
+      file("ca.crt"),
+      "-CAkey",
+      file("ca.key"),
+      "-CAcreateserial",
+      "-out",
+      file(`${name}.crt`),
+      "-days",
+      "1",
+      "-extfile",
+      file(`${name}.ext`),
+    ]);
+  }
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function get(url: string, options: RequestOptions = {}): Promise<{ status: number; body: string }> {
+  const send = url.startsWith("https:") ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = send(url, options, (res) => {
+      let body = "";
+      res.on("data", (c) => (body += c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+async function serve(https: ReturnType<typeof httpsServerOptions>) {
+  const app = fastify({ https });
+  app.get("/healthz", async () => ({ status: "ok" }));
+  await app.listen({ host: "127.0.0.1", port: 0 });
+  return { app, port: (app.server.address() as AddressInfo).port };
+}
+
+describe("loadTlsMaterial", () => {
+  it("reads and checks the certificate and key", async () => {
+    const tls = await loadTlsMaterial({ certFile: file("server.crt"), keyFile: file("server.key") });
+    expect(tls.subject).toContain("CN=server");
+    expect(Date.parse(tls.notAfter)).toBeGreaterThan(Date.now());
+  });
+
+  it("names the file at fault", async () => {
+    const attempt = (o: Parameters<typeof loadTlsMaterial>[0]) => loadTlsMaterial(o).catch((e: unknown) => e);
+    expect(await attempt({ certFile: file("server.crt"), keyFile: file("client.key") })).toMatchObject({
+      path: "tls.keyFile",
+    });
+    expect(await attempt({ certFile: file("missing.crt"), keyFile: file("server.key") })).toMatchObject({
+      path: "tls.certFile",
+    });
+    expect(await attempt({ certFile: file("server.ext"), keyFile: file("server.key") })).toBeInstanceOf(
+      SecurityConfigError,
+    );
+    expect(
+      await attempt({
+        certFile: file("server.crt"),
+        keyFile: file("server.key"),
+        requireClientCertificate: true,
+      }),
+    ).toMatchObject({ path: "tls.caFile" });
+  });
+});
+
+describe("HTTPS listener", () => {
+  it("serves over TLS, and neither plain HTTP nor an untrusted client gets through", async () => {
+    const tls = await loadTlsMaterial({ certFile: file("server.crt"), keyFile: file("server.key") });
+    const { app, port } = await serve(httpsServerOptions(tls));
+    try {
+      const ca = await readFile(file("ca.crt"));
+      expect(await get(`https://127.0.0.1:${port}/healthz`, { ca })).toEqual({
+        status: 200,
+        body: '{"status":"ok"}',
+      });
+      await expect(get(`https://127.0.0.1:${port}/healthz`)).rejects.toThrow(
+        /self.signed|unable to verify|issuer/i,
+      );
+      await expect(get(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+      await expect(get(`https://127.0.0.1:${port}/healthz`, { ca, maxVersion: "TLSv1.1" })).rejects.toThrow();
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("requires a client certificate from the CA under mutual TLS", async () => {
+    const tls = await loadTlsMaterial({
+      certFile: file("server.crt"),
+      keyFile: file("server.key"),
+      caFile: file("ca.crt"),
+      requireClientCertificate: true,
+    });
+    const { app, port } = await serve(httpsServerOptions(tls));
+    const ca = await readFile(file("ca.crt"));
+    try {
+      await expect(get(`https://127.0.0.1:${port}/healthz`, { ca })).rejects.toThrow();
+      const client = {
+        ca,
+        cert: await readFile(file("client.crt")),
+        key: await readFile(file("client.key")),
+      };
+      expect((await get(`https://127.0.0.1:${port}/healthz`, client)).status).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe("gRPC listener", () => {
+  const service: ServiceDefinition = {
+    ping: {
+      path: "/jobsight.test.Ping/Ping",
+      requestStream: false,
+      responseStream: false,
+      requestSerialize: (b: Buffer) => b,
+      requestDeserialize: (b: Buffer) => b,
+      responseSerialize: (b: Buffer) => b,
+      responseDeserialize: (b: Buffer) => b,
+    },
+  };
+  const ping: handleUnaryCall<Buffer, Buffer> = (call, callback) =>
+    callback(null, Buffer.from(`pong:${call.request}`));
+
+  it("accepts TLS clients that trust the CA and refuses plaintext ones", async () => {
+    const tls = await loadTlsMaterial({ certFile: file("server.crt"), keyFile: file("server.key") });
+    const server = new Server();
+    server.addService(service, { ping });
+    const port = await new Promise<number>((resolve, reject) =>
+      server.bindAsync("127.0.0.1:0", grpcServerCredentials(tls), (e, p) => (e ? reject(e) : resolve(p))),
+    );
+    const Client = makeGenericClientConstructor(service, "Ping");
+    const call = (creds: ReturnType<typeof credentials.createInsecure>) =>
+      new Promise<string>((resolve, reject) => {
+        const client = new Client(`127.0.0.1:${port}`, creds);
+        const deadline = new Date(Date.now() + 3000);
+        (
+          client as unknown as {
+            ping: (r: Buffer, o: object, cb: (e: Error | null, v?: Buffer) => void) => void;
+          }
+        ).ping(Buffer.from("hi"), { deadline }, (e, v) => {
+          client.close();
+          if (e) reject(e);
+          else resolve(String(v));
+        });
+      });
+    try {
+      expect(await call(credentials.createSsl(await readFile(file("ca.crt"))))).toBe("pong:hi");
+      await expect(call(credentials.createInsecure())).rejects.toThrow();
+    } finally {
+      server.forceShutdown();
+    }
+  });
+});

@@ -1,0 +1,66 @@
+import pg from "pg";
+import { afterEach, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "../../../../test/services/index.js";
+import { loadMigrations } from "../../src/data-plane/migration-files.js";
+import { migrate } from "../../src/data-plane/migrator.js";
+
+describe("migrations", () => {
+  const cleanup: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const fn of cleanup.splice(0).reverse()) await fn();
+  });
+
+  async function database(): Promise<{ db: TestDatabase; pool: pg.Pool }> {
+    const db = await createTestDatabase("migrate");
+    const pool = new pg.Pool({ connectionString: db.url, max: 4 });
+    cleanup.push(() => db.drop(), () => pool.end());
+    return { db, pool };
+  }
+
+  it("apply once, then find nothing to do", async () => {
+    const { pool } = await database();
+    const all = (await loadMigrations()).map((m) => m.version);
+    const first = await migrate(pool);
+    expect(first).toEqual({ flavour: "plain", applied: all, skipped: [] });
+    const second = await migrate(pool);
+    expect(second).toEqual({ flavour: "plain", applied: [], skipped: all });
+    const { rows } = await pool.query("SELECT version, flavour FROM jobsight_migrations ORDER BY version");
+    expect(rows).toEqual([
+      { version: 1, flavour: "common" },
+      { version: 2, flavour: "plain" },
+    ]);
+  });
+
+  it("are applied exactly once by servers starting at the same time", async () => {
+    const { db } = await database();
+    // Separate pools: as two server processes would have.
+    const pools = [0, 1, 2].map(() => new pg.Pool({ connectionString: db.url, max: 2 }));
+    cleanup.push(async () => {
+      await Promise.all(pools.map((p) => p.end()));
+    });
+    const reports = await Promise.all(pools.map((p) => migrate(p)));
+    const applied = reports.flatMap((r) => r.applied).sort();
+    expect(applied).toEqual((await loadMigrations()).map((m) => m.version).sort());
+    const { rows } = await pools[0].query("SELECT count(*)::int AS n FROM jobsight_migrations");
+    expect(rows[0].n).toBe(applied.length);
+  });
+
+  it("create the partitioned sample table and the hourly summary on plain PostgreSQL", async () => {
+    const { pool } = await database();
+    await migrate(pool, { timescale: "auto" });
+    const { rows } = await pool.query(
+      "SELECT c.relname, c.relkind FROM pg_class c WHERE c.relname IN ('usage_samples', 'job_usage_hourly') ORDER BY 1",
+    );
+    expect(rows).toEqual([
+      { relname: "job_usage_hourly", relkind: "r" },
+      { relname: "usage_samples", relkind: "p" },
+    ]);
+  });
+
+  it("refuse to go on without TimescaleDB when it is required", async () => {
+    const { pool } = await database();
+    await expect(migrate(pool, { timescale: "require" })).rejects.toMatchObject({ code: "MIGRATION_FAILED" });
+    // Nothing half-done: a later plain migration works.
+    expect((await migrate(pool, { timescale: "off" })).flavour).toBe("plain");
+  });
+});

@@ -1,0 +1,176 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { apiRoutes, buildOpenApiDocument, compileValidator, validateApiError } from "@jobsight/schemas";
+import fc from "fast-check";
+import type { FastifyInstance } from "fastify";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "../../../../../test/services/index.js";
+import { buildApp } from "../../../src/app.js";
+import { parseServerConfig } from "../../../src/config/parse-config.js";
+import { migrate } from "../../../src/data-plane/migrator.js";
+import { LocalObjectStore } from "../../../src/data-plane/objects/local-object-store.js";
+import { createDataPlaneStorage } from "../../../src/data-plane/storage.js";
+import { errorCatalogue } from "../../../src/errors.js";
+import { arbitraryFor, brokenArbitraryFor, type JsonSchema, type SchemaContext } from "./support/json-schema-arbitrary.js";
+
+// Property-based fuzzing of every operation of the OpenAPI document against the real app and a
+// real PostgreSQL: schema-shaped and broken inputs, every role and bad credentials. No answer may
+// be a 5xx (501 for operations this build does not serve excepted), every 4xx must be an ApiError
+// naming its reason, 2xx answers must match the declared schema, and nothing may reject unhandled.
+
+const RUNS_PER_OPERATION = Number(process.env.JOBSIGHT_FUZZ_RUNS ?? 40);
+const TOKENS = {
+  researcher: "fuzz-researcher-token-0001",
+  platform: "fuzz-platform-token-00000001",
+  collector: "fuzz-collector-token-0000001",
+  scheduler: "fuzz-scheduler-token-0000001",
+};
+
+type Operation = {
+  method: string;
+  path: string;
+  operationId: string;
+  parameters?: { name: string; in: "path" | "query"; required?: boolean; schema: JsonSchema }[];
+  requestBody?: { content: Record<string, { schema: JsonSchema }> };
+};
+
+const doc = buildOpenApiDocument() as unknown as {
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, JsonSchema> };
+};
+const operations: Operation[] = Object.entries(doc.paths).flatMap(([path, item]) =>
+  Object.entries(item).map(([method, op]) => ({ ...op, method: method.toUpperCase(), path })),
+);
+const ctx: SchemaContext = {
+  components: doc.components.schemas,
+  favourites: { cluster: ["hpc1"], id: ["hpc1"], user: ["alice"], jobId: ["4242"] },
+};
+const WEIRD = ["", ".", "..", "%", "%00", "\u0000", "a/b", "💥", "x".repeat(300), "' OR 1=1 --", "${jndi:x}", "__proto__"];
+
+function requestArbitrary(op: Operation) {
+  const params = op.parameters ?? [];
+  const pathParams = Object.fromEntries(
+    params.filter((p) => p.in === "path").map((p) => [p.name, fc.oneof(arbitraryFor(p.schema, ctx, p.name), fc.constantFrom(...WEIRD), fc.string())]),
+  );
+  const query = Object.fromEntries(
+    params
+      .filter((p) => p.in === "query")
+      .map((p) => [p.name, fc.option(fc.oneof(arbitraryFor(p.schema, ctx, p.name), fc.string({ maxLength: 12 })), { nil: undefined })]),
+  );
+  const json = op.requestBody?.content["application/json"]?.schema;
+  const raw = op.requestBody?.content["application/octet-stream"];
+  const body = json
+    ? fc.oneof(
+        { weight: 3, arbitrary: arbitraryFor(json, ctx).map((v) => ({ payload: JSON.stringify(v), type: "application/json" })) },
+        { weight: 2, arbitrary: brokenArbitraryFor(json, ctx).map((v) => ({ payload: JSON.stringify(v) ?? "null", type: "application/json" })) },
+        { weight: 1, arbitrary: fc.record({ payload: fc.constantFrom("", "{", "[1,", "null", "\u0000"), type: fc.constantFrom("application/json", "text/plain", "application/x-www-form-urlencoded") }) },
+      )
+    : raw
+      ? fc.record({ payload: fc.uint8Array({ maxLength: 4096 }).map((b) => Buffer.from(b)), type: fc.constantFrom("application/octet-stream", "text/x-shellscript", "application/json") })
+      : fc.constant(undefined);
+  return fc.record({
+    token: fc.constantFrom<string | undefined>(...Object.values(TOKENS), undefined, "garbage", `jst_${"A".repeat(43)}`, "eyJhbGciOiJub25lIn0.e30."),
+    pathParams: fc.record(pathParams),
+    query: fc.record(query, { requiredKeys: [] }),
+    extraQuery: fc.option(fc.tuple(fc.constantFrom("unknown", "cluster", "limit"), fc.string({ maxLength: 8 })), { nil: undefined }),
+    body,
+  });
+}
+
+function url(op: Operation, pathParams: Record<string, unknown>, query: Record<string, unknown>, extra?: [string, string]): string {
+  const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(pathParams[name])));
+  const search = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined) search.append(k, String(v));
+  if (extra) search.append(extra[0], extra[1]);
+  const qs = search.toString();
+  return qs ? `${path}?${qs}` : path;
+}
+
+describe("fuzzing every operation of the OpenAPI document", () => {
+  let db: TestDatabase;
+  let pool: pg.Pool;
+  let app: FastifyInstance;
+  let objectsDir: string;
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+
+  beforeAll(async () => {
+    process.on("unhandledRejection", onUnhandled);
+    db = await createTestDatabase("fuzz");
+    pool = new pg.Pool({ connectionString: db.url, max: 6 });
+    const { flavour } = await migrate(pool, { timescale: "off" });
+    const storage = createDataPlaneStorage(pool, flavour, { retentionDays: 30, compressAfterDays: 7 });
+    await storage.clusters.register({ id: "hpc1", name: "HPC 1", scheduler: "slurm" });
+    objectsDir = await mkdtemp(join(tmpdir(), "jobsight-fuzz-"));
+    const config = parseServerConfig({
+      postgres: { url: db.url },
+      rateLimit: { enabled: false },
+      auth: {
+        tokens: [
+          { token: TOKENS.researcher, role: "researcher", user: "alice" },
+          { token: TOKENS.platform, role: "platform", user: "pat" },
+          { token: TOKENS.collector, role: "collector", user: "svc-collector", cluster: "hpc1" },
+          { token: TOKENS.scheduler, role: "scheduler", user: "svc-scheduler", cluster: "hpc1" },
+        ],
+      },
+    });
+    app = await buildApp({ config, storage, objectStore: new LocalObjectStore({ dir: objectsDir }), logger: false });
+    await app.ready();
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await pool?.end();
+    await db?.drop();
+    if (objectsDir) await rm(objectsDir, { recursive: true, force: true });
+    process.off("unhandledRejection", onUnhandled);
+  });
+
+  it("covers every route of the route table", () => {
+    expect(operations.map((o) => o.operationId).sort()).toEqual(apiRoutes.map((r) => r.operationId).sort());
+  });
+
+  for (const op of operations) {
+    it(`${op.method} ${op.path} (${op.operationId}) never answers 5xx and names every refusal`, async () => {
+      const route = apiRoutes.find((r) => r.operationId === op.operationId)!;
+      const validResponse = route.response ? compileValidator(route.response) : undefined;
+      await fc.assert(
+        fc.asyncProperty(requestArbitrary(op), async (req) => {
+          const response = await app.inject({
+            method: op.method as "GET",
+            url: url(op, req.pathParams, req.query, req.extraQuery),
+            headers: {
+              ...(req.token ? { authorization: `Bearer ${req.token}` } : {}),
+              ...(req.body ? { "content-type": req.body.type } : {}),
+            },
+            ...(req.body ? { payload: req.body.payload } : {}),
+          });
+          const where = `${op.method} ${response.statusCode} ${response.body.slice(0, 300)}`;
+          if (response.statusCode === 501) {
+            expect(response.json().code, where).toBe("NOT_IMPLEMENTED");
+            return;
+          }
+          expect(response.statusCode, where).toBeLessThan(500);
+          if (response.statusCode >= 400) {
+            const body = response.json();
+            expect(validateApiError(body).ok, where).toBe(true);
+            expect(Object.keys(errorCatalogue), where).toContain(body.code);
+            expect(body.statusCode, where).toBe(response.statusCode);
+            expect(body.message.length, where).toBeGreaterThan(0);
+            if (body.code === "VALIDATION_FAILED") expect(body.errors?.length, where).toBeGreaterThan(0);
+          } else if (validResponse && response.headers["content-type"]?.startsWith("application/json")) {
+            const result = validResponse.validate(response.json());
+            expect(result.ok ? [] : result.errors, where).toEqual([]);
+          }
+        }),
+        { numRuns: RUNS_PER_OPERATION },
+      );
+    });
+  }
+
+  it("left no promise rejected unhandled", () => {
+    expect(unhandled).toEqual([]);
+  });
+});

