@@ -10,6 +10,8 @@ export type { ReferenceJob, ReferenceJobs } from "./jobs.js";
 export { submitReferenceJobs, waitForReferenceJobs } from "./jobs.js";
 export type { ReferenceJobName, ReferenceJobSpec } from "./reference-jobs.js";
 export { REFERENCE_JOBS } from "./reference-jobs.js";
+export type { SacctTruth } from "./sacct-truth.js";
+export { sacctTruth, sizeToBytes } from "./sacct-truth.js";
 export type { JobOutcome, SacctRow } from "./slurm-client.js";
 export { isTerminal, OUTCOME_FIELDS, SlurmClient, TERMINAL_STATES } from "./slurm-client.js";
 export type {

@@ -50,7 +50,7 @@ try {
       join(work, "spool"),
       String(ROUNDS),
     ],
-    { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, NODE_OPTIONS: "--max-semi-space-size=1 --max-old-space-size=48" } },
+    { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, NODE_OPTIONS: "" } },
   );
   if (child.status !== 0) throw new Error(`measurement failed (exit ${child.status})`);
   const result = JSON.parse(child.stdout.trim().split("\n").pop()!) as {

@@ -85,11 +85,17 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
             statementTimeoutMs: config.postgres.statementTimeoutMs,
             migrate: config.postgres.migrate,
             timescale: config.postgres.timescale,
-            policies: { retentionDays: config.ingest.retentionDays, compressAfterDays: config.ingest.compressAfterDays },
+            policies: {
+              retentionDays: config.ingest.retentionDays,
+              compressAfterDays: config.ingest.compressAfterDays,
+            },
           },
         },
   );
-  await app.register(objectStorePlugin, options.objectStore ? { store: options.objectStore } : { config: config.objectStore });
+  await app.register(
+    objectStorePlugin,
+    options.objectStore ? { store: options.objectStore } : { config: config.objectStore },
+  );
   const apiTokens = new ApiTokenVerifier({
     tokens: config.auth.tokens,
     lookup: (hash) => app.storage.tokens.findByHash(hash),

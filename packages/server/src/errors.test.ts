@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import * as errors from "./errors.js";
 
 const classes = Object.values(errors).filter(
-  (v): v is typeof errors.JobsightError => typeof v === "function" && v.prototype instanceof errors.JobsightError,
+  (v): v is typeof errors.JobsightError =>
+    typeof v === "function" && v.prototype instanceof errors.JobsightError,
 );
 
 describe("error catalogue", () => {
@@ -43,8 +44,11 @@ describe("error catalogue", () => {
 
   it("summarises field errors for people", () => {
     expect(errors.describeFieldErrors([{ path: "/a", message: "x" }])).toBe("1 field is invalid: /a");
-    expect(errors.describeFieldErrors([{ path: "", message: "x" }, { path: "/b", message: "y" }])).toBe(
-      "2 fields are invalid: /, /b",
-    );
+    expect(
+      errors.describeFieldErrors([
+        { path: "", message: "x" },
+        { path: "/b", message: "y" },
+      ]),
+    ).toBe("2 fields are invalid: /, /b");
   });
 });

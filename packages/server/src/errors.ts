@@ -15,10 +15,16 @@ export const errorCatalogue = {
   JOB_AMBIGUOUS: { status: 409, description: "The job id exists on several clusters; name the cluster." },
   PAYLOAD_TOO_LARGE: { status: 413, description: "The body exceeds the size limit." },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, description: "The content type is not accepted by this route." },
-  RATE_LIMITED: { status: 429, description: "Too many requests or too much work in flight; retry after Retry-After." },
+  RATE_LIMITED: {
+    status: 429,
+    description: "Too many requests or too much work in flight; retry after Retry-After.",
+  },
   INTERNAL_ERROR: { status: 500, description: "An unexpected error; the server logged it." },
   NOT_IMPLEMENTED: { status: 501, description: "The route is part of the API but not served by this build." },
-  STORAGE_UNAVAILABLE: { status: 503, description: "PostgreSQL or object storage is unreachable; retryable." },
+  STORAGE_UNAVAILABLE: {
+    status: 503,
+    description: "PostgreSQL or object storage is unreachable; retryable.",
+  },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 /** A stable error code of the REST API. */

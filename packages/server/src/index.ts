@@ -4,7 +4,13 @@ export { buildApp } from "./app.js";
 export type { ConfigIssue } from "./config/config-error.js";
 export { ConfigError } from "./config/config-error.js";
 export type { ConfigSources } from "./config/config-sources.js";
-export { configFromEnv, ENV_SETTINGS, loadServerConfig, mergeConfigLayers, readConfigFile } from "./config/config-sources.js";
+export {
+  configFromEnv,
+  ENV_SETTINGS,
+  loadServerConfig,
+  mergeConfigLayers,
+  readConfigFile,
+} from "./config/config-sources.js";
 export type { ParseConfigOptions } from "./config/parse-config.js";
 export { parseServerConfig } from "./config/parse-config.js";
 export type {
@@ -70,7 +76,13 @@ export {
   UnsupportedMediaTypeError,
   ValidationError,
 } from "./errors.js";
-export type { BadLine, ImportHistoryOptions, ImportItem, ImportProgress, ImportReport } from "./history/import-history.js";
+export type {
+  BadLine,
+  ImportHistoryOptions,
+  ImportItem,
+  ImportProgress,
+  ImportReport,
+} from "./history/import-history.js";
 export { fileSourceId, importHistory } from "./history/import-history.js";
 export type { ImportSacctOptions } from "./history/import-sacct.js";
 export { importSacctFile, sacctItems } from "./history/import-sacct.js";
@@ -78,8 +90,8 @@ export type { ImportSwfOptions } from "./history/import-swf.js";
 export { importSwfFile, swfItems, swfRecordToJobRecord } from "./history/import-swf.js";
 export type { SacctJob, SacctStep } from "./history/sacct-job.js";
 export { sacctJobToRecord } from "./history/sacct-job.js";
-export { parseSacctJsonJob, readSacctJson } from "./history/sacct-parser.js";
 export { readSacctParsable } from "./history/sacct-parsable-parser.js";
+export { parseSacctJsonJob, readSacctJson } from "./history/sacct-parser.js";
 export type { ApiTokenVerifierOptions } from "./plugins/auth/api-token-verifier.js";
 export { ApiTokenVerifier } from "./plugins/auth/api-token-verifier.js";
 export type { Principal, TokenVerifier } from "./plugins/auth/principal.js";

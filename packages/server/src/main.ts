@@ -76,7 +76,10 @@ async function serve(args: string[]): Promise<void> {
   process.once("SIGINT", shutdown);
 
   const address = await app.listen({ host: config.http.host, port: config.http.port });
-  app.log.info({ url: address, version: SERVER_VERSION, storage: app.storage.flavour }, "jobsight-server listening");
+  app.log.info(
+    { url: address, version: SERVER_VERSION, storage: app.storage.flavour },
+    "jobsight-server listening",
+  );
 }
 
 async function main(argv: string[]): Promise<number> {

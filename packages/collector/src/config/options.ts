@@ -170,13 +170,21 @@ export const optionSpecs: readonly OptionSpec[] = [
     description: "Records per batch sent.",
   },
   {
+    path: "health.enabled",
+    flag: "--health",
+    env: "JOBSIGHT_HEALTH",
+    type: "boolean",
+    default: true,
+    description: "Serve GET /healthz and the epilog endpoint.",
+  },
+  {
     path: "health.port",
     flag: "--health-port",
     env: "JOBSIGHT_HEALTH_PORT",
     type: "integer",
     default: 9465,
     min: 0,
-    description: "Port of GET /healthz and the epilog endpoint; 0 turns it off.",
+    description: "Port of the health endpoint; 0 picks a free port (logged at start).",
   },
   {
     path: "health.host",

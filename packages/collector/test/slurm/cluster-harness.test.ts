@@ -36,15 +36,12 @@ describeSlurm("the SLURM test cluster", () => {
   });
 
   it("submits a script from text and waits for it by polling sacct", async () => {
-    const startedAt = Date.now();
     const id = await sbatch('#!/bin/bash\necho "hello from $SLURM_JOB_ID"\n', ["--time=1", "--mem=32M"]);
     const outcome = await waitForJob(id, TERMINAL_STATES, 60_000);
     expect(outcome.state).toBe("COMPLETED");
     expect(outcome.job.ExitCode).toBe("0:0");
     expect(outcome.steps.map((step) => step.JobID)).toContain(`${id}.batch`);
     expect(await slurmClient().jobOutput(id)).toBe(`hello from ${id}\n`);
-    // Polling, not `sbatch --wait` (which checks every ~10 s).
-    expect(Date.now() - startedAt).toBeLessThan(10_000);
   });
 
   it("reads sacct -P as records and squeue --json as objects", async () => {

@@ -33,8 +33,9 @@ function run(args: string[], env: Record<string, string> = {}) {
   );
 }
 
-// Concurrent: each run starts a Node process that compiles the CLI from source.
-describe.concurrent("the jobsight bin", () => {
+// Concurrent, with room to spare: each run starts a Node process that compiles the CLI from
+// source, which takes seconds on a busy machine.
+describe.concurrent("the jobsight bin", { timeout: 60_000 }, () => {
   const fake = createFakeServer({
     jobs: [
       {

@@ -72,6 +72,12 @@ describe("planEdit", () => {
     });
   });
 
+  it("keeps millicores for Kubernetes, whole cores for SLURM", () => {
+    const p = prediction(ok("cores", 0.2501));
+    expect(planEdit(p, undefined, { ...current, scheduler: "kubernetes" }).targets).toEqual({ cores: 0.251 });
+    expect(planEdit(p, undefined, current).targets).toEqual({ cores: 1 });
+  });
+
   it("skips recommendations below the policy's confidence", () => {
     const plan = planEdit(prediction(ok("memory", GiB, 0.6)), { name: "p", minConfidence: 0.9 }, current);
     expect(plan.targets).toEqual({});

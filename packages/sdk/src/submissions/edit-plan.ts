@@ -20,6 +20,8 @@ export type CurrentRequest = {
   namespace?: string;
   /** Pod labels, for the policy's opt-out label. */
   labels?: Record<string, string>;
+  /** SLURM takes whole cores; Kubernetes takes millicores. @default "slurm" */
+  scheduler?: "slurm" | "kubernetes";
 };
 
 /** Where each resource lives in a `ResourceRequest`. */
@@ -115,7 +117,9 @@ export function planEdit(
       if (down !== undefined) value = Math.max(value, requested * (1 - down));
       if (up !== undefined) value = Math.min(value, requested * (1 + up));
     }
-    if (integral.includes(resource)) value = Math.ceil(value);
+    if (resource === "cores" && current.scheduler === "kubernetes")
+      value = Math.ceil(value * 1000 - 1e-6) / 1000;
+    else if (integral.includes(resource)) value = Math.ceil(value);
     if (requested !== undefined && value < requested && p.neverLower?.includes(resource)) {
       skipped.push({ resource, reason: "the policy never lowers it" });
       continue;

@@ -52,6 +52,7 @@ function currentRequest(
     partition: parsed.spec.partition,
     namespace: parsed.spec.account,
     labels: parsed.labels,
+    scheduler: "kubernetes",
   };
 }
 

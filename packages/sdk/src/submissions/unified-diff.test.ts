@@ -58,7 +58,7 @@ describe("unifiedDiff", () => {
         const diff = unifiedDiff(a, b, { fromName: "a/f", toName: "b/f" });
         expect(gitApply(a, diff)).toBe(b);
       }),
-      { numRuns: 40 },
+      { numRuns: 25 },
     );
   });
 });

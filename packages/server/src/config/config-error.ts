@@ -14,7 +14,9 @@ export class ConfigError extends Error {
 
   constructor(readonly issues: ConfigIssue[]) {
     const noun = issues.length === 1 ? "problem" : "problems";
-    super(`Invalid configuration (${issues.length} ${noun}):\n${issues.map((i) => `  ${i.path}: ${i.message}`).join("\n")}`);
+    super(
+      `Invalid configuration (${issues.length} ${noun}):\n${issues.map((i) => `  ${i.path}: ${i.message}`).join("\n")}`,
+    );
     this.name = "ConfigError";
   }
 }

@@ -61,7 +61,10 @@ export class ConfigReader {
     return value.map((item, i) => new ConfigReader(item, `${this.path(key)}[${i}]`, this.issues));
   }
 
-  string(key: string, options: { default?: string; oneOf?: readonly string[]; nonEmpty?: boolean } = {}): string | undefined {
+  string(
+    key: string,
+    options: { default?: string; oneOf?: readonly string[]; nonEmpty?: boolean } = {},
+  ): string | undefined {
     const value = this.#get(key);
     if (value === undefined || value === null) return options.default;
     if (typeof value !== "string") {

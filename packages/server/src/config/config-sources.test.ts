@@ -16,7 +16,10 @@ describe("config sources", () => {
 
   it("lets flags win over the environment, and the environment over the file", async () => {
     const file = join(dir, "jobsight.json");
-    await writeFile(file, JSON.stringify({ http: { port: 1000, host: "0.0.0.0" }, postgres: { poolSize: 3 } }));
+    await writeFile(
+      file,
+      JSON.stringify({ http: { port: 1000, host: "0.0.0.0" }, postgres: { poolSize: 3 } }),
+    );
     const config = await loadServerConfig({
       file,
       cwd: dir,
@@ -30,9 +33,11 @@ describe("config sources", () => {
   });
 
   it("maps S3 variables into an S3 object store", () => {
-    expect(configFromEnv({ JOBSIGHT_S3_BUCKET: "b", JOBSIGHT_S3_ENDPOINT: "http://127.0.0.1:9000" })).toEqual({
-      objectStore: { bucket: "b", endpoint: "http://127.0.0.1:9000" },
-    });
+    expect(configFromEnv({ JOBSIGHT_S3_BUCKET: "b", JOBSIGHT_S3_ENDPOINT: "http://127.0.0.1:9000" })).toEqual(
+      {
+        objectStore: { bucket: "b", endpoint: "http://127.0.0.1:9000" },
+      },
+    );
   });
 
   it("merges nested objects and replaces arrays", () => {
@@ -49,7 +54,9 @@ describe("config sources", () => {
   });
 
   it("reports problems from the environment with their setting path", async () => {
-    const error = await loadServerConfig({ env: { JOBSIGHT_PORT: "eighty", JOBSIGHT_TIMESCALE: "maybe" } }).catch((e) => e);
+    const error = await loadServerConfig({
+      env: { JOBSIGHT_PORT: "eighty", JOBSIGHT_TIMESCALE: "maybe" },
+    }).catch((e) => e);
     expect((error as ConfigError).issues.map((i) => i.path)).toEqual(["http.port", "postgres.timescale"]);
   });
 });

@@ -63,7 +63,9 @@ export function mergeConfigLayers(...layers: Raw[]): Raw {
   for (const layer of layers) {
     for (const [key, value] of Object.entries(layer)) {
       const prev = out[key];
-      const bothObjects = [prev, value].every((v) => typeof v === "object" && v !== null && !Array.isArray(v));
+      const bothObjects = [prev, value].every(
+        (v) => typeof v === "object" && v !== null && !Array.isArray(v),
+      );
       out[key] = bothObjects ? mergeConfigLayers(prev as Raw, value as Raw) : value;
     }
   }
@@ -76,7 +78,9 @@ export async function readConfigFile(path: string): Promise<Raw> {
   try {
     text = await readFile(path, "utf8");
   } catch (error) {
-    throw new ConfigError([{ path: path, message: `cannot be read (${(error as NodeJS.ErrnoException).code ?? error})` }]);
+    throw new ConfigError([
+      { path: path, message: `cannot be read (${(error as NodeJS.ErrnoException).code ?? error})` },
+    ]);
   }
   try {
     const value: unknown = JSON.parse(text);

@@ -26,7 +26,11 @@ describe("parseServerConfig", () => {
 
   it("converts strings from the environment and flags to numbers and booleans", () => {
     const config = parseServerConfig(
-      { http: { port: "9090" }, rateLimit: { enabled: "false", burst: "5" }, objectStore: { bucket: "b", forcePathStyle: "true" } },
+      {
+        http: { port: "9090" },
+        rateLimit: { enabled: "false", burst: "5" },
+        objectStore: { bucket: "b", forcePathStyle: "true" },
+      },
       { cwd: "/srv" },
     );
     expect(config.http.port).toBe(9090);
@@ -40,7 +44,12 @@ describe("parseServerConfig", () => {
       http: { port: 70000, logLevel: "loud", hots: "x" },
       postgres: { url: "mysql://x" },
       objectStore: { kind: "s3", endpoint: "ftp://x", accessKeyId: "a" },
-      auth: { tokens: [{ role: "admin", token: "short" }, { role: "collector", tokenSha256: "ABC", user: "c" }] },
+      auth: {
+        tokens: [
+          { role: "admin", token: "short" },
+          { role: "collector", tokenSha256: "ABC", user: "c" },
+        ],
+      },
       ingest: { retentionDays: 3, compressAfterDays: 7 },
       extra: true,
     });
@@ -71,7 +80,12 @@ describe("parseServerConfig", () => {
       auth: { tokens: [{ token, role: "researcher", user: "alice" }] },
     });
     expect(config.auth.tokens).toEqual([
-      { id: "config-1", tokenSha256: createHash("sha256").update(token).digest("hex"), role: "researcher", user: "alice" },
+      {
+        id: "config-1",
+        tokenSha256: createHash("sha256").update(token).digest("hex"),
+        role: "researcher",
+        user: "alice",
+      },
     ]);
     expect(JSON.stringify(config)).not.toContain(token);
   });

@@ -9,8 +9,8 @@ import {
   type IngestConfig,
   type ObjectStoreConfig,
   type PostgresConfig,
-  ROLES,
   type RateLimitConfig,
+  ROLES,
   type ServerConfig,
 } from "./server-config.js";
 
@@ -67,13 +67,17 @@ function readHttp(r: ConfigReader): HttpConfig {
 
 function readPostgres(r: ConfigReader, cwd: string): PostgresConfig {
   const url = r.string("url");
-  if (url !== undefined && !/^postgres(ql)?:\/\//.test(url)) r.issue("url", "must start with postgres:// or postgresql://");
+  if (url !== undefined && !/^postgres(ql)?:\/\//.test(url))
+    r.issue("url", "must start with postgres:// or postgresql://");
   const binDir = r.string("embeddedBinDir");
   const config: PostgresConfig = {
     poolSize: r.integer("poolSize", { default: 10, min: 1, max: 1000 })!,
     statementTimeoutMs: r.integer("statementTimeoutMs", { default: 60_000, min: 0 })!,
     migrate: r.boolean("migrate", { default: true })!,
-    timescale: r.string("timescale", { default: "auto", oneOf: ["auto", "off", "require"] }) as PostgresConfig["timescale"],
+    timescale: r.string("timescale", {
+      default: "auto",
+      oneOf: ["auto", "off", "require"],
+    }) as PostgresConfig["timescale"],
     embeddedPort: r.integer("embeddedPort", { default: 0, min: 0, max: 65535 })!,
   };
   if (url !== undefined) config.url = url;
@@ -105,7 +109,10 @@ function readObjectStore(r: ConfigReader, dataDir: string, cwd: string): ObjectS
   if (endpoint !== undefined && !/^https?:\/\//.test(endpoint)) r.issue("endpoint", "must be an http(s) URL");
   if (prefix.startsWith("/")) r.issue("prefix", "must not start with /");
   if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
-    r.issue(accessKeyId === undefined ? "accessKeyId" : "secretAccessKey", "accessKeyId and secretAccessKey go together");
+    r.issue(
+      accessKeyId === undefined ? "accessKeyId" : "secretAccessKey",
+      "accessKeyId and secretAccessKey go together",
+    );
   }
   const config: ObjectStoreConfig = { kind: "s3", bucket: bucket ?? "", prefix, region, forcePathStyle };
   if (endpoint !== undefined) config.endpoint = endpoint;
@@ -128,14 +135,17 @@ function readTokens(r: ConfigReader): ApiTokenConfig[] {
     if (token === undefined && hash === undefined) t.issue("", "needs token or tokenSha256");
     if (token !== undefined && hash !== undefined) t.issue("token", "give token or tokenSha256, not both");
     if (token !== undefined && token.length < 16) t.issue("token", "must be at least 16 characters");
-    if (hash !== undefined && !SHA256_HEX.test(hash)) t.issue("tokenSha256", "must be 64 lower-case hex digits");
+    if (hash !== undefined && !SHA256_HEX.test(hash))
+      t.issue("tokenSha256", "must be 64 lower-case hex digits");
     if (!t.has("role")) t.issue("role", `is required (${ROLES.join(", ")})`);
     if (user === undefined) t.issue("user", "is required");
-    if (cluster !== undefined && !CLUSTER_ID.test(cluster)) t.issue("cluster", "must be a cluster id ([a-z0-9][a-z0-9_-]*)");
+    if (cluster !== undefined && !CLUSTER_ID.test(cluster))
+      t.issue("cluster", "must be a cluster id ([a-z0-9][a-z0-9_-]*)");
     if ((role === "collector" || role === "scheduler") && cluster === undefined) {
       t.issue("cluster", `is required for role ${role}`);
     }
-    const tokenSha256 = hash ?? (token === undefined ? undefined : createHash("sha256").update(token).digest("hex"));
+    const tokenSha256 =
+      hash ?? (token === undefined ? undefined : createHash("sha256").update(token).digest("hex"));
     if (tokenSha256 !== undefined) {
       const first = seenHashes.get(tokenSha256);
       if (first !== undefined) t.issue("", `is the same token as auth.tokens[${first}]`);

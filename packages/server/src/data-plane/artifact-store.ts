@@ -84,10 +84,11 @@ export class ArtifactStore {
 
   /** Whether an artifact is linked to a cluster (for platform tokens bound to one). */
   async visibleToCluster(sha256: string, cluster: string): Promise<boolean> {
-    const { rows } = await query(this.pool, "SELECT 1 FROM artifact_links WHERE sha256 = $1 AND cluster = $2 LIMIT 1", [
-      sha256,
-      cluster,
-    ]);
+    const { rows } = await query(
+      this.pool,
+      "SELECT 1 FROM artifact_links WHERE sha256 = $1 AND cluster = $2 LIMIT 1",
+      [sha256, cluster],
+    );
     return rows.length > 0;
   }
 }

@@ -1,4 +1,4 @@
-import pg from "pg";
+import type pg from "pg";
 import { StorageUnavailableError } from "../errors.js";
 import type { StorageFlavour } from "./migration-files.js";
 import { isTransientPgError } from "./pg-errors.js";
@@ -19,7 +19,10 @@ export type Database = {
  * const n = await withTransaction(pool, async (client) => (await client.query("SELECT 1")).rowCount);
  * ```
  */
-export async function withTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+export async function withTransaction<T>(
+  pool: pg.Pool,
+  work: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
   const client = await connect(pool);
   let failure: Error | undefined;
   try {

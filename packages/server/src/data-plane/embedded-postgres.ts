@@ -4,8 +4,8 @@ import { chmod, chown, mkdir, open, readFile, rm, writeFile } from "node:fs/prom
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { pathToFileURL } from "node:url";
+import { promisify } from "node:util";
 import pg from "pg";
 
 const run = promisify(execFile);
@@ -126,7 +126,11 @@ export class EmbeddedPostgres {
     }
   }
 
-  async #initdb(initdb: string, password: string, ids: { uid: number; gid: number } | undefined): Promise<void> {
+  async #initdb(
+    initdb: string,
+    password: string,
+    ids: { uid: number; gid: number } | undefined,
+  ): Promise<void> {
     const pwfile = join(this.#dataDir, "..", `initdb-pw-${randomBytes(4).toString("hex")}`);
     await writeFile(pwfile, `${password}\n`, { mode: 0o600 });
     if (ids) await chown(pwfile, ids.uid, ids.gid);
@@ -174,8 +178,22 @@ export class EmbeddedPostgres {
       // Detached, with its log in a file: the server can die without taking PostgreSQL along.
       const child = spawn(
         postgres,
-        ["-D", this.#dataDir, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="],
-        { ...(ids ?? {}), detached: true, stdio: ["ignore", logFile.fd, logFile.fd], env: { ...process.env, LC_ALL: "C" } },
+        [
+          "-D",
+          this.#dataDir,
+          "-p",
+          String(port),
+          "-c",
+          "listen_addresses=127.0.0.1",
+          "-c",
+          "unix_socket_directories=",
+        ],
+        {
+          ...(ids ?? {}),
+          detached: true,
+          stdio: ["ignore", logFile.fd, logFile.fd],
+          env: { ...process.env, LC_ALL: "C" },
+        },
       );
       child.unref();
       this.#pid = child.pid;
@@ -200,7 +218,9 @@ export class EmbeddedPostgres {
         await client.end().catch(() => {});
         if (this.#pid === undefined || Date.now() > deadline) {
           const tail = await readFile(join(this.#options.dir, "postgres.log"), "utf8").catch(() => "");
-          throw new Error(`Embedded PostgreSQL did not start: ${(error as Error).message}\n${tail.slice(-2000)}`);
+          throw new Error(
+            `Embedded PostgreSQL did not start: ${(error as Error).message}\n${tail.slice(-2000)}`,
+          );
         }
         await sleep(100);
       }
@@ -263,4 +283,3 @@ function freePort(): Promise<number> {
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
-

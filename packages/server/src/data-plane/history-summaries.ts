@@ -66,7 +66,10 @@ const DIST = (column: string, alias: string) => `
  * const perUser = groups.find((g) => g.level === "user");
  * ```
  */
-export async function historySummaries(pool: pg.Pool, options: HistorySummaryOptions = {}): Promise<GroupSummary[]> {
+export async function historySummaries(
+  pool: pg.Pool,
+  options: HistorySummaryOptions = {},
+): Promise<GroupSummary[]> {
   const params: unknown[] = [options.lastN ?? 5];
   const where = ["phase = 'ended'"];
   const add = (clause: (p: string) => string, value: unknown) => {

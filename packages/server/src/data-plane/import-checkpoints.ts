@@ -14,7 +14,10 @@ export type ImportCheckpoint = {
 };
 
 /** Reads the checkpoint of a source, or `undefined` when it was never imported. */
-export async function readImportCheckpoint(pool: pg.Pool, sourceId: string): Promise<ImportCheckpoint | undefined> {
+export async function readImportCheckpoint(
+  pool: pg.Pool,
+  sourceId: string,
+): Promise<ImportCheckpoint | undefined> {
   const { rows } = await query<Record<string, unknown>>(
     pool,
     `SELECT source_id, source_kind, last_line, imported, duplicates, bad_lines, completed

@@ -60,7 +60,8 @@ export function jobColumnValues(r: JobRecord): CopyValue[] {
 function maxStepRss(r: JobRecord): number | undefined {
   let max: number | undefined;
   for (const step of r.steps ?? []) {
-    if (step.maxRssBytes !== undefined && (max === undefined || step.maxRssBytes > max)) max = step.maxRssBytes;
+    if (step.maxRssBytes !== undefined && (max === undefined || step.maxRssBytes > max))
+      max = step.maxRssBytes;
   }
   return max;
 }

@@ -13,9 +13,15 @@ describe("job cursor", () => {
   it.each([
     ["not base64url", "a+b/c="],
     ["not JSON", Buffer.from("{nope").toString("base64url")],
-    ["another version", Buffer.from(JSON.stringify([2, "2026-12-01T10:00:00.000000Z", "c", "j"])).toString("base64url")],
+    [
+      "another version",
+      Buffer.from(JSON.stringify([2, "2026-12-01T10:00:00.000000Z", "c", "j"])).toString("base64url"),
+    ],
     ["a bad time", Buffer.from(JSON.stringify([1, "yesterday", "c", "j"])).toString("base64url")],
-    ["an empty job id", Buffer.from(JSON.stringify([1, "2026-12-01T10:00:00.000000Z", "c", ""])).toString("base64url")],
+    [
+      "an empty job id",
+      Buffer.from(JSON.stringify([1, "2026-12-01T10:00:00.000000Z", "c", ""])).toString("base64url"),
+    ],
   ])("refuses %s with INVALID_CURSOR naming /query/cursor", (_, text) => {
     let error: unknown;
     try {

@@ -21,9 +21,10 @@ const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
  * ```
  */
 export function encodeJobCursor(cursor: JobCursor): string {
-  return Buffer.from(JSON.stringify([VERSION, cursor.submittedAt, cursor.cluster, cursor.jobId]), "utf8").toString(
-    "base64url",
-  );
+  return Buffer.from(
+    JSON.stringify([VERSION, cursor.submittedAt, cursor.cluster, cursor.jobId]),
+    "utf8",
+  ).toString("base64url");
 }
 
 /**

@@ -83,7 +83,9 @@ export async function listJobs(pool: pg.Pool, options: ListJobsOptions): Promise
   return {
     items: page.map((r) => r.record),
     nextCursor:
-      more && last ? encodeJobCursor({ submittedAt: last.cursor_time, cluster: last.cluster, jobId: last.job_id }) : null,
+      more && last
+        ? encodeJobCursor({ submittedAt: last.cursor_time, cluster: last.cluster, jobId: last.job_id })
+        : null,
   };
 }
 
@@ -120,7 +122,9 @@ export async function findJobs(
 export async function countJobs(pool: pg.Pool, cluster?: string): Promise<number> {
   const { rows } = await query<{ n: string }>(
     pool,
-    cluster === undefined ? "SELECT count(*) AS n FROM jobs" : "SELECT count(*) AS n FROM jobs WHERE cluster = $1",
+    cluster === undefined
+      ? "SELECT count(*) AS n FROM jobs"
+      : "SELECT count(*) AS n FROM jobs WHERE cluster = $1",
     cluster === undefined ? [] : [cluster],
   );
   return Number(rows[0].n);

@@ -8,7 +8,10 @@ const STAGING = "jobs_staging";
 const STAGING_COLUMNS = [...JOB_COLUMNS, "ord"];
 // Columns a later record may leave out; the stored value is kept then.
 const KEPT_WHEN_ABSENT = JOB_COLUMNS.filter(
-  (c) => !["cluster", "job_id", "phase", "phase_rank", "source", "user_name", "submitted_at", "record"].includes(c),
+  (c) =>
+    !["cluster", "job_id", "phase", "phase_rank", "source", "user_name", "submitted_at", "record"].includes(
+      c,
+    ),
 );
 
 const CREATE_STAGING = `CREATE TEMP TABLE IF NOT EXISTS ${STAGING} (
@@ -43,7 +46,10 @@ WHERE excluded.phase_rank >= jobs.phase_rank
  * const result = await withTransaction(pool, (client) => upsertJobRecordsIn(client, records));
  * ```
  */
-export async function upsertJobRecordsIn(client: pg.PoolClient, records: readonly JobRecord[]): Promise<IngestResult> {
+export async function upsertJobRecordsIn(
+  client: pg.PoolClient,
+  records: readonly JobRecord[],
+): Promise<IngestResult> {
   if (records.length === 0) return { accepted: 0, duplicates: 0 };
   await client.query(CREATE_STAGING);
   await copyRows(

@@ -4,7 +4,9 @@ import { loadMigrations, splitSqlStatements } from "./migration-files.js";
 describe("migration files", () => {
   it("loads the shipped migrations in order with a variant per flavour where needed", async () => {
     const migrations = await loadMigrations();
-    expect(migrations.map((m) => m.version)).toEqual([...migrations.map((m) => m.version)].sort((a, b) => a - b));
+    expect(migrations.map((m) => m.version)).toEqual(
+      [...migrations.map((m) => m.version)].sort((a, b) => a - b),
+    );
     const core = migrations.find((m) => m.version === 1)!;
     expect(Object.keys(core.variants)).toEqual(["common"]);
     const samples = migrations.find((m) => m.version === 2)!;

@@ -51,7 +51,8 @@ export async function loadMigrations(dir = defaultMigrationsDir()): Promise<Migr
     const flavour = (match[3] as StorageFlavour | undefined) ?? "common";
     const sql = await readFile(join(dir, file), "utf8");
     const migration = byVersion.get(version) ?? { version, name, variants: {} };
-    if (migration.name !== name) throw new Error(`Migrations ${version} have two names: ${migration.name}, ${name}`);
+    if (migration.name !== name)
+      throw new Error(`Migrations ${version} have two names: ${migration.name}, ${name}`);
     migration.variants[flavour] = { file, sql, transactional: !/^--\s*jobsight:no-transaction\b/m.test(sql) };
     byVersion.set(version, migration);
   }
@@ -59,7 +60,9 @@ export async function loadMigrations(dir = defaultMigrationsDir()): Promise<Migr
   for (const m of migrations) {
     const { common, plain, timescale } = m.variants;
     if (common ? plain || timescale : !(plain && timescale)) {
-      throw new Error(`Migration ${m.version} needs either one common file or both .plain and .timescale files`);
+      throw new Error(
+        `Migration ${m.version} needs either one common file or both .plain and .timescale files`,
+      );
     }
   }
   return migrations;

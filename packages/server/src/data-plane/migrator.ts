@@ -1,4 +1,9 @@
-import { type Migration, type StorageFlavour, loadMigrations, splitSqlStatements } from "./migration-files.js";
+import {
+  loadMigrations,
+  type Migration,
+  type StorageFlavour,
+  splitSqlStatements,
+} from "./migration-files.js";
 import type { SqlSession, SqlSessionSource } from "./sql-session.js";
 
 // One fixed key for every Jobsight server on a database: the second server waits here until the
@@ -48,7 +53,10 @@ export class MigrationError extends Error {
  * const { flavour, applied } = await migrate(pool, { timescale: "auto" });
  * ```
  */
-export async function migrate(source: SqlSessionSource, options: MigrateOptions = {}): Promise<MigrationReport> {
+export async function migrate(
+  source: SqlSessionSource,
+  options: MigrateOptions = {},
+): Promise<MigrationReport> {
   const migrations = options.migrations ?? (await loadMigrations());
   const log = options.log ?? (() => {});
   const session = await source.connect();
@@ -66,7 +74,9 @@ export async function migrate(source: SqlSessionSource, options: MigrateOptions 
 
 /** The flavour recorded by earlier migrations, or `undefined` for a fresh database. */
 export async function readStorageFlavour(session: SqlSession): Promise<StorageFlavour | undefined> {
-  const exists = await session.query<{ t: string | null }>("SELECT to_regclass('jobsight_migrations')::text AS t");
+  const exists = await session.query<{ t: string | null }>(
+    "SELECT to_regclass('jobsight_migrations')::text AS t",
+  );
   if (!exists.rows[0]?.t) return undefined;
   const { rows } = await session.query<{ flavour: StorageFlavour }>(
     "SELECT flavour FROM jobsight_migrations WHERE flavour <> 'common' ORDER BY version LIMIT 1",
@@ -147,13 +157,16 @@ async function chooseFlavour(
       return "timescale";
     } catch (error) {
       if (timescale === "require") {
-        throw new MigrationError(`TimescaleDB is required but cannot be created: ${(error as Error).message}`);
+        throw new MigrationError(
+          `TimescaleDB is required but cannot be created: ${(error as Error).message}`,
+        );
       }
       log(`storage: plain PostgreSQL (timescaledb present but not loadable: ${(error as Error).message})`);
       return "plain";
     }
   }
-  if (timescale === "require") throw new MigrationError("TimescaleDB is required but the extension is not installed");
+  if (timescale === "require")
+    throw new MigrationError("TimescaleDB is required but the extension is not installed");
   log("storage: plain PostgreSQL (no timescaledb extension)");
   return "plain";
 }

@@ -72,7 +72,10 @@ export async function openStorage(options: OpenStorageOptions): Promise<OpenedSt
     ...(statementTimeout > 0 ? { statement_timeout: statementTimeout } : {}),
     application_name: "jobsight-server",
   });
-  pool.on("error", options.onPoolError ?? ((error) => log(`idle PostgreSQL connection failed: ${error.message}`)));
+  pool.on(
+    "error",
+    options.onPoolError ?? ((error) => log(`idle PostgreSQL connection failed: ${error.message}`)),
+  );
   const close = async () => {
     await pool.end().catch(() => {});
     await embedded?.stop();

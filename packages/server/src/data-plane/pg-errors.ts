@@ -35,7 +35,8 @@ export function isTransientPgError(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   if (typeof code === "string") {
     if (TRANSIENT_NODE_CODES.has(code) || TRANSIENT_SQLSTATES.has(code)) return true;
-    if (/^[0-9A-Z]{5}$/.test(code) && TRANSIENT_SQLSTATE_PREFIXES.some((p) => code.startsWith(p))) return true;
+    if (/^[0-9A-Z]{5}$/.test(code) && TRANSIENT_SQLSTATE_PREFIXES.some((p) => code.startsWith(p)))
+      return true;
   }
   if (error instanceof AggregateError) return error.errors.some(isTransientPgError);
   return TRANSIENT_MESSAGES.some((m) => error.message.includes(m));

@@ -54,7 +54,9 @@ export class SamplePartitions {
           // Identifiers and bounds come from a number, never from input: DDL takes no parameters.
           const from = new Date(day).toISOString();
           const to = new Date(day + DAY_MS).toISOString();
-          await client.query(`CREATE TABLE ${name} PARTITION OF usage_samples FOR VALUES FROM ('${from}') TO ('${to}')`);
+          await client.query(
+            `CREATE TABLE ${name} PARTITION OF usage_samples FOR VALUES FROM ('${from}') TO ('${to}')`,
+          );
         }
       }
       await client.query("COMMIT");

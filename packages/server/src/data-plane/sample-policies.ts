@@ -1,6 +1,6 @@
-import type pg from "pg";
 import type { StorageFlavour } from "./migration-files.js";
 import type { SamplePartitions } from "./sample-partitions.js";
+import type { SqlSession } from "./sql-session.js";
 
 /** Retention and compression of samples. */
 export type SamplePolicyOptions = {
@@ -21,7 +21,7 @@ export type SamplePolicyOptions = {
  * ```
  */
 export async function applySamplePolicies(
-  pool: pg.Pool,
+  pool: SqlSession,
   flavour: StorageFlavour,
   partitions: SamplePartitions,
   options: SamplePolicyOptions,

@@ -60,7 +60,8 @@ export type JobUsageSummary = {
 function sampleRow(s: UsageSample): CopyValue[] {
   const gpus = s.gpus ?? [];
   const gpuMemory = gpus.length > 0 ? gpus.reduce((sum, g) => sum + g.memoryUsedBytes, 0) : undefined;
-  const gpuUtil = gpus.length > 0 ? gpus.reduce((sum, g) => sum + g.utilizationPercent, 0) / gpus.length : undefined;
+  const gpuUtil =
+    gpus.length > 0 ? gpus.reduce((sum, g) => sum + g.utilizationPercent, 0) / gpus.length : undefined;
   return [
     s.time,
     s.cluster,
@@ -124,7 +125,11 @@ export class SampleStore {
    * const series = await samples.series("hpc1", "4242", { stepSeconds: 60 });
    * ```
    */
-  async series(cluster: string, jobId: string, options: { stepSeconds?: number; limit?: number } = {}): Promise<UsageSeries> {
+  async series(
+    cluster: string,
+    jobId: string,
+    options: { stepSeconds?: number; limit?: number } = {},
+  ): Promise<UsageSeries> {
     const limit = options.limit ?? 100_000;
     if (!options.stepSeconds) {
       const { rows } = await query<{ sample: UsageSample }>(
@@ -148,7 +153,10 @@ export class SampleStore {
     const samples = rows.map(({ sample, max_memory }) => {
       const max = toNumber(max_memory);
       if (!sample.memory || max === undefined) return sample;
-      return { ...sample, memory: { ...sample.memory, peakBytes: Math.max(max, sample.memory.peakBytes ?? 0) } };
+      return {
+        ...sample,
+        memory: { ...sample.memory, peakBytes: Math.max(max, sample.memory.peakBytes ?? 0) },
+      };
     });
     return { cluster, jobId, stepSeconds: options.stepSeconds, samples };
   }

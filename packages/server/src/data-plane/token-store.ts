@@ -47,7 +47,12 @@ export class TokenStore {
     );
     const row = rows[0];
     if (!row) return undefined;
-    return { id: row.id, role: row.role, user: row.user_name, ...(row.cluster ? { cluster: row.cluster } : {}) };
+    return {
+      id: row.id,
+      role: row.role,
+      user: row.user_name,
+      ...(row.cluster ? { cluster: row.cluster } : {}),
+    };
   }
 
   /** Revokes a token by id; `true` if it was live. */

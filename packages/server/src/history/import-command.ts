@@ -26,7 +26,8 @@ function summary(report: ImportReport): string {
     `imported ${report.imported}, duplicates ${report.duplicates}, bad lines ${report.badLines}, skipped ${report.skipped} (already committed), ${(report.elapsedMs / 1000).toFixed(1)} s`,
     ...report.badLineDetails.slice(0, 20).map((b) => `  line ${b.line}: ${b.reason}`),
   ];
-  if (report.badLines > 20) lines.push(`  … ${report.badLines - Math.min(20, report.badLineDetails.length)} more`);
+  if (report.badLines > 20)
+    lines.push(`  … ${report.badLines - Math.min(20, report.badLineDetails.length)} more`);
   return `${lines.join("\n")}\n`;
 }
 
@@ -57,7 +58,9 @@ export async function runImportCommand(args: string[]): Promise<number> {
   const file = positionals[0];
   const format = values.format as (typeof FORMATS)[number] | undefined;
   if (!file || !format || !FORMATS.includes(format)) {
-    process.stderr.write(`Usage: jobsight-server import <file> --format ${FORMATS.join("|")} [--cluster <id>] [--restart]\n`);
+    process.stderr.write(
+      `Usage: jobsight-server import <file> --format ${FORMATS.join("|")} [--cluster <id>] [--restart]\n`,
+    );
     return 2;
   }
   if (format === "swf" && !values.cluster) {
@@ -73,7 +76,10 @@ export async function runImportCommand(args: string[]): Promise<number> {
     embeddedDir: join(config.dataDir, "postgres"),
     embeddedBinDir: config.postgres.embeddedBinDir,
     timescale: config.postgres.timescale,
-    policies: { retentionDays: config.ingest.retentionDays, compressAfterDays: config.ingest.compressAfterDays },
+    policies: {
+      retentionDays: config.ingest.retentionDays,
+      compressAfterDays: config.ingest.compressAfterDays,
+    },
   });
   const controller = new AbortController();
   const stop = () => controller.abort();
@@ -98,7 +104,8 @@ export async function runImportCommand(args: string[]): Promise<number> {
           });
     if (process.stderr.isTTY) process.stderr.write("\n");
     process.stdout.write(summary(report));
-    if (controller.signal.aborted) process.stdout.write("interrupted: run the same command again to resume\n");
+    if (controller.signal.aborted)
+      process.stdout.write("interrupted: run the same command again to resume\n");
     return 0;
   } finally {
     process.off("SIGINT", stop);

@@ -2,7 +2,11 @@ import { createHash } from "node:crypto";
 import { open, stat } from "node:fs/promises";
 import { type JobRecord, validators } from "@jobsight/schemas";
 import { withTransaction } from "../data-plane/database.js";
-import { type ImportCheckpoint, readImportCheckpoint, writeImportCheckpoint } from "../data-plane/import-checkpoints.js";
+import {
+  type ImportCheckpoint,
+  readImportCheckpoint,
+  writeImportCheckpoint,
+} from "../data-plane/import-checkpoints.js";
 import { upsertJobRecordsIn } from "../data-plane/job-store.js";
 import type { DataPlaneStorage } from "../data-plane/storage.js";
 
@@ -65,7 +69,10 @@ export type ImportHistoryOptions = {
  * const report = await importHistory(items, { storage, sourceId, sourceKind: "swf", onProgress: console.log });
  * ```
  */
-export async function importHistory(items: AsyncIterable<ImportItem>, options: ImportHistoryOptions): Promise<ImportReport> {
+export async function importHistory(
+  items: AsyncIterable<ImportItem>,
+  options: ImportHistoryOptions,
+): Promise<ImportReport> {
   const started = Date.now();
   const { storage, sourceId, sourceKind } = options;
   const batchSize = options.batchSize ?? 5000;

@@ -1,9 +1,15 @@
 import { createReadStream } from "node:fs";
 import type { Readable } from "node:stream";
-import { fileSourceId, type ImportHistoryOptions, type ImportItem, type ImportReport, importHistory } from "./import-history.js";
+import {
+  fileSourceId,
+  type ImportHistoryOptions,
+  type ImportItem,
+  type ImportReport,
+  importHistory,
+} from "./import-history.js";
 import { sacctJobToRecord } from "./sacct-job.js";
-import { readSacctJson } from "./sacct-parser.js";
 import { readSacctParsable } from "./sacct-parsable-parser.js";
+import { readSacctJson } from "./sacct-parser.js";
 
 /** Options of {@link importSacctFile}. */
 export type ImportSacctOptions = Omit<ImportHistoryOptions, "sourceId" | "sourceKind"> & {
@@ -40,7 +46,11 @@ export async function* sacctItems(
   }
   for await (const item of readSacctParsable(source, { timeZone: options.timeZone })) {
     if ("error" in item) yield item;
-    else yield { line: item.line, record: sacctJobToRecord(item.job, { cluster: options.cluster, exitTrusted: true }) };
+    else
+      yield {
+        line: item.line,
+        record: sacctJobToRecord(item.job, { cluster: options.cluster, exitTrusted: true }),
+      };
   }
 }
 
@@ -58,7 +68,11 @@ export async function importSacctFile(path: string, options: ImportSacctOptions)
   const sourceId = options.sourceId ?? (await fileSourceId(path, kind, options.cluster));
   const stream = createReadStream(path);
   try {
-    return await importHistory(sacctItems(stream, options.format, options), { ...options, sourceId, sourceKind: kind });
+    return await importHistory(sacctItems(stream, options.format, options), {
+      ...options,
+      sourceId,
+      sourceKind: kind,
+    });
   } finally {
     stream.destroy();
   }

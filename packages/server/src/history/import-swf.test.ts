@@ -41,7 +41,9 @@ describe("SWF → JobRecord", () => {
     const failed = LINE_2.replace(/ 1 {3}3 {3}3 {3}3 {2}1 /, " 0   3   3   3  1 ");
     expect(swfRecordToJobRecord(record(failed), START, "lanl-cm5").outcome).toEqual({ state: "TIMEOUT" });
     const cancelled = LINE_2.replace(/ 1 {3}3 {3}3 {3}3 {2}1 /, " 5   3   3   3  1 ");
-    expect(swfRecordToJobRecord(record(cancelled), START, "lanl-cm5").outcome).toEqual({ state: "CANCELLED" });
+    expect(swfRecordToJobRecord(record(cancelled), START, "lanl-cm5").outcome).toEqual({
+      state: "CANCELLED",
+    });
   });
 
   it("hands on the reader's bad lines with their line numbers, in order", async () => {

@@ -1,6 +1,12 @@
 import type { JobRecord, JobState } from "@jobsight/schemas";
-import { fileSourceId, type ImportHistoryOptions, type ImportItem, type ImportReport, importHistory } from "./import-history.js";
-import { type SwfRecord, SwfReader } from "./swf-parser.js";
+import {
+  fileSourceId,
+  type ImportHistoryOptions,
+  type ImportItem,
+  type ImportReport,
+  importHistory,
+} from "./import-history.js";
+import { SwfReader, type SwfRecord } from "./swf-parser.js";
 
 const KIB = 1024;
 
@@ -49,7 +55,8 @@ export function swfRecordToJobRecord(
   const usedKb = positive(r.usedMemoryKb);
   const requestedKb = positive(r.requestedMemoryKb);
   const cpuTime = r.averageCpuTime >= 0 && allocated !== undefined ? r.averageCpuTime * allocated : undefined;
-  const partition = r.partitionNumber >= 0 ? r.partitionNumber : r.queueNumber >= 0 ? r.queueNumber : undefined;
+  const partition =
+    r.partitionNumber >= 0 ? r.partitionNumber : r.queueNumber >= 0 ? r.queueNumber : undefined;
   const state = swfState(r);
   const spec: JobRecord["spec"] = {
     cluster,
@@ -66,7 +73,8 @@ export function swfRecordToJobRecord(
   if (r.executableId >= 0) spec.executable = String(r.executableId);
   if (requestedCores !== undefined) spec.requested.cores = requestedCores;
   if (r.requestedTime > 0) spec.requested.walltimeSeconds = r.requestedTime;
-  if (requestedKb && requestedCores) spec.requested.memoryBytes = Math.round(requestedKb * requestedCores * KIB);
+  if (requestedKb && requestedCores)
+    spec.requested.memoryBytes = Math.round(requestedKb * requestedCores * KIB);
   const record: JobRecord = {
     cluster,
     jobId: String(r.jobNumber),
@@ -116,5 +124,9 @@ export async function* swfItems(
 export async function importSwfFile(path: string, options: ImportSwfOptions): Promise<ImportReport> {
   const sourceId = options.sourceId ?? (await fileSourceId(path, "swf", options.cluster));
   const reader = SwfReader.fromFile(path, { maxBadLineDetails: Number.MAX_SAFE_INTEGER });
-  return importHistory(swfItems(reader, options.cluster, options.scheduler), { ...options, sourceId, sourceKind: "swf" });
+  return importHistory(swfItems(reader, options.cluster, options.scheduler), {
+    ...options,
+    sourceId,
+    sourceKind: "swf",
+  });
 }

@@ -11,7 +11,7 @@ async function collect(chunks: string[], key = "jobs") {
 describe("streamJsonArray", () => {
   const doc = JSON.stringify({
     meta: { jobs: [{ not: "these" }], note: 'a "jobs": [ in a string ]' },
-    jobs: [{ a: 1, s: "}{][\\\"" }, { b: [1, { c: 2 }] }],
+    jobs: [{ a: 1, s: '}{][\\"' }, { b: [1, { c: 2 }] }],
     errors: [],
   });
 

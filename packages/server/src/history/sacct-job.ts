@@ -61,7 +61,9 @@ export function slurmState(state: string | undefined): JobState | undefined {
 }
 
 const iso = (seconds: number | undefined) =>
-  seconds !== undefined && seconds > 0 ? new Date(seconds * 1000).toISOString().replace(".000Z", "Z") : undefined;
+  seconds !== undefined && seconds > 0
+    ? new Date(seconds * 1000).toISOString().replace(".000Z", "Z")
+    : undefined;
 
 function defined<T extends object>(value: T): T {
   for (const key of Object.keys(value) as (keyof T)[]) if (value[key] === undefined) delete value[key];
@@ -73,7 +75,11 @@ function defined<T extends object>(value: T): T {
  * polling and reports FAILED/CANCELLED with signal 9 and a MaxRSS above the request, never
  * OUT_OF_MEMORY (sites with cgroups do report OUT_OF_MEMORY).
  */
-function killedForMemory(signal: number | undefined, maxRss: number | undefined, limit: number | undefined): boolean {
+function killedForMemory(
+  signal: number | undefined,
+  maxRss: number | undefined,
+  limit: number | undefined,
+): boolean {
   return signal === SIGKILL && maxRss !== undefined && limit !== undefined && limit > 0 && maxRss > limit;
 }
 
@@ -90,12 +96,16 @@ function killedForMemory(signal: number | undefined, maxRss: number | undefined,
  * const record = sacctJobToRecord(job, { cluster: "hpc1" });
  * ```
  */
-export function sacctJobToRecord(job: SacctJob, options: { cluster?: string; exitTrusted?: boolean } = {}): JobRecord {
+export function sacctJobToRecord(
+  job: SacctJob,
+  options: { cluster?: string; exitTrusted?: boolean } = {},
+): JobRecord {
   const cluster = (options.cluster ?? job.cluster ?? "").toLowerCase();
   const memoryLimit = job.allocated.memoryBytes ?? job.requested.memoryBytes;
   const steps: JobStep[] = job.steps.map((s) => {
     let state = slurmState(s.state);
-    if (state && state !== "COMPLETED" && killedForMemory(s.signal, s.maxRssBytes, memoryLimit)) state = "OUT_OF_MEMORY";
+    if (state && state !== "COMPLETED" && killedForMemory(s.signal, s.maxRssBytes, memoryLimit))
+      state = "OUT_OF_MEMORY";
     return defined({
       stepId: s.id,
       state,
@@ -106,7 +116,8 @@ export function sacctJobToRecord(job: SacctJob, options: { cluster?: string; exi
     });
   });
   const peakRss = job.steps.reduce<number | undefined>(
-    (max, s) => (s.maxRssBytes !== undefined && (max === undefined || s.maxRssBytes > max) ? s.maxRssBytes : max),
+    (max, s) =>
+      s.maxRssBytes !== undefined && (max === undefined || s.maxRssBytes > max) ? s.maxRssBytes : max,
     undefined,
   );
   let state = slurmState(job.state);
@@ -114,7 +125,10 @@ export function sacctJobToRecord(job: SacctJob, options: { cluster?: string; exi
   const signal = job.signal;
   // The job's own exit status may not carry the kill; its batch step's does.
   const killSignal = signal ?? batch?.signal;
-  if ((state === "FAILED" || state === "CANCELLED") && killedForMemory(killSignal, batch?.maxRssBytes ?? peakRss, memoryLimit)) {
+  if (
+    (state === "FAILED" || state === "CANCELLED") &&
+    killedForMemory(killSignal, batch?.maxRssBytes ?? peakRss, memoryLimit)
+  ) {
     state = "OUT_OF_MEMORY";
   }
   const phase = state && job.end ? "ended" : job.start ? "started" : "submitted";
@@ -142,7 +156,9 @@ export function sacctJobToRecord(job: SacctJob, options: { cluster?: string; exi
   if (startedAt) record.startedAt = startedAt;
   if (phase === "ended") {
     record.endedAt = iso(job.end);
-    const exitTrusted = options.exitTrusted ?? !(slurmState(job.state) === "FAILED" && job.exitCode === 0 && signal === undefined);
+    const exitTrusted =
+      options.exitTrusted ??
+      !(slurmState(job.state) === "FAILED" && job.exitCode === 0 && signal === undefined);
     record.outcome = defined({
       state: state!,
       exitCode: exitTrusted ? job.exitCode : undefined,
@@ -158,7 +174,9 @@ export function sacctJobToRecord(job: SacctJob, options: { cluster?: string; exi
     runTimeSeconds: ran && phase === "ended" ? job.elapsedSeconds : undefined,
     cpuTimeSeconds: ran ? job.cpuSeconds : undefined,
     coresUsed:
-      ran && job.cpuSeconds !== undefined && job.elapsedSeconds ? job.cpuSeconds / job.elapsedSeconds : undefined,
+      ran && job.cpuSeconds !== undefined && job.elapsedSeconds
+        ? job.cpuSeconds / job.elapsedSeconds
+        : undefined,
   });
   if (Object.keys(peaks).length > 0) record.peaks = peaks;
   if (steps.length > 0) record.steps = steps.slice(0, 1024);

@@ -52,7 +52,11 @@ describe("sacct --parsable2", () => {
       submittedAt: "2026-12-02T15:37:50Z",
       startedAt: "2026-12-02T15:37:53Z",
       endedAt: "2026-12-02T15:37:58Z",
-      spec: { user: "root", jobName: "ok", requested: { memoryBytes: 50 * 2 ** 20, cores: 1, nodes: 1, walltimeSeconds: 120 } },
+      spec: {
+        user: "root",
+        jobName: "ok",
+        requested: { memoryBytes: 50 * 2 ** 20, cores: 1, nodes: 1, walltimeSeconds: 120 },
+      },
       peaks: { memoryBytes: 4832 * 1024, runTimeSeconds: 5 },
     });
     const [paris] = await items(EXPORT, "Europe/Paris");
@@ -70,6 +74,8 @@ describe("sacct --parsable2", () => {
   it("needs a header naming JobID and State", async () => {
     const out = [];
     for await (const item of readSacctParsable(Readable.from(["4|ok|root\n"]))) out.push(item);
-    expect(out).toEqual([{ line: 1, error: "The first line must be a header naming at least JobID and State" }]);
+    expect(out).toEqual([
+      { line: 1, error: "The first line must be a header naming at least JobID and State" },
+    ]);
   });
 });

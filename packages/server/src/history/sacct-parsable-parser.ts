@@ -1,8 +1,14 @@
-import type { Readable } from "node:stream";
 import { createInterface } from "node:readline";
+import type { Readable } from "node:stream";
 import type { ResourceRequest } from "@jobsight/schemas";
 import type { SacctJob, SacctStep } from "./sacct-job.js";
-import { expandHostlist, parseSlurmDuration, parseSlurmMemory, parseSlurmTime, parseTres } from "./slurm-units.js";
+import {
+  expandHostlist,
+  parseSlurmDuration,
+  parseSlurmMemory,
+  parseSlurmTime,
+  parseTres,
+} from "./slurm-units.js";
 
 /** A job of a `--parsable2` export (with its 1-based line), or a line that could not be read. */
 export type SacctParsableItem = { line: number; job: SacctJob } | { line: number; error: string };

@@ -17,7 +17,10 @@ describe("sacct --json (SLURM 22.05, real output)", () => {
     for await (const item of readSacctJson(createReadStream(FILE, { highWaterMark: 1024 }))) {
       if ("error" in item) throw new Error(`job ${item.index}: ${item.error}`);
       const record = sacctJobToRecord(item.job);
-      records.set(record.spec.jobName === undefined ? record.jobId : `${record.jobId}:${record.spec.jobName}`, record);
+      records.set(
+        record.spec.jobName === undefined ? record.jobId : `${record.jobId}:${record.spec.jobName}`,
+        record,
+      );
     }
   });
 
@@ -25,7 +28,8 @@ describe("sacct --json (SLURM 22.05, real output)", () => {
 
   it("reads every job of the export, each a valid JobRecord", () => {
     expect(records.size).toBe(12);
-    for (const r of records.values()) expect(validators.JobRecord.validate(r)).toEqual({ ok: true, value: r });
+    for (const r of records.values())
+      expect(validators.JobRecord.validate(r)).toEqual({ ok: true, value: r });
   });
 
   it("maps the states and exit codes of the README table", () => {
@@ -41,7 +45,10 @@ describe("sacct --json (SLURM 22.05, real output)", () => {
     expect(outcome("7")).toMatchObject({ state: "OUT_OF_MEMORY", signal: 9 });
     // the same inside srun: the job COMPLETED, step .0 is the one killed for memory
     expect(outcome("8")).toEqual({ state: "COMPLETED", exitCode: 0 });
-    expect(job("8").steps?.find((s) => s.stepId === "0")).toMatchObject({ state: "OUT_OF_MEMORY", signal: 9 });
+    expect(job("8").steps?.find((s) => s.stepId === "0")).toMatchObject({
+      state: "OUT_OF_MEMORY",
+      signal: 9,
+    });
     // scancel → CANCELLED 0:0, pending and running
     expect(outcome("10")).toEqual({ state: "CANCELLED", exitCode: 0 });
     expect(outcome("12")).toEqual({ state: "CANCELLED", exitCode: 0 });
@@ -84,10 +91,27 @@ describe("sacct --json of newer SLURM versions", () => {
       cluster: "hpc1",
       array: { job_id: 5000, task_id: { set: true, infinite: false, number: 3 } },
       state: { current: ["OUT_OF_MEMORY"], reason: "None" },
-      exit_code: { status: ["SIGNALED"], return_code: { set: false, number: 0 }, signal: { id: { set: true, number: 9 }, name: "KILL" } },
-      time: { submission: 1_800_000_000, start: 1_800_000_010, end: 1_800_000_070, elapsed: 60, limit: { set: true, infinite: false, number: 30 } },
-      required: { CPUs: 4, memory_per_cpu: { set: true, number: 1000 }, memory_per_node: { set: false, number: 0 } },
-      tres: { requested: [{ type: "gres", name: "gpu:a100", count: 2 }], allocated: [{ type: "mem", count: 4000 }] },
+      exit_code: {
+        status: ["SIGNALED"],
+        return_code: { set: false, number: 0 },
+        signal: { id: { set: true, number: 9 }, name: "KILL" },
+      },
+      time: {
+        submission: 1_800_000_000,
+        start: 1_800_000_010,
+        end: 1_800_000_070,
+        elapsed: 60,
+        limit: { set: true, infinite: false, number: 30 },
+      },
+      required: {
+        CPUs: 4,
+        memory_per_cpu: { set: true, number: 1000 },
+        memory_per_node: { set: false, number: 0 },
+      },
+      tres: {
+        requested: [{ type: "gres", name: "gpu:a100", count: 2 }],
+        allocated: [{ type: "mem", count: 4000 }],
+      },
       steps: [
         {
           step: { id: "5001.batch", name: "batch" },
@@ -102,7 +126,10 @@ describe("sacct --json of newer SLURM versions", () => {
     expect(record).toMatchObject({
       cluster: "hpc1",
       jobId: "5000_3",
-      spec: { array: { arrayJobId: "5000", taskId: 3 }, requested: { cores: 4, memoryBytes: 4000 * MB, gpus: 2, walltimeSeconds: 1800 } },
+      spec: {
+        array: { arrayJobId: "5000", taskId: 3 },
+        requested: { cores: 4, memoryBytes: 4000 * MB, gpus: 2, walltimeSeconds: 1800 },
+      },
       outcome: { state: "OUT_OF_MEMORY", signal: 9 },
       steps: [{ stepId: "batch", state: "OUT_OF_MEMORY", maxRssBytes: 4_300_000_000 }],
     });

@@ -56,7 +56,8 @@ function tresResources(list: unknown, memoryUnit: number): ResourceRequest {
     if (t.type === "cpu" && count >= 1) out.cores = count;
     else if (t.type === "mem" && count > 0) out.memoryBytes = Math.round(count * memoryUnit);
     else if (t.type === "node" && count >= 1) out.nodes = count;
-    else if (t.type === "gres" && typeof t.name === "string" && /^gpu(:|$)/.test(t.name)) out.gpus = (out.gpus ?? 0) + count;
+    else if (t.type === "gres" && typeof t.name === "string" && /^gpu(:|$)/.test(t.name))
+      out.gpus = (out.gpus ?? 0) + count;
   }
   return out;
 }

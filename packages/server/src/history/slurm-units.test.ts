@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { expandHostlist, parseSlurmDuration, parseSlurmMemory, parseSlurmTime, parseTres } from "./slurm-units.js";
+import {
+  expandHostlist,
+  parseSlurmDuration,
+  parseSlurmMemory,
+  parseSlurmTime,
+  parseTres,
+} from "./slurm-units.js";
 
 describe("SLURM units", () => {
   it("parses durations in every sacct form", () => {
@@ -22,7 +28,13 @@ describe("SLURM units", () => {
 
   it("parses TRES lists, GPUs of any model counting as GPUs", () => {
     const tres = parseTres("billing=4,cpu=4,gres/gpu:a100=2,mem=2G,node=1");
-    expect(Object.fromEntries(tres)).toEqual({ billing: 4, cpu: 4, "gres/gpu": 2, mem: 2 * 2 ** 30, node: 1 });
+    expect(Object.fromEntries(tres)).toEqual({
+      billing: 4,
+      cpu: 4,
+      "gres/gpu": 2,
+      mem: 2 * 2 ** 30,
+      node: 1,
+    });
   });
 
   it("expands host lists", () => {

@@ -1,6 +1,13 @@
 // SLURM's text formats: durations, memory sizes, TRES lists, host lists and local timestamps.
 
-const MEMORY_UNITS: Record<string, number> = { "": 1, K: 2 ** 10, M: 2 ** 20, G: 2 ** 30, T: 2 ** 40, P: 2 ** 50 };
+const MEMORY_UNITS: Record<string, number> = {
+  "": 1,
+  K: 2 ** 10,
+  M: 2 ** 20,
+  G: 2 ** 30,
+  T: 2 ** 40,
+  P: 2 ** 50,
+};
 
 /**
  * Seconds of a SLURM duration: `[DD-]HH:MM:SS`, `MM:SS`, `MM:SS.mmm` (TotalCPU); `undefined` for

@@ -52,7 +52,9 @@ export const authPlugin = globalPlugin<AuthPluginOptions>("jobsight-auth", async
     }
     if (!principal) throw new UnauthenticatedError("The bearer token is not valid");
     if (!roles.includes(principal.role)) {
-      throw new ForbiddenError(`Role ${principal.role} may not ${request.method} ${request.routeOptions.url}`);
+      throw new ForbiddenError(
+        `Role ${principal.role} may not ${request.method} ${request.routeOptions.url}`,
+      );
     }
     request.principal = principal;
     return principal;

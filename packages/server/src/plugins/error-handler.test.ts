@@ -4,8 +4,8 @@ import Fastify, { type FastifyInstance } from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
 import { StorageUnavailableError } from "../errors.js";
 import { registerApiRoutes } from "../routes/register-api-routes.js";
-import { authPlugin } from "./auth.js";
 import { ApiTokenVerifier } from "./auth/api-token-verifier.js";
+import { authPlugin } from "./auth.js";
 import { errorHandlerPlugin, toJobsightError } from "./error-handler.js";
 import { rateLimitPlugin } from "./rate-limit.js";
 
@@ -55,8 +55,17 @@ afterEach(async () => {
 describe("error answers", () => {
   it("names every offending field of a body, each as a JSON pointer", async () => {
     current = await app();
-    const bad = { ...record, phase: "done", spec: { ...record.spec, user: 7, requested: { memoryBytes: -1 } } };
-    const res = await current.inject({ method: "POST", url: "/v1/jobs", headers: auth, payload: { records: [record, bad] } });
+    const bad = {
+      ...record,
+      phase: "done",
+      spec: { ...record.spec, user: 7, requested: { memoryBytes: -1 } },
+    };
+    const res = await current.inject({
+      method: "POST",
+      url: "/v1/jobs",
+      headers: auth,
+      payload: { records: [record, bad] },
+    });
     expect(res.statusCode).toBe(400);
     const body = res.json();
     expect(validators.ApiError.check(body)).toBe(true);
@@ -99,7 +108,12 @@ describe("error answers", () => {
     current = await app();
     const anon = await current.inject({ method: "GET", url: "/v1/policy" });
     expect(anon.statusCode).toBe(401);
-    const res = await current.inject({ method: "POST", url: "/v1/usage", headers: auth, payload: { idempotencyKey: "k-123456", samples: [] } });
+    const res = await current.inject({
+      method: "POST",
+      url: "/v1/usage",
+      headers: auth,
+      payload: { idempotencyKey: "k-123456", samples: [] },
+    });
     expect(res.json()).toMatchObject({ code: "NOT_IMPLEMENTED", statusCode: 501 });
   });
 
@@ -130,7 +144,8 @@ describe("error answers", () => {
 
   it("answers 429 with Retry-After once a token's burst is spent", async () => {
     current = await app({ burst: 2 });
-    const send = () => current!.inject({ method: "POST", url: "/v1/jobs", headers: auth, payload: { records: [record] } });
+    const send = () =>
+      current!.inject({ method: "POST", url: "/v1/jobs", headers: auth, payload: { records: [record] } });
     expect((await send()).statusCode).toBe(200);
     expect((await send()).statusCode).toBe(200);
     const limited = await send();
@@ -141,13 +156,27 @@ describe("error answers", () => {
 
   it("answers 503 with Retry-After when storage is down, 500 without details otherwise", async () => {
     current = await app({ failWith: new StorageUnavailableError("PostgreSQL is unavailable") });
-    const down = await current.inject({ method: "POST", url: "/v1/jobs", headers: auth, payload: { records: [record] } });
+    const down = await current.inject({
+      method: "POST",
+      url: "/v1/jobs",
+      headers: auth,
+      payload: { records: [record] },
+    });
     expect(down.statusCode).toBe(503);
     expect(down.headers["retry-after"]).toBe("2");
     await current.close();
     current = await app({ failWith: new Error("password=hunter2") });
-    const boom = await current.inject({ method: "POST", url: "/v1/jobs", headers: auth, payload: { records: [record] } });
-    expect(boom.json()).toEqual({ code: "INTERNAL_ERROR", message: "Internal server error", statusCode: 500 });
+    const boom = await current.inject({
+      method: "POST",
+      url: "/v1/jobs",
+      headers: auth,
+      payload: { records: [record] },
+    });
+    expect(boom.json()).toEqual({
+      code: "INTERNAL_ERROR",
+      message: "Internal server error",
+      statusCode: 500,
+    });
   });
 
   it("answers unknown routes with NOT_FOUND in the ApiError shape", async () => {
@@ -160,8 +189,13 @@ describe("error answers", () => {
 describe("toJobsightError", () => {
   it("maps lost PostgreSQL connections to a retryable 503", () => {
     const error = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
-    expect(toJobsightError(error).toApiError()).toMatchObject({ code: "STORAGE_UNAVAILABLE", statusCode: 503 });
-    const shutdown = Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" });
+    expect(toJobsightError(error).toApiError()).toMatchObject({
+      code: "STORAGE_UNAVAILABLE",
+      statusCode: 503,
+    });
+    const shutdown = Object.assign(new Error("terminating connection due to administrator command"), {
+      code: "57P01",
+    });
     expect(toJobsightError(shutdown).code).toBe("STORAGE_UNAVAILABLE");
   });
 

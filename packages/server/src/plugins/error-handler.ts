@@ -55,13 +55,17 @@ export type ErrorContext = { bodyLimitBytes?: number; contentType?: string };
 export function toJobsightError(error: unknown, context: ErrorContext = {}): JobsightError {
   const bodyLimitBytes = context.bodyLimitBytes ?? 16 * 1024 * 1024;
   if (error instanceof JobsightError) return error;
-  if (isTransientPgError(error)) return new StorageUnavailableError("Storage is temporarily unavailable", error);
+  if (isTransientPgError(error))
+    return new StorageUnavailableError("Storage is temporarily unavailable", error);
   const fastifyError = error as Partial<FastifyError>;
   const code = (fastifyError.code && FASTIFY_CODES[fastifyError.code]) || undefined;
   const status = fastifyError.statusCode;
-  const mapped = code ?? (status !== undefined && status >= 400 && status < 500 ? STATUS_CODES[status] : undefined);
+  const mapped =
+    code ?? (status !== undefined && status >= 400 && status < 500 ? STATUS_CODES[status] : undefined);
   if (mapped === "PAYLOAD_TOO_LARGE") {
-    return new JobsightError(mapped, `The body exceeds the limit of ${bodyLimitBytes} bytes`, { cause: error });
+    return new JobsightError(mapped, `The body exceeds the limit of ${bodyLimitBytes} bytes`, {
+      cause: error,
+    });
   }
   if (mapped === "UNSUPPORTED_MEDIA_TYPE") return new UnsupportedMediaTypeError(context.contentType);
   if (mapped === "MALFORMED_BODY") {

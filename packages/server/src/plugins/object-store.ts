@@ -45,9 +45,12 @@ export function createObjectStore(config: ObjectStoreConfig): ObjectStore {
  * await app.register(objectStorePlugin, { config: { kind: "local", dir: ".jobsight/objects" } });
  * ```
  */
-export const objectStorePlugin = globalPlugin<ObjectStorePluginOptions>("jobsight-object-store", async (app, options) => {
-  const owned = "config" in options;
-  const store = owned ? createObjectStore(options.config) : options.store;
-  app.decorate("objectStore", store);
-  if (owned) app.addHook("onClose", async () => store.close());
-});
+export const objectStorePlugin = globalPlugin<ObjectStorePluginOptions>(
+  "jobsight-object-store",
+  async (app, options) => {
+    const owned = "config" in options;
+    const store = owned ? createObjectStore(options.config) : options.store;
+    app.decorate("objectStore", store);
+    if (owned) app.addHook("onClose", async () => store.close());
+  },
+);

@@ -1,5 +1,5 @@
-import type { DataPlaneStorage } from "../data-plane/storage.js";
 import { type OpenStorageOptions, openStorage } from "../data-plane/open-storage.js";
+import type { DataPlaneStorage } from "../data-plane/storage.js";
 import { globalPlugin } from "./global-plugin.js";
 
 declare module "fastify" {
@@ -36,26 +36,36 @@ export type PostgresPluginOptions =
  * await app.storage.jobs.count();
  * ```
  */
-export const postgresPlugin = globalPlugin<PostgresPluginOptions>("jobsight-postgres", async (app, options) => {
-  if ("storage" in options) {
-    app.decorate("storage", options.storage);
-    return;
-  }
-  const opened = await openStorage({
-    ...options.open,
-    log: options.open.log ?? ((message) => app.log.info(message)),
-    onPoolError: options.open.onPoolError ?? ((error) => app.log.warn({ err: error }, "idle PostgreSQL connection failed")),
-  });
-  app.decorate("storage", opened.storage);
-  if (opened.migrations?.applied.length) {
-    app.log.info({ applied: opened.migrations.applied, flavour: opened.migrations.flavour }, "migrations applied");
-  }
-  const timer = setInterval(() => {
-    opened.storage.applyPolicies().catch((error) => app.log.warn({ err: error }, "sample retention failed"));
-  }, options.policyIntervalMs ?? 3_600_000);
-  timer.unref();
-  app.addHook("onClose", async () => {
-    clearInterval(timer);
-    await opened.close();
-  });
-});
+export const postgresPlugin = globalPlugin<PostgresPluginOptions>(
+  "jobsight-postgres",
+  async (app, options) => {
+    if ("storage" in options) {
+      app.decorate("storage", options.storage);
+      return;
+    }
+    const opened = await openStorage({
+      ...options.open,
+      log: options.open.log ?? ((message) => app.log.info(message)),
+      onPoolError:
+        options.open.onPoolError ??
+        ((error) => app.log.warn({ err: error }, "idle PostgreSQL connection failed")),
+    });
+    app.decorate("storage", opened.storage);
+    if (opened.migrations?.applied.length) {
+      app.log.info(
+        { applied: opened.migrations.applied, flavour: opened.migrations.flavour },
+        "migrations applied",
+      );
+    }
+    const timer = setInterval(() => {
+      opened.storage
+        .applyPolicies()
+        .catch((error) => app.log.warn({ err: error }, "sample retention failed"));
+    }, options.policyIntervalMs ?? 3_600_000);
+    timer.unref();
+    app.addHook("onClose", async () => {
+      clearInterval(timer);
+      await opened.close();
+    });
+  },
+);

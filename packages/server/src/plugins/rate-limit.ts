@@ -33,20 +33,23 @@ export type RateLimitPluginOptions = {
  * app.rateLimit(request); // in a route's onRequest hook
  * ```
  */
-export const rateLimitPlugin = globalPlugin<RateLimitPluginOptions>("jobsight-rate-limit", async (app, options) => {
-  const enabled = options.enabled ?? true;
-  const buckets = new TokenBuckets({
-    ratePerSecond: options.requestsPerSecond ?? 50,
-    capacity: options.burst ?? 200,
-  });
-  const sweep = setInterval(() => buckets.sweep(), 60_000);
-  sweep.unref();
-  app.addHook("onClose", async () => clearInterval(sweep));
-  app.decorate("rateLimit", (request: FastifyRequest) => {
-    if (!enabled) return;
-    const token = bearerToken(request);
-    const key = token ? `t:${hashToken(token)}` : `ip:${request.ip}`;
-    const wait = buckets.take(key);
-    if (wait > 0) throw new RateLimitedError(wait, "Too many requests for this token; slow down");
-  });
-});
+export const rateLimitPlugin = globalPlugin<RateLimitPluginOptions>(
+  "jobsight-rate-limit",
+  async (app, options) => {
+    const enabled = options.enabled ?? true;
+    const buckets = new TokenBuckets({
+      ratePerSecond: options.requestsPerSecond ?? 50,
+      capacity: options.burst ?? 200,
+    });
+    const sweep = setInterval(() => buckets.sweep(), 60_000);
+    sweep.unref();
+    app.addHook("onClose", async () => clearInterval(sweep));
+    app.decorate("rateLimit", (request: FastifyRequest) => {
+      if (!enabled) return;
+      const token = bearerToken(request);
+      const key = token ? `t:${hashToken(token)}` : `ip:${request.ip}`;
+      const wait = buckets.take(key);
+      if (wait > 0) throw new RateLimitedError(wait, "Too many requests for this token; slow down");
+    });
+  },
+);

@@ -38,19 +38,28 @@ export function readScope(principal: Principal | undefined, requestedCluster?: s
  * assertWritable(principal, batch.records.map((r) => r.cluster), "/records");
  * ```
  */
-export function assertWritable(principal: Principal | undefined, clusters: readonly string[], listPath: string): void {
+export function assertWritable(
+  principal: Principal | undefined,
+  clusters: readonly string[],
+  listPath: string,
+): void {
   if (!principal) throw new ForbiddenError("Authentication required");
   const own = principal.cluster;
   if (!own) {
-    if (principal.role === "collector") throw new ForbiddenError("A collector token must be bound to a cluster");
+    if (principal.role === "collector")
+      throw new ForbiddenError("A collector token must be bound to a cluster");
     return;
   }
   const errors: FieldError[] = [];
   clusters.forEach((cluster, i) => {
-    if (cluster !== own) errors.push({ path: `${listPath}/${i}/cluster`, message: `must be ${own} for this token` });
+    if (cluster !== own)
+      errors.push({ path: `${listPath}/${i}/cluster`, message: `must be ${own} for this token` });
   });
   if (errors.length > 0) {
-    throw new ForbiddenError(`This token may write only to cluster ${own}; ${errors.length} items name another`, errors.slice(0, 100));
+    throw new ForbiddenError(
+      `This token may write only to cluster ${own}; ${errors.length} items name another`,
+      errors.slice(0, 100),
+    );
   }
 }
 
@@ -66,7 +75,11 @@ export async function findVisibleJob(
 ): Promise<JobRecord> {
   const jobs = await storage.jobs.find(jobId, scope);
   if (jobs.length === 0) throw new NotFoundError(`Job ${jobId} not found`);
-  if (jobs.length > 1) throw new JobAmbiguousError(jobId, jobs.map((j) => j.cluster));
+  if (jobs.length > 1)
+    throw new JobAmbiguousError(
+      jobId,
+      jobs.map((j) => j.cluster),
+    );
   return jobs[0];
 }
 
@@ -74,7 +87,11 @@ export async function findVisibleJob(
  * The cluster of a job whose samples or events are asked for. A researcher must own the job; a
  * platform caller naming the cluster may read samples that arrived before the job's record.
  */
-export async function jobClusterFor(storage: DataPlaneStorage, scope: ReadScope, jobId: string): Promise<string> {
+export async function jobClusterFor(
+  storage: DataPlaneStorage,
+  scope: ReadScope,
+  jobId: string,
+): Promise<string> {
   if (scope.cluster && scope.user === undefined) return scope.cluster;
   return (await findVisibleJob(storage, scope, jobId)).cluster;
 }

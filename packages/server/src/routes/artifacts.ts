@@ -16,7 +16,9 @@ export function artifactRoutes(deps: RouteDeps): RouteHandlers {
   return {
     putArtifact: async ({ body, query, principal, request }: RouteContext<Buffer | undefined, PutQuery>) => {
       if (!Buffer.isBuffer(body) || body.length === 0) {
-        throw new ValidationError([{ path: "", message: "The artifact's bytes are required (an empty body is not an artifact)" }]);
+        throw new ValidationError([
+          { path: "", message: "The artifact's bytes are required (an empty body is not an artifact)" },
+        ]);
       }
       const cluster = query.cluster ?? principal?.cluster;
       if (cluster) assertWritable(principal, [cluster], "/query");
@@ -37,11 +39,14 @@ export function artifactRoutes(deps: RouteDeps): RouteHandlers {
     getArtifact: async ({ params, principal, reply }: RouteContext<unknown, unknown, { sha256: string }>) => {
       const notFound = () => new NotFoundError(`Artifact ${params.sha256} not found`);
       let visible: boolean;
-      if (principal?.role === "researcher") visible = await deps.storage.artifacts.visibleToUser(params.sha256, principal.user);
-      else if (principal?.cluster) visible = await deps.storage.artifacts.visibleToCluster(params.sha256, principal.cluster);
+      if (principal?.role === "researcher")
+        visible = await deps.storage.artifacts.visibleToUser(params.sha256, principal.user);
+      else if (principal?.cluster)
+        visible = await deps.storage.artifacts.visibleToCluster(params.sha256, principal.cluster);
       else visible = (await deps.storage.artifacts.contentType(params.sha256)) !== undefined;
       if (!visible) throw notFound();
-      const contentType = (await deps.storage.artifacts.contentType(params.sha256)) ?? "application/octet-stream";
+      const contentType =
+        (await deps.storage.artifacts.contentType(params.sha256)) ?? "application/octet-stream";
       const stream = await deps.objectStore.get(params.sha256);
       if (!stream) throw notFound();
       reply.type(contentType).header("cache-control", "private, max-age=31536000, immutable");

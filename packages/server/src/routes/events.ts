@@ -14,7 +14,11 @@ export function eventRoutes(deps: RouteDeps): RouteHandlers {
       );
       return deps.ingestGate.run(() => deps.storage.events.insert(body.events));
     },
-    getJobEvents: async ({ params, query, principal }: RouteContext<unknown, { cluster?: string }, { jobId: string }>) => {
+    getJobEvents: async ({
+      params,
+      query,
+      principal,
+    }: RouteContext<unknown, { cluster?: string }, { jobId: string }>) => {
       const cluster = await jobClusterFor(deps.storage, readScope(principal, query.cluster), params.jobId);
       return { events: await deps.storage.events.forJob(cluster, params.jobId) };
     },

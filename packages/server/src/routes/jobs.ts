@@ -25,7 +25,11 @@ export function jobRoutes(deps: RouteDeps): RouteHandlers {
       }
       return deps.storage.jobs.list({ ...query, ...scope });
     },
-    getJob: async ({ params, query, principal }: RouteContext<unknown, { cluster?: string }, { jobId: string }>) =>
+    getJob: async ({
+      params,
+      query,
+      principal,
+    }: RouteContext<unknown, { cluster?: string }, { jobId: string }>) =>
       findVisibleJob(deps.storage, readScope(principal, query.cluster), params.jobId),
   };
 }

@@ -1,4 +1,11 @@
-import { type ApiRoute, apiRoutes, compileValidator, type FieldError, type Validator, validators } from "@jobsight/schemas";
+import {
+  type ApiRoute,
+  apiRoutes,
+  compileValidator,
+  type FieldError,
+  type Validator,
+  validators,
+} from "@jobsight/schemas";
 import type { TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
@@ -55,15 +62,23 @@ export function registerApiRoutes(
     // Raw-body routes take the bytes as they are, whatever the content type (even JSON).
     app.register(async (raw) => {
       raw.removeAllContentTypeParsers();
-      raw.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: options.rawBodyLimitBytes ?? 32 * 1024 * 1024 }, (_req, body, done) =>
-        done(null, body),
+      raw.addContentTypeParser(
+        "*",
+        { parseAs: "buffer", bodyLimit: options.rawBodyLimitBytes ?? 32 * 1024 * 1024 },
+        (_req, body, done) => done(null, body),
       );
-      for (const route of rawRoutes) addRoute(raw, route, handlers[route.operationId], options.rawBodyLimitBytes);
+      for (const route of rawRoutes)
+        addRoute(raw, route, handlers[route.operationId], options.rawBodyLimitBytes);
     });
   }
 }
 
-function addRoute(app: FastifyInstance, route: ApiRoute, handler: RouteHandler | undefined, bodyLimit?: number): void {
+function addRoute(
+  app: FastifyInstance,
+  route: ApiRoute,
+  handler: RouteHandler | undefined,
+  bodyLimit?: number,
+): void {
   const checks: [Part, Validator<TSchema>, TSchema][] = [];
   if (route.params) checks.push(["params", validatorFor(route.params), route.params]);
   if (route.query) checks.push(["query", validatorFor(route.query), route.query]);
@@ -89,10 +104,18 @@ function addRoute(app: FastifyInstance, route: ApiRoute, handler: RouteHandler |
         const value = part === "body" ? parts.body : Value.Convert(schema, { ...(parts[part] as object) });
         const result = validator.validate(value);
         if (result.ok) parts[part] = result.value;
-        else errors.push(...result.errors.map((e) => (part === "body" ? e : { ...e, path: `/${part}${e.path}` })));
+        else
+          errors.push(
+            ...result.errors.map((e) => (part === "body" ? e : { ...e, path: `/${part}${e.path}` })),
+          );
       }
       if (!route.params && !route.query && request.query && Object.keys(request.query as object).length > 0) {
-        errors.push(...Object.keys(request.query as object).map((k) => ({ path: `/query/${k}`, message: "Unknown query parameter" })));
+        errors.push(
+          ...Object.keys(request.query as object).map((k) => ({
+            path: `/query/${k}`,
+            message: "Unknown query parameter",
+          })),
+        );
       }
       if (errors.length > 0) throw new ValidationError(errors);
     },

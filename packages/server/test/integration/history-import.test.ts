@@ -22,11 +22,17 @@ describe("history import", () => {
 
   it("imports the whole LANL-CM5 log, and a second import stores nothing twice", async () => {
     const progress: ImportProgress[] = [];
-    const first = await importSwfFile(LANL, { storage: fx.storage, cluster: "lanl-cm5", onProgress: (p) => progress.push(p) });
+    const first = await importSwfFile(LANL, {
+      storage: fx.storage,
+      cluster: "lanl-cm5",
+      onProgress: (p) => progress.push(p),
+    });
     expect(first).toMatchObject({ imported: 122_060, duplicates: 0, badLines: 0, resumedFrom: 0 });
     expect(await fx.storage.jobs.count("lanl-cm5")).toBe(122_060);
     expect(progress.length).toBeGreaterThan(10);
-    expect(progress.map((p) => p.imported)).toEqual([...progress.map((p) => p.imported)].sort((a, b) => a - b));
+    expect(progress.map((p) => p.imported)).toEqual(
+      [...progress.map((p) => p.imported)].sort((a, b) => a - b),
+    );
     console.log(`LANL-CM5 import: ${first.imported} jobs in ${(first.elapsedMs / 1000).toFixed(1)} s`);
 
     // Again, ignoring the checkpoint: every job is a duplicate, nothing is stored twice.
@@ -46,9 +52,18 @@ describe("history import", () => {
   it("resumes an interrupted import after the last committed line", async () => {
     // The first 15,000 job lines of the same log keep this test short; the resume logic does not
     // depend on the length of the source.
-    const text = gunzipSync(await readFile(LANL)).toString("utf8").split("\n").slice(0, 15_030).join("\n");
+    const text = gunzipSync(await readFile(LANL))
+      .toString("utf8")
+      .split("\n")
+      .slice(0, 15_030)
+      .join("\n");
     const source = () => swfItems(SwfReader.fromBuffer(text), "lanl-resume");
-    const options = { storage: fx.storage, sourceId: "test:lanl-first-lines", sourceKind: "swf", batchSize: 2000 };
+    const options = {
+      storage: fx.storage,
+      sourceId: "test:lanl-first-lines",
+      sourceKind: "swf",
+      batchSize: 2000,
+    };
     const controller = new AbortController();
     const partial = await importHistory(source(), {
       ...options,
@@ -68,13 +83,25 @@ describe("history import", () => {
     expect(rest.skipped).toBe(4000);
     expect(rest).toMatchObject({ imported: total, duplicates: 0 });
     expect(total).toBeGreaterThan(14_000);
-    expect(await readImportCheckpoint(fx.storage.pool, partial.sourceId)).toMatchObject({ completed: true, imported: total });
+    expect(await readImportCheckpoint(fx.storage.pool, partial.sourceId)).toMatchObject({
+      completed: true,
+      imported: total,
+    });
   }, 120_000);
 
   it("imports the real sacct --json export, twice, storing once", async () => {
-    const first = await importSacctFile(SACCT, { storage: fx.storage, format: "json", cluster: "slurm-test" });
+    const first = await importSacctFile(SACCT, {
+      storage: fx.storage,
+      format: "json",
+      cluster: "slurm-test",
+    });
     expect(first).toMatchObject({ imported: 12, badLines: 0 });
-    const again = await importSacctFile(SACCT, { storage: fx.storage, format: "json", cluster: "slurm-test", restart: true });
+    const again = await importSacctFile(SACCT, {
+      storage: fx.storage,
+      format: "json",
+      cluster: "slurm-test",
+      restart: true,
+    });
     expect(again).toMatchObject({ imported: 0, duplicates: 12 });
     const [oom] = await fx.storage.jobs.find("7", { cluster: "slurm-test" });
     expect(oom.outcome?.state).toBe("OUT_OF_MEMORY");

@@ -38,7 +38,9 @@ describe("ingest and queries (plain PostgreSQL)", () => {
   });
 
   it("downsamples to the last reading per bucket with the bucket's peak", async () => {
-    const spiky = [0, 15, 30, 45, 60, 75].map((s) => usageSample("hpc1", "102", "n1", s, s === 15 ? 9000 : 100 + s));
+    const spiky = [0, 15, 30, 45, 60, 75].map((s) =>
+      usageSample("hpc1", "102", "n1", s, s === 15 ? 9000 : 100 + s),
+    );
     await fx.storage.samples.insert(spiky);
     const series = await fx.storage.samples.series("hpc1", "102", { stepSeconds: 60 });
     expect(series.stepSeconds).toBe(60);
@@ -51,7 +53,12 @@ describe("ingest and queries (plain PostgreSQL)", () => {
   it("lets later lifecycle phases update earlier ones, never the other way round", async () => {
     const { jobs } = fx.storage;
     const submitted = jobRecord("hpc1", "200", "alice", 1);
-    const started = { ...submitted, phase: "started" as const, startedAt: "2026-12-01T00:05:00Z", nodes: ["n1", "n2"] };
+    const started = {
+      ...submitted,
+      phase: "started" as const,
+      startedAt: "2026-12-01T00:05:00Z",
+      nodes: ["n1", "n2"],
+    };
     const ended = {
       ...submitted,
       phase: "ended" as const,
@@ -88,12 +95,17 @@ describe("ingest and queries (plain PostgreSQL)", () => {
       accepted: 0,
       duplicates: 2,
     });
-    expect((await fx.storage.events.forJob("hpc1", "300")).map((e) => e.time)).toEqual([event.time, keyed.time]);
+    expect((await fx.storage.events.forJob("hpc1", "300")).map((e) => e.time)).toEqual([
+      event.time,
+      keyed.time,
+    ]);
   });
 
   it("pages through jobs newest first with a keyset cursor, filtered by user", async () => {
     const { jobs } = fx.storage;
-    const records = Array.from({ length: 25 }, (_, i) => jobRecord("page", `p${i}`, i % 2 ? "bob" : "carol", 1000 + (i % 10)));
+    const records = Array.from({ length: 25 }, (_, i) =>
+      jobRecord("page", `p${i}`, i % 2 ? "bob" : "carol", 1000 + (i % 10)),
+    );
     await jobs.upsert(records);
     const seen: string[] = [];
     let cursor: string | undefined;
@@ -107,13 +119,26 @@ describe("ingest and queries (plain PostgreSQL)", () => {
     expect(new Set(seen).size).toBe(13);
     const times = (await jobs.list({ cluster: "page", limit: 100 })).items.map((r) => r.submittedAt);
     expect(times).toEqual([...times].sort().reverse());
-    const window = await jobs.list({ cluster: "page", from: "2026-12-01T16:45:00Z", to: "2026-12-01T16:47:00Z" });
-    expect(window.items.map((r) => r.submittedAt).every((t) => t >= "2026-12-01T16:45" && t < "2026-12-01T16:47")).toBe(true);
+    const window = await jobs.list({
+      cluster: "page",
+      from: "2026-12-01T16:45:00Z",
+      to: "2026-12-01T16:47:00Z",
+    });
+    expect(
+      window.items.map((r) => r.submittedAt).every((t) => t >= "2026-12-01T16:45" && t < "2026-12-01T16:47"),
+    ).toBe(true);
     expect(window.items.map((r) => r.jobId).sort()).toEqual(["p15", "p16", "p5", "p6"]);
   });
 
   it("summarises history per (user, executable) and per user for the predictor", async () => {
-    const ended = (jobId: string, user: string, executable: string, memory: number, run: number, state = "COMPLETED") =>
+    const ended = (
+      jobId: string,
+      user: string,
+      executable: string,
+      memory: number,
+      run: number,
+      state = "COMPLETED",
+    ) =>
       jobRecord("hist", jobId, user, Number(jobId.slice(1)), {
         phase: "ended",
         spec: { cluster: "hist", scheduler: "slurm", user, executable, requested: {} },

@@ -13,7 +13,10 @@ describe("migrations", () => {
   async function database(): Promise<{ db: TestDatabase; pool: pg.Pool }> {
     const db = await createTestDatabase("migrate");
     const pool = new pg.Pool({ connectionString: db.url, max: 4 });
-    cleanup.push(() => db.drop(), () => pool.end());
+    cleanup.push(
+      () => db.drop(),
+      () => pool.end(),
+    );
     return { db, pool };
   }
 

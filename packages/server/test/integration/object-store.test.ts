@@ -26,7 +26,11 @@ function contract(name: string, make: () => Promise<{ store: ObjectStore; dispos
       const bytes = randomBytes(300_000);
       const sha256 = createHash("sha256").update(bytes).digest("hex");
       expect(await store.put(bytes)).toEqual({ sha256, sizeBytes: bytes.length, created: true });
-      expect(await store.put(Buffer.from(bytes))).toEqual({ sha256, sizeBytes: bytes.length, created: false });
+      expect(await store.put(Buffer.from(bytes))).toEqual({
+        sha256,
+        sizeBytes: bytes.length,
+        created: false,
+      });
       expect(await store.has(sha256)).toBe(true);
       const back = await readAll((await store.get(sha256))!);
       expect(back.equals(bytes)).toBe(true);
@@ -65,11 +69,20 @@ contract("S3 (s3rver)", async () => {
 describe("S3 layout", () => {
   it("puts objects under the prefix, readable by any S3 client", async () => {
     const b = await createTestBucket("layout");
-    const store = new S3ObjectStore({ bucket: b.bucket, prefix: "site-a/", endpoint: b.endpoint, forcePathStyle: true, credentials: b.credentials, region: b.region });
+    const store = new S3ObjectStore({
+      bucket: b.bucket,
+      prefix: "site-a/",
+      endpoint: b.endpoint,
+      forcePathStyle: true,
+      credentials: b.credentials,
+      region: b.region,
+    });
     try {
       const { sha256 } = await store.put(Buffer.from("hello"));
       const client = new S3Client(b.s3Config);
-      const out = await client.send(new GetObjectCommand({ Bucket: b.bucket, Key: `site-a/sha256/${sha256.slice(0, 2)}/${sha256}` }));
+      const out = await client.send(
+        new GetObjectCommand({ Bucket: b.bucket, Key: `site-a/sha256/${sha256.slice(0, 2)}/${sha256}` }),
+      );
       expect(await out.Body?.transformToString()).toBe("hello");
       client.destroy();
     } finally {
@@ -79,7 +92,12 @@ describe("S3 layout", () => {
   });
 
   it("reports an unreachable store as unavailable (retryable)", async () => {
-    const store = new S3ObjectStore({ bucket: "nope", endpoint: "http://127.0.0.1:9", forcePathStyle: true, credentials: { accessKeyId: "a", secretAccessKey: "b" } });
+    const store = new S3ObjectStore({
+      bucket: "nope",
+      endpoint: "http://127.0.0.1:9",
+      forcePathStyle: true,
+      credentials: { accessKeyId: "a", secretAccessKey: "b" },
+    });
     await expect(store.check()).rejects.toMatchObject({ code: "STORAGE_UNAVAILABLE" });
     await store.close();
   });

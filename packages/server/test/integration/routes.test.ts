@@ -42,7 +42,11 @@ describe("REST routes over real storage", () => {
     });
     app = await buildApp({ config, storage: fx.storage });
     const ended = (jobId: string, user: string) =>
-      jobRecord("hpc1", jobId, user, Number(jobId), { phase: "ended", endedAt: "2026-12-01T12:00:00Z", outcome: { state: "COMPLETED" } });
+      jobRecord("hpc1", jobId, user, Number(jobId), {
+        phase: "ended",
+        endedAt: "2026-12-01T12:00:00Z",
+        outcome: { state: "COMPLETED" },
+      });
     const res = await app.inject({
       method: "POST",
       url: "/v1/jobs",
@@ -77,16 +81,29 @@ describe("REST routes over real storage", () => {
       method: "POST",
       url: "/v1/usage",
       headers: bearer(TOKENS.collector),
-      payload: { idempotencyKey: "batch-0001", samples: [good, { ...good, time: "yesterday", memory: { currentBytes: -1 } }] },
+      payload: {
+        idempotencyKey: "batch-0001",
+        samples: [good, { ...good, time: "yesterday", memory: { currentBytes: -1 } }],
+      },
     });
     expect(res.statusCode).toBe(400);
-    expect(res.json().errors.map((e: { path: string }) => e.path).sort()).toEqual(["/samples/1/memory/currentBytes", "/samples/1/time"]);
+    expect(
+      res
+        .json()
+        .errors.map((e: { path: string }) => e.path)
+        .sort(),
+    ).toEqual(["/samples/1/memory/currentBytes", "/samples/1/time"]);
     expect((await fx.storage.samples.series("hpc1", "1")).samples).toEqual([]);
   });
 
   it("shows researchers only their own jobs", async () => {
     const list = await app.inject({ url: "/v1/jobs?cluster=hpc1", headers: bearer(TOKENS.alice) });
-    expect(list.json().items.map((j: { jobId: string }) => j.jobId).sort()).toEqual(["1", "2"]);
+    expect(
+      list
+        .json()
+        .items.map((j: { jobId: string }) => j.jobId)
+        .sort(),
+    ).toEqual(["1", "2"]);
     expect(validators.JobRecord.check(list.json().items[0])).toBe(true);
     const asBob = await app.inject({ url: "/v1/jobs?user=alice", headers: bearer(TOKENS.bob) });
     expect(asBob.json()).toEqual({ items: [], nextCursor: null });
@@ -109,7 +126,9 @@ describe("REST routes over real storage", () => {
     });
     expect(res.json()).toMatchObject({ code: "FORBIDDEN", errors: [{ path: "/samples/1/cluster" }] });
     expect((await app.inject({ url: "/v1/jobs", headers: bearer(TOKENS.collector) })).statusCode).toBe(403);
-    expect((await app.inject({ url: "/v1/jobs/1/usage", headers: bearer(TOKENS.collector) })).statusCode).toBe(403);
+    expect(
+      (await app.inject({ url: "/v1/jobs/1/usage", headers: bearer(TOKENS.collector) })).statusCode,
+    ).toBe(403);
   });
 
   it("serves a job's samples and events to its owner once ingested", async () => {
@@ -121,14 +140,29 @@ describe("REST routes over real storage", () => {
       payload: { idempotencyKey: "batch-0003", samples },
     });
     expect(ingest.json()).toEqual({ accepted: 3, duplicates: 0 });
-    const series = await app.inject({ url: "/v1/jobs/2/usage?stepSeconds=60", headers: bearer(TOKENS.alice) });
+    const series = await app.inject({
+      url: "/v1/jobs/2/usage?stepSeconds=60",
+      headers: bearer(TOKENS.alice),
+    });
     expect(series.json()).toMatchObject({ cluster: "hpc1", jobId: "2", stepSeconds: 60 });
     expect(series.json().samples).toHaveLength(2);
     const events = await app.inject({
       method: "POST",
       url: "/v1/events",
       headers: bearer(TOKENS.collector),
-      payload: { events: [{ cluster: "hpc1", node: "n1", time: "2026-12-01T10:00:30Z", kind: "oom_kill", jobId: "2", oomKill: { pid: 7, processName: "python" }, message: "Out of memory: Killed process 7 (python)" }] },
+      payload: {
+        events: [
+          {
+            cluster: "hpc1",
+            node: "n1",
+            time: "2026-12-01T10:00:30Z",
+            kind: "oom_kill",
+            jobId: "2",
+            oomKill: { pid: 7, processName: "python" },
+            message: "Out of memory: Killed process 7 (python)",
+          },
+        ],
+      },
     });
     expect(events.json()).toEqual({ accepted: 1, duplicates: 0 });
     const read = await app.inject({ url: "/v1/jobs/2/events", headers: bearer(TOKENS.alice) });
@@ -136,10 +170,14 @@ describe("REST routes over real storage", () => {
   });
 
   it("keeps a cluster-bound platform token to its cluster", async () => {
-    expect((await app.inject({ url: "/v1/jobs", headers: bearer(TOKENS.platformHpc2) })).json().items).toEqual([]);
+    expect(
+      (await app.inject({ url: "/v1/jobs", headers: bearer(TOKENS.platformHpc2) })).json().items,
+    ).toEqual([]);
     const other = await app.inject({ url: "/v1/jobs?cluster=hpc1", headers: bearer(TOKENS.platformHpc2) });
     expect(other.json()).toMatchObject({ code: "FORBIDDEN", errors: [{ path: "/query/cluster" }] });
-    expect((await app.inject({ url: "/v1/jobs", headers: bearer(TOKENS.platform) })).json().items).toHaveLength(3);
+    expect(
+      (await app.inject({ url: "/v1/jobs", headers: bearer(TOKENS.platform) })).json().items,
+    ).toHaveLength(3);
   });
 
   it("stores artifacts once by content and shows them only to whom they belong", async () => {
@@ -154,14 +192,24 @@ describe("REST routes over real storage", () => {
       });
     const first = await put();
     expect(first.statusCode).toBe(201);
-    expect(first.json()).toMatchObject({ sha256, kind: "script", sizeBytes: script.length, contentType: "text/x-shellscript", jobId: "1" });
+    expect(first.json()).toMatchObject({
+      sha256,
+      kind: "script",
+      sizeBytes: script.length,
+      contentType: "text/x-shellscript",
+      jobId: "1",
+    });
     expect((await put()).json().sha256).toBe(sha256);
     const owner = await app.inject({ url: `/v1/artifacts/${sha256}`, headers: bearer(TOKENS.alice) });
     expect(owner.statusCode).toBe(200);
     expect(owner.headers["content-type"]).toContain("text/x-shellscript");
     expect(owner.rawPayload.equals(script)).toBe(true);
-    expect((await app.inject({ url: `/v1/artifacts/${sha256}`, headers: bearer(TOKENS.bob) })).statusCode).toBe(404);
-    expect((await app.inject({ url: `/v1/artifacts/${sha256}`, headers: bearer(TOKENS.platform) })).statusCode).toBe(200);
+    expect(
+      (await app.inject({ url: `/v1/artifacts/${sha256}`, headers: bearer(TOKENS.bob) })).statusCode,
+    ).toBe(404);
+    expect(
+      (await app.inject({ url: `/v1/artifacts/${sha256}`, headers: bearer(TOKENS.platform) })).statusCode,
+    ).toBe(200);
     const wrongCluster = await app.inject({
       method: "PUT",
       url: "/v1/artifacts?kind=log&cluster=hpc2",
@@ -180,7 +228,9 @@ describe("REST routes over real storage", () => {
     });
     expect(created.statusCode).toBe(201);
     expect(validators.Cluster.check(created.json())).toBe(true);
-    expect((await app.inject({ url: "/v1/clusters", headers: bearer(TOKENS.platform) })).json().clusters).toHaveLength(1);
+    expect(
+      (await app.inject({ url: "/v1/clusters", headers: bearer(TOKENS.platform) })).json().clusters,
+    ).toHaveLength(1);
     expect((await app.inject({ url: "/v1/clusters", headers: bearer(TOKENS.alice) })).statusCode).toBe(403);
   });
 
@@ -201,7 +251,8 @@ describe("REST routes over real storage", () => {
     });
     try {
       const codes = [];
-      for (let i = 0; i < 5; i++) codes.push((await limited.inject({ url: "/v1/jobs", headers: bearer(TOKENS.alice) })).statusCode);
+      for (let i = 0; i < 5; i++)
+        codes.push((await limited.inject({ url: "/v1/jobs", headers: bearer(TOKENS.alice) })).statusCode);
       expect(codes).toEqual([200, 200, 200, 429, 429]);
       const res = await limited.inject({ url: "/v1/jobs", headers: bearer(TOKENS.alice) });
       expect(res.headers["retry-after"]).toBe("1");
@@ -211,10 +262,17 @@ describe("REST routes over real storage", () => {
   });
 
   it("accepts tokens created in the database, until revoked", async () => {
-    const { token } = await fx.storage.tokens.create({ id: "db-researcher", role: "researcher", user: "alice" });
+    const { token } = await fx.storage.tokens.create({
+      id: "db-researcher",
+      role: "researcher",
+      user: "alice",
+    });
     expect((await app.inject({ url: "/v1/jobs", headers: bearer(token) })).statusCode).toBe(200);
     expect(await fx.storage.tokens.revoke("db-researcher")).toBe(true);
-    const fresh = await buildApp({ config: parseServerConfig({ objectStore: { dir: objects }, http: { logLevel: "silent" } }), storage: fx.storage });
+    const fresh = await buildApp({
+      config: parseServerConfig({ objectStore: { dir: objects }, http: { logLevel: "silent" } }),
+      storage: fx.storage,
+    });
     try {
       expect((await fresh.inject({ url: "/v1/jobs", headers: bearer(token) })).statusCode).toBe(401);
     } finally {

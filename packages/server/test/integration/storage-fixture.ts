@@ -19,21 +19,40 @@ export async function openTestStorage(prefix: string): Promise<StorageFixture> {
 }
 
 /** A job record of `user` on `cluster`, submitted `minute` minutes after 2026-12-01T00:00Z. */
-export function jobRecord(cluster: string, jobId: string, user: string, minute: number, extra: Partial<JobRecord> = {}): JobRecord {
+export function jobRecord(
+  cluster: string,
+  jobId: string,
+  user: string,
+  minute: number,
+  extra: Partial<JobRecord> = {},
+): JobRecord {
   const at = new Date(Date.UTC(2026, 11, 1) + minute * 60_000).toISOString();
   return {
     cluster,
     jobId,
     phase: "submitted",
     source: "slurm-controller",
-    spec: { cluster, scheduler: "slurm", user, account: `acct-${user}`, partition: "batch", requested: { memoryBytes: 2 ** 30, cores: 2 } },
+    spec: {
+      cluster,
+      scheduler: "slurm",
+      user,
+      account: `acct-${user}`,
+      partition: "batch",
+      requested: { memoryBytes: 2 ** 30, cores: 2 },
+    },
     submittedAt: at,
     ...extra,
   };
 }
 
 /** A usage sample of a job on a node at second `second` after 2026-12-01T10:00Z. */
-export function usageSample(cluster: string, jobId: string, node: string, second: number, memory: number): UsageSample {
+export function usageSample(
+  cluster: string,
+  jobId: string,
+  node: string,
+  second: number,
+  memory: number,
+): UsageSample {
   return {
     cluster,
     jobId,

@@ -4,6 +4,7 @@ import { relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { type Policy, type Prediction, validatePolicy } from "@jobsight/schemas";
 import type { SubmissionFormat } from "../../submissions/detect-format.js";
+import { requestField } from "../../submissions/edit-plan.js";
 import {
   parseSubmission,
   planSubmissionEdit,
@@ -58,7 +59,9 @@ function printResult(r: FileResult, style: Style, io: CliIo): void {
   if (p.notice) out.write(`${style.yellow(p.notice)}\n`);
   if (p.resources.length > 0) {
     const rows = p.resources.map((rp) => {
-      const requested = formatResourceValue(rp.resource, rp.requested);
+      const asked =
+        rp.requested ?? (r.parsed.spec.requested[requestField[rp.resource]] as number | undefined);
+      const requested = formatResourceValue(rp.resource, asked);
       if (rp.status === "ok") {
         const confidence = `${Math.round(rp.confidence * 100)}%`;
         return [

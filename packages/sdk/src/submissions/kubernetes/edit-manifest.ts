@@ -36,7 +36,7 @@ const editable = [
 
 function format(resource: ResourceName, value: number): string {
   if (resource === "memory") return formatMemoryQuantity(value);
-  if (resource === "cores") return formatCpuQuantity(Math.ceil(value * 1000) / 1000);
+  if (resource === "cores") return formatCpuQuantity(value);
   return String(Math.ceil(value));
 }
 

@@ -71,6 +71,11 @@ describe("parseManifest", () => {
     expect(spec.requested.walltimeSeconds).toBe(kind === "Job" || kind === "CronJob" ? 600 : undefined);
   });
 
+  it("keeps fractions of a core, to the millicore", () => {
+    const text = `kind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - {name: a, image: x, resources: {requests: {cpu: 250m}}}\n  - {name: b, image: y, resources: {limits: {cpu: "0.1"}}}\n`;
+    expect(parseManifest(text, ctx).spec.requested.cores).toBe(0.35);
+  });
+
   it("reads an Indexed Job as an array", () => {
     const text = `kind: Job\nmetadata:\n  name: sweep\nspec:\n  completionMode: Indexed\n  completions: 20\n  template:\n    spec:\n      containers:\n      - name: a\n        image: x\n`;
     expect(parseManifest(text, ctx).spec.array).toEqual({ arrayJobId: "sweep", taskCount: 20 });

@@ -31,8 +31,8 @@ export function requestedOf(workload: Workload, warnings: string[]): ResourceReq
   const cpu = total(workload, resourceKeys.cores, warnings);
   const gpus = total(workload, resourceKeys.gpus, warnings);
   if (memory !== undefined && memory > 0) requested.memoryBytes = Math.ceil(memory);
-  // JobSpec counts whole cores: a 500m request still occupies one.
-  if (cpu !== undefined && cpu > 0) requested.cores = Math.max(1, Math.ceil(cpu - 1e-9));
+  // Kubernetes asks for fractions of a core (500m); kept to the millicore.
+  if (cpu !== undefined && cpu > 0) requested.cores = Math.max(0.001, Math.round(cpu * 1000) / 1000);
   if (gpus !== undefined) requested.gpus = Math.round(gpus);
   const selector = mapAt(workload.podSpec, "nodeSelector");
   for (const label of gpuModelLabels) {

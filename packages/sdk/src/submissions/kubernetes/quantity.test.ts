@@ -35,5 +35,7 @@ describe("Kubernetes quantities", () => {
     expect(formatCpuQuantity(4)).toBe("4");
     expect(formatCpuQuantity(0.25)).toBe("250m");
     expect(formatCpuQuantity(3.75)).toBe("3750m");
+    expect(formatCpuQuantity(32.38)).toBe("32380m");
+    expect(formatCpuQuantity(0.0001)).toBe("1m");
   });
 });

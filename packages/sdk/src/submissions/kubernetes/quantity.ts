@@ -63,5 +63,7 @@ export function formatMemoryQuantity(bytes: number): string {
  * ```
  */
 export function formatCpuQuantity(cores: number): string {
-  return Number.isInteger(cores) ? String(cores) : `${Math.ceil(cores * 1000)}m`;
+  // Rounded up to the millicore; the epsilon keeps float noise (32.38 * 1000 = 32380.000000000004) from adding one.
+  const milli = Math.ceil(cores * 1000 - 1e-6);
+  return milli % 1000 === 0 ? String(milli / 1000) : `${milli}m`;
 }

@@ -8,7 +8,14 @@ import {
   type S3ClientConfig,
 } from "@aws-sdk/client-s3";
 import { StorageUnavailableError } from "../../errors.js";
-import { isSha256, type ObjectStore, objectKey, readAll, type StoredObject, sha256Hex } from "./object-store.js";
+import {
+  isSha256,
+  type ObjectStore,
+  objectKey,
+  readAll,
+  type StoredObject,
+  sha256Hex,
+} from "./object-store.js";
 
 /** Options of {@link S3ObjectStore}. */
 export type S3ObjectStoreOptions = {
@@ -100,7 +107,9 @@ export class S3ObjectStore implements ObjectStore {
   async get(sha256: string): Promise<Readable | undefined> {
     if (!isSha256(sha256)) return undefined;
     try {
-      const out = await this.#client.send(new GetObjectCommand({ Bucket: this.#bucket, Key: this.#key(sha256) }));
+      const out = await this.#client.send(
+        new GetObjectCommand({ Bucket: this.#bucket, Key: this.#key(sha256) }),
+      );
       return out.Body as Readable;
     } catch (error) {
       if (isNotFound(error)) return undefined;

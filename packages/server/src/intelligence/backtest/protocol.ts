@@ -18,7 +18,7 @@ export type ProtocolOptions = {
   window?: number;
   /**
    * Simulated time between two trainings, in seconds.
-   * @default 1209600 (14 days)
+   * @default 2592000 (30 days)
    */
   retrainEverySeconds?: number;
   /**
@@ -58,7 +58,7 @@ export function firstEvaluatedIndex(rows: number, window: number): number {
 export function runModelProtocol(table: FeatureTable, options: ProtocolOptions = {}): ProtocolResult {
   const n = table.rows;
   const first = firstEvaluatedIndex(n, options.window ?? 0.3);
-  const retrainEvery = options.retrainEverySeconds ?? 14 * 86_400;
+  const retrainEvery = options.retrainEverySeconds ?? 30 * 86_400;
   const recalEvery = options.recalibrateEverySeconds ?? 86_400;
   const maxCal = options.training?.maxCalibration ?? 15_000;
   const byEnd: number[] = [];

@@ -30,7 +30,7 @@ export type BacktestOptions = {
   resources?: ResourceName[];
   /**
    * Simulated seconds between retrainings.
-   * @default 1209600
+   * @default 2592000
    */
   retrainEverySeconds?: number;
   training?: TrainResourceModelOptions;

@@ -25,6 +25,12 @@ export type ConformalOptions = {
    */
   bins?: number;
   /**
+   * Bins of the predicted size (centre `m`), crossed with the spread bins: big jobs weigh most in
+   * the weighted under-prediction, so they get quantiles of their own.
+   * @default 3
+   */
+  sizeBins?: number;
+  /**
    * Fewest calibration examples per bin (bins merge below it).
    * @default 400
    */
@@ -58,8 +64,10 @@ export type ConformalTable = {
   missRate: number;
   nominalLevel: number;
   spreadFloor: number;
-  /** Upper spread edge of each bin but the last (ascending). */
+  /** Upper spread edge of each spread bin but the last (ascending). */
   binEdges: number[];
+  /** Upper centre edge of each size bin but the last (ascending). */
+  sizeEdges: number[];
   bins: ConformalBin[];
   /** Largest log(value) − m the predictor will recommend; wider means abstain. */
   maxLogWidth: number;
@@ -93,18 +101,22 @@ export function fitConformal(examples: CalibrationExample[], options: ConformalO
   const rangeMiss = options.rangeMiss ?? 0.1;
   const floor = options.spreadFloor ?? 0.02;
   const minPerBin = options.minPerBin ?? 400;
-  const nBins = Math.max(1, Math.min(options.bins ?? 6, Math.floor(examples.length / minPerBin)));
-  const spreads = examples.map((e) => Math.max(e.s, floor)).sort((a, b) => a - b);
-  const binEdges: number[] = [];
-  for (let k = 1; k < nBins; k++) {
-    const edge = spreads[Math.floor((k * spreads.length) / nBins)];
-    if (binEdges.length === 0 || edge > binEdges[binEdges.length - 1]) binEdges.push(edge);
-  }
+  const nSizes = Math.max(1, Math.min(options.sizeBins ?? 3, Math.floor(examples.length / minPerBin)));
+  const nBins = Math.max(1, Math.min(options.bins ?? 6, Math.floor(examples.length / (minPerBin * nSizes))));
+  const binEdges = quantileEdges(
+    examples.map((e) => Math.max(e.s, floor)),
+    nBins,
+  );
+  const sizeEdges = quantileEdges(
+    examples.map((e) => e.m),
+    nSizes,
+  );
   const table: ConformalTable = {
     missRate,
     nominalLevel: 1 - rangeMiss,
     spreadFloor: floor,
     binEdges,
+    sizeEdges,
     bins: [],
     maxLogWidth: Number.POSITIVE_INFINITY,
     examples: examples.length,
@@ -117,17 +129,19 @@ export function fitConformal(examples: CalibrationExample[], options: ConformalO
     table.maxLogWidth = quantileSorted(widths, 1 - abstainShare);
     const kept = examples.filter((e) => width(table, e) <= table.maxLogWidth);
     fitBins(table, kept, rangeMiss);
+    // The refit moves the widths a little: set the threshold again so the promised share holds.
+    const refit = examples.map((e) => width(table, e)).sort((a, b) => a - b);
+    table.maxLogWidth = quantileSorted(refit, 1 - abstainShare);
   }
   fitConfidence(table, examples);
   return table;
 }
 
 function fitBins(table: ConformalTable, examples: CalibrationExample[], rangeMiss: number): void {
-  const scores: number[][] = table.binEdges.map(() => []);
-  scores.push([]);
+  const scores: number[][] = Array.from({ length: (table.binEdges.length + 1) * (table.sizeEdges.length + 1) }, () => []);
   for (const e of examples) {
     const s = Math.max(e.s, table.spreadFloor);
-    scores[binOf(table, s)].push((e.y - e.m) / s);
+    scores[binOf(table, e.m, s)].push((e.y - e.m) / s);
   }
   table.bins = scores.map((z) => {
     z.sort((a, b) => a - b);
@@ -159,18 +173,39 @@ function fitConfidence(table: ConformalTable, examples: CalibrationExample[]): v
       c.ok += ok;
     }
   }
+  let n = 0;
+  let ok = 0;
+  for (const c of counts) {
+    n += c.n + c.nc;
+    ok += c.ok + c.okc;
+  }
+  // Small cells borrow strength from the whole table (20 pseudo-jobs at the overall rate), so a
+  // cell of five jobs with one miss does not promise 80%.
+  const overall = n > 0 ? ok / n : 1 - table.missRate;
+  const prior = 20;
   table.bins.forEach((b, k) => {
     const c = counts[k];
-    // A Beta(1,1)-smoothed rate keeps a small cell from claiming certainty.
-    b.confidence = (c.ok + 1 - table.missRate) / (c.n + 1);
-    b.confidenceCapped = c.nc > 0 ? (c.okc + 1 - table.missRate) / (c.nc + 1) : b.confidence;
+    b.confidence = (c.ok + prior * overall) / (c.n + prior);
+    b.confidenceCapped = (c.okc + prior * overall) / (c.nc + prior);
   });
 }
 
-function binOf(table: ConformalTable, s: number): number {
+function binOf(table: ConformalTable, m: number, s: number): number {
   let k = 0;
   while (k < table.binEdges.length && s >= table.binEdges[k]) k++;
-  return k;
+  let z = 0;
+  while (z < table.sizeEdges.length && m >= table.sizeEdges[z]) z++;
+  return z * (table.binEdges.length + 1) + k;
+}
+
+function quantileEdges(values: number[], bins: number): number[] {
+  values.sort((a, b) => a - b);
+  const edges: number[] = [];
+  for (let k = 1; k < bins; k++) {
+    const edge = values[Math.floor((k * values.length) / bins)];
+    if (edges.length === 0 || edge > edges[edges.length - 1]) edges.push(edge);
+  }
+  return edges;
 }
 
 function width(table: ConformalTable, e: CalibrationExample): number {
@@ -187,7 +222,7 @@ export function applyConformal(
   checkWidth = true,
 ): ConformalResult {
   const spread = Math.max(s, table.spreadFloor);
-  const bin = binOf(table, spread);
+  const bin = binOf(table, m, spread);
   const b = table.bins[bin];
   const raw = m + b.upper * spread;
   const capped = raw >= logCap;

@@ -1,0 +1,155 @@
+// The collector's controller mode on the real cluster's live `squeue --json` / `sacct --json`
+// (and `sacct -P` for 22.05's wrong exit codes), checked against what `sacct -P` says.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { JobRecord } from "@jobsight/schemas";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import {
+  describeSlurm,
+  REFERENCE_JOBS,
+  type ReferenceJobs,
+  type SacctTruth,
+  sacctTruth,
+  sbatch,
+  slurmClient,
+  submitReferenceJobs,
+  waitForJob,
+  waitForReferenceJobs,
+} from "../../../../test/slurm/index.js";
+import { DiskSpool, SlurmController } from "../../src/index.js";
+
+const MB = 1024 * 1024;
+const CLUSTER = "real-slurm";
+
+/** One poll of a fresh controller; returns the job records it spooled, by job id. */
+async function pollOnce(dir: string): Promise<{ byJob: Map<string, JobRecord[]>; failedPolls: number }> {
+  const spool = await DiskSpool.open({ dir, fsync: false });
+  try {
+    const client = slurmClient();
+    const controller = new SlurmController({
+      cluster: CLUSTER,
+      spool,
+      run: (command, args) => client.run(command, args),
+    });
+    await controller.poll();
+    const byJob = new Map<string, JobRecord[]>();
+    for (const { kind, value } of await spool.peek({ maxRecords: 100_000 })) {
+      if (kind !== "job") continue;
+      const record = value as JobRecord;
+      byJob.set(record.jobId, [...(byJob.get(record.jobId) ?? []), record]);
+    }
+    return { byJob, failedPolls: controller.stats().failedPolls };
+  } finally {
+    await spool.close();
+  }
+}
+
+/** Exit code or signal as sacct -P gives it. */
+function expectExit(record: JobRecord, truth: SacctTruth): void {
+  if (truth.signal !== undefined) expect(record.outcome?.signal, `job ${truth.id} signal`).toBe(truth.signal);
+  else expect(record.outcome?.exitCode, `job ${truth.id} exit code`).toBe(truth.exitCode);
+}
+
+describeSlurm("collector controller mode on a real SLURM 22.05 cluster", () => {
+  let dir: string;
+  let jobs: ReferenceJobs;
+  let ended: Map<string, JobRecord>;
+  let truths: Map<string, SacctTruth>;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "jobsight-controller-"));
+    jobs = await submitReferenceJobs();
+    await waitForReferenceJobs();
+    const ids = REFERENCE_JOBS.map((spec) => jobs[spec.name].id);
+    truths = await sacctTruth(slurmClient(), ids);
+    const { byJob, failedPolls } = await pollOnce(join(dir, "ended"));
+    expect(failedPolls).toBe(0);
+    ended = new Map();
+    for (const id of ids) {
+      const record = byJob.get(id)?.find((r) => r.phase === "ended");
+      if (record) ended.set(id, record);
+    }
+  }, 240_000);
+
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("spools one ended record per reference job, with SLURM's state and request", () => {
+    for (const spec of REFERENCE_JOBS) {
+      const id = jobs[spec.name].id;
+      const record = ended.get(id);
+      const truth = truths.get(id)!;
+      expect(record, `${spec.name} (${id})`).toBeDefined();
+      expect(record!.source).toBe("slurm-controller");
+      expect(record!.cluster).toBe(CLUSTER);
+      expect(record!.idempotencyKey).toBe(`${CLUSTER}:${id}:ended`);
+      expect(record!.spec.jobName).toBe(spec.jobName);
+      expect(record!.spec.requested.memoryBytes).toBe(spec.request.memMb * MB);
+      expect(record!.spec.requested.memoryBytes).toBe(truth.requestedMemoryBytes);
+      expect(record!.spec.requested.cores).toBe(spec.request.cpus);
+      expect(record!.spec.requested.walltimeSeconds).toBe(truth.walltimeSeconds);
+      expect(record!.spec.requested.walltimeSeconds).toBe(spec.request.timeMinutes * 60);
+      expect(record!.nodes).toEqual([slurmClient().cluster.node.name]);
+    }
+  });
+
+  it("gives each job the state, exit code or signal that sacct -P gives (not the JSON's SUCCESS for exit 1)", () => {
+    for (const spec of REFERENCE_JOBS) {
+      const id = jobs[spec.name].id;
+      const truth = truths.get(id)!;
+      const record = ended.get(id)!;
+      expect(record.outcome?.state, `${spec.name} state`).toBe(truth.state);
+      expectExit(record, truth);
+    }
+    expect(ended.get(jobs.exitsOne.id)!.outcome).toMatchObject({ state: "FAILED", exitCode: 1 });
+    expect(ended.get(jobs.overMemory.id)!.outcome).toMatchObject({ state: "FAILED", signal: 9 });
+    expect(ended.get(jobs.timeout.id)!.outcome).toMatchObject({ state: "TIMEOUT", exitCode: 0 });
+    expect(ended.get(jobs.cancelled.id)!.outcome).toMatchObject({ state: "CANCELLED", exitCode: 0 });
+  });
+
+  it("reports elapsed time in seconds and peak memory (MaxRSS) in bytes, as sacct -P does", () => {
+    for (const spec of REFERENCE_JOBS) {
+      const id = jobs[spec.name].id;
+      const truth = truths.get(id)!;
+      const record = ended.get(id)!;
+      expect(record.peaks?.runTimeSeconds, `${spec.name} elapsed`).toBe(truth.elapsedSeconds);
+      if (truth.maxRssBytes === undefined) expect(record.peaks?.memoryBytes).toBeUndefined();
+      else
+        expect(Math.abs(record.peaks!.memoryBytes! - truth.maxRssBytes), `${spec.name} peak`).toBeLessThan(
+          1024,
+        );
+      const batch = record.steps?.find((step) => step.stepId === "batch");
+      expect(batch, `${spec.name} batch step`).toBeDefined();
+      expect(batch!.state).toBe(truth.steps.batch.state);
+    }
+    const overMemory = ended.get(jobs.overMemory.id)!;
+    expect(overMemory.peaks!.memoryBytes!).toBeGreaterThan(overMemory.spec.requested.memoryBytes!);
+    const timeout = ended.get(jobs.timeout.id)!;
+    expect(timeout.peaks!.runTimeSeconds!).toBeGreaterThanOrEqual(timeout.spec.requested.walltimeSeconds!);
+  });
+
+  it("reports a running job from squeue --json as started, with its request and start time", async () => {
+    const id = await sbatch("#!/bin/bash\nsleep 120\n", [
+      "--time=3",
+      "--mem=40M",
+      "--job-name=controller-running",
+    ]);
+    try {
+      await waitForJob(id, ["RUNNING"], 30_000);
+      const { byJob } = await pollOnce(join(dir, "running"));
+      const records = byJob.get(id) ?? [];
+      expect(records.map((r) => r.phase)).toEqual(["started"]);
+      expect(records[0].spec.requested).toMatchObject({
+        memoryBytes: 40 * MB,
+        cores: 1,
+        walltimeSeconds: 180,
+      });
+      expect(Date.parse(records[0].startedAt!)).toBeLessThanOrEqual(Date.now());
+      expect(records[0].outcome).toBeUndefined();
+    } finally {
+      await slurmClient().scancel(id);
+    }
+  });
+});

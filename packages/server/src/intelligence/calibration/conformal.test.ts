@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { mulberry32 } from "../training/quantile-gbdt.js";
+import { applyConformal, type CalibrationExample, fitConformal } from "./conformal.js";
+
+function normal(rng: () => number): number {
+  const u1 = Math.max(rng(), 1e-12);
+  return Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * rng());
+}
+
+/** Jobs whose true spread varies 20-fold; the model's spread estimate is right up to noise. */
+function examples(n: number, seed: number): CalibrationExample[] {
+  const rng = mulberry32(seed);
+  return Array.from({ length: n }, () => {
+    const sigma = 0.05 + rng();
+    const m = rng() * 10;
+    return { m, s: sigma * (0.8 + 0.4 * rng()), y: m + sigma * normal(rng), logCap: Number.POSITIVE_INFINITY };
+  });
+}
+
+describe("fitConformal", () => {
+  it("reaches the nominal miss rate and range coverage on fresh data, in every spread bin", () => {
+    const table = fitConformal(examples(20_000, 1), { missRate: 0.02, abstainShare: 0 });
+    const test = examples(20_000, 2);
+    const perBin = new Map<number, { n: number; miss: number }>();
+    let inRange = 0;
+    for (const e of test) {
+      const r = applyConformal(table, e.m, e.s, e.logCap);
+      const b = perBin.get(r.bin) ?? { n: 0, miss: 0 };
+      b.n++;
+      if (e.y > r.logValue) b.miss++;
+      perBin.set(r.bin, b);
+      if (e.y >= r.logLow && e.y <= r.logHigh) inRange++;
+    }
+    const total = [...perBin.values()].reduce((a, b) => a + b.miss, 0) / test.length;
+    expect(total).toBeGreaterThan(0.012);
+    expect(total).toBeLessThan(0.028);
+    for (const b of perBin.values()) expect(b.miss / b.n).toBeLessThan(0.045);
+    expect(inRange / test.length).toBeGreaterThan(0.88);
+    expect(inRange / test.length).toBeLessThan(0.92);
+  });
+
+  it("gives tight bounds to repetitive jobs and wide ones to erratic jobs", () => {
+    const table = fitConformal(examples(20_000, 3), { abstainShare: 0 });
+    const tight = applyConformal(table, 5, 0.06, Number.POSITIVE_INFINITY);
+    const wide = applyConformal(table, 5, 0.9, Number.POSITIVE_INFINITY);
+    expect(tight.logValue - 5).toBeLessThan(0.3);
+    expect(wide.logValue - 5).toBeGreaterThan(1.5);
+  });
+
+  it("abstains on the widest share and never recommends above an enforced cap", () => {
+    const table = fitConformal(examples(20_000, 4), { abstainShare: 0.1 });
+    const test = examples(5_000, 5);
+    const abstained = test.filter((e) => applyConformal(table, e.m, e.s, e.logCap).tooUncertain).length;
+    expect(abstained / test.length).toBeGreaterThan(0.07);
+    expect(abstained / test.length).toBeLessThan(0.13);
+    const capped = applyConformal(table, 5, 0.5, 5.1);
+    expect(capped.logValue).toBe(5.1);
+    expect(capped.capped).toBe(true);
+    expect(capped.logHigh).toBeLessThanOrEqual(5.1);
+  });
+});

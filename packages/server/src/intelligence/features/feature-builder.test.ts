@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import type { HistoryJob } from "../history-job.js";
+import { resourceSpec } from "../resources.js";
+import { FeatureBuilder } from "./feature-builder.js";
+import { FEATURE_NAMES, groupFeatureIndex } from "./group-features.js";
+
+function job(id: number, memoryGiB: number, outcome: HistoryJob["outcome"] = "completed"): HistoryJob {
+  return {
+    id: String(id),
+    submitTime: id * 10,
+    startTime: id * 10,
+    endTime: id * 10 + 5,
+    user: "alice",
+    executable: "sim",
+    requested: { cores: 2 },
+    used: { memoryBytes: memoryGiB * 2 ** 30 },
+    outcome,
+  };
+}
+
+describe("FeatureBuilder", () => {
+  it("keeps killed jobs as lower bounds, apart from the exact values", () => {
+    const fb = new FeatureBuilder(resourceSpec("memory"));
+    fb.observeEnded(job(1, 2));
+    fb.observeEnded(job(2, 3));
+    fb.observeEnded(job(3, 40, "oom"));
+    const row = fb.features(job(4, 1));
+    const at = (name: Parameters<typeof groupFeatureIndex>[1]) => row[groupFeatureIndex("app", name)];
+    expect(at("max")).toBeCloseTo(Math.log(3 * 2 ** 30), 4);
+    expect(at("censored_max")).toBeCloseTo(Math.log(40 * 2 ** 30), 4);
+    expect(Math.round(Math.expm1(at("count")))).toBe(2);
+    expect(at("last")).toBeCloseTo(Math.log(3 * 2 ** 30), 4);
+    expect(row).toHaveLength(FEATURE_NAMES.length);
+  });
+
+  it("has no history (NaN) for a new group", () => {
+    const row = new FeatureBuilder(resourceSpec("memory")).features(job(1, 1));
+    expect(row[groupFeatureIndex("user", "median")]).toBeNaN();
+    expect(row[groupFeatureIndex("user", "count")]).toBe(0);
+  });
+});
