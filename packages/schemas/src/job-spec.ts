@@ -28,7 +28,12 @@ export type ResourceRequest = Static<typeof ResourceRequest>;
 /** Array-job membership (SLURM `--array`, Kubernetes indexed Jobs). */
 export const ArrayInfo = Type.Object(
   {
-    arrayJobId: Name("Id of the array as a whole (SLURM ArrayJobId, Kubernetes Job name).", 128),
+    arrayJobId: Type.Optional(
+      Name(
+        "Id of the array as a whole (SLURM ArrayJobId, Kubernetes Job name); absent before submission.",
+        128,
+      ),
+    ),
     taskId: Type.Optional(Type.Integer({ minimum: 0, description: "Index of this task in the array." })),
     taskCount: Type.Optional(Type.Integer({ minimum: 1, description: "Number of tasks in the array." })),
   },

@@ -1,11 +1,10 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveOverHttp } from "../test-support/fake-over-http.js";
+import { scratchDir } from "../test-support/scratch-dir.js";
 import { startScriptedServer } from "../test-support/scripted-http-server.js";
 import { createFakeServer } from "../testing/fake-server.js";
 
@@ -14,7 +13,7 @@ const main = fileURLToPath(new URL("./main.ts", import.meta.url));
 
 // The bin as a user runs it: its own process, real sockets, no NODE_PATH from the test runner.
 function run(args: string[], env: Record<string, string> = {}) {
-  const cwd = mkdtempSync(join(tmpdir(), "jobsight-bin-"));
+  const cwd = scratchDir("jobsight-bin-");
   const { NODE_PATH: _, ...base } = process.env;
   const child = spawn(process.execPath, ["--import", tsx, main, ...args], {
     cwd,

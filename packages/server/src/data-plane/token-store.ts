@@ -40,17 +40,23 @@ export class TokenStore {
 
   /** The live (not revoked) token with this hash, or `undefined`. */
   async findByHash(tokenSha256: string): Promise<ApiTokenRecord | undefined> {
-    const { rows } = await query<{ id: string; role: Role; user_name: string; cluster: string | null }>(
+    const { rows } = await query<{
+      id: string;
+      role: Role;
+      user_name: string | null;
+      cluster: string | null;
+    }>(
       this.pool,
       "SELECT id, role, user_name, cluster FROM api_tokens WHERE token_sha256 = $1 AND revoked_at IS NULL",
       [tokenSha256],
     );
     const row = rows[0];
     if (!row) return undefined;
+    // Machine tokens may have no user (the security module's schema allows it): they act as their id.
     return {
       id: row.id,
       role: row.role,
-      user: row.user_name,
+      user: row.user_name ?? row.id,
       ...(row.cluster ? { cluster: row.cluster } : {}),
     };
   }

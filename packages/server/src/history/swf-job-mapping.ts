@@ -42,13 +42,17 @@ export function swfRecordToHistoryJob(r: SwfRecord, unixStartTime: number): Hist
       cores: requestedProcs,
       walltimeSeconds: positive(r.requestedTime),
       memoryBytes:
-        reqMemPerProc !== undefined && requestedProcs !== undefined ? reqMemPerProc * requestedProcs * KIB : undefined,
+        reqMemPerProc !== undefined && requestedProcs !== undefined
+          ? reqMemPerProc * requestedProcs * KIB
+          : undefined,
     },
     used: {
       cores,
       walltimeSeconds: run,
       memoryBytes:
-        usedMemPerProc !== undefined && allocated !== undefined ? usedMemPerProc * allocated * KIB : undefined,
+        usedMemPerProc !== undefined && allocated !== undefined
+          ? usedMemPerProc * allocated * KIB
+          : undefined,
     },
     outcome: swfOutcome(r),
   };

@@ -142,7 +142,8 @@ export function parseJobLine(line: string, lineNumber: number): SwfRecord | stri
   const v = new Array<number>(FIELD_COUNT);
   for (let i = 0; i < FIELD_COUNT; i++) {
     const n = Number(parts[i]);
-    if (!Number.isFinite(n)) return `field ${i + 1} is not a number: ${JSON.stringify(parts[i].slice(0, 40))}`;
+    if (!Number.isFinite(n))
+      return `field ${i + 1} is not a number: ${JSON.stringify(parts[i].slice(0, 40))}`;
     v[i] = n;
   }
   if (v[1] < 0) return "field 2 (submit time) is negative";

@@ -28,10 +28,18 @@ export type ResourceRecommendation = {
 };
 
 /** Why no recommendation is given (mirrors the wire contract's reason codes). */
-export type InsufficientEvidenceCode = "new_user_and_application" | "too_few_similar_jobs" | "too_uncertain" | "no_model";
+export type InsufficientEvidenceCode =
+  | "new_user_and_application"
+  | "too_few_similar_jobs"
+  | "too_uncertain"
+  | "no_model";
 
 /** An explicit refusal to guess. */
-export type InsufficientEvidence = { status: "insufficient_evidence"; reasonCode: InsufficientEvidenceCode; reason: string };
+export type InsufficientEvidence = {
+  status: "insufficient_evidence";
+  reasonCode: InsufficientEvidenceCode;
+  reason: string;
+};
 
 export type ResourcePrediction = ResourceRecommendation | InsufficientEvidence;
 
@@ -58,10 +66,18 @@ const importanceCache = new WeakMap<ResourceModel, string[]>();
  * if (p.status === "ok") console.log(p.value, p.confidence);
  * ```
  */
-export function predictResource(model: ResourceModel, row: ArrayLike<number>, ctx: PredictionContext): ResourcePrediction {
+export function predictResource(
+  model: ResourceModel,
+  row: ArrayLike<number>,
+  ctx: PredictionContext,
+): ResourcePrediction {
   if (ctx.userJobs < model.minUserJobs) {
     return ctx.userJobs === 0
-      ? { status: "insufficient_evidence", reasonCode: "new_user_and_application", reason: "no completed job of this user yet" }
+      ? {
+          status: "insufficient_evidence",
+          reasonCode: "new_user_and_application",
+          reason: "no completed job of this user yet",
+        }
       : {
           status: "insufficient_evidence",
           reasonCode: "too_few_similar_jobs",

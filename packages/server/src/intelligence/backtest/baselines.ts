@@ -16,7 +16,16 @@ export type VpaBaselineOptions = {
 };
 
 /** A group's usage values sorted ascending, with their end times; stale ones pruned in batches. */
-type Decayed = { values: number[]; weights: number[]; ends: number[]; count: number; newest: number; ref: number; total: number; stale: number };
+type Decayed = {
+  values: number[];
+  weights: number[];
+  ends: number[];
+  count: number;
+  newest: number;
+  ref: number;
+  total: number;
+  stale: number;
+};
 
 /**
  * The VPA-style reference of EVALUATION.md: per (user, executable) group falling back to the user,
@@ -28,7 +37,11 @@ type Decayed = { values: number[]; weights: number[]; ends: number[]; count: num
  * const vpa = vpaBaseline(jobs, resourceSpec("memory"));
  * ```
  */
-export function vpaBaseline(jobs: readonly HistoryJob[], spec: ResourceSpec, options: VpaBaselineOptions = {}) {
+export function vpaBaseline(
+  jobs: readonly HistoryJob[],
+  spec: ResourceSpec,
+  options: VpaBaselineOptions = {},
+) {
   const q = options.percentile ?? 0.9;
   const margin = options.margin ?? 1.15;
   const h = options.halfLifeSeconds ?? 86_400;

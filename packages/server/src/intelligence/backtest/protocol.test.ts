@@ -45,7 +45,9 @@ describe("backtest protocol", () => {
       i >= first || i === slow ? { ...j, used: { memoryBytes: (j.used.memoryBytes as number) * 1000 } } : j,
     );
     expect(predictFirst(peeked)).toEqual(predictFirst(base));
-    expect(vpaBaseline(peeked, resourceSpec("memory"))[first]).toBe(vpaBaseline(base, resourceSpec("memory"))[first]);
+    expect(vpaBaseline(peeked, resourceSpec("memory"))[first]).toBe(
+      vpaBaseline(base, resourceSpec("memory"))[first],
+    );
   });
 
   it("does use a job that ended just before the submission (the check above can fail)", () => {

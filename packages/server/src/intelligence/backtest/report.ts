@@ -55,7 +55,17 @@ export function renderReport(report: BacktestReport): string {
     `${report.trace}: ${report.jobs} jobs, last ${pct(report.window, 0)}% evaluated (${report.evaluated}), ` +
       `${report.badLines} bad lines, ${report.seconds.toFixed(1)} s`,
   );
-  const header = ["predictor", "coverage%", "under%", "w.under%", "slack%", "slack@1%", "factor", "range%", "nominal%"];
+  const header = [
+    "predictor",
+    "coverage%",
+    "under%",
+    "w.under%",
+    "slack%",
+    "slack@1%",
+    "factor",
+    "range%",
+    "nominal%",
+  ];
   for (const [name, r] of Object.entries(report.resources)) {
     if (!r) continue;
     lines.push("");
@@ -81,11 +91,16 @@ export function renderReport(report: BacktestReport): string {
     if (r.vpaCapped) add("vpa capped", r.vpaCapped);
     add("request", r.request);
     const widths = header.map((_, c) => Math.max(...rows.map((row) => row[c].length)));
-    for (const row of rows) lines.push(row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join("  "));
+    for (const row of rows)
+      lines.push(
+        row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join("  "),
+      );
     const abst = Object.entries(r.model.abstentions)
       .map(([k, v]) => `${k} ${v}`)
       .join(", ");
-    lines.push(`abstained: ${abst || "none"}; censored jobs under-predicted: ${pct(r.model.censoredUnderPredictionRate, 2)}%`);
+    lines.push(
+      `abstained: ${abst || "none"}; censored jobs under-predicted: ${pct(r.model.censoredUnderPredictionRate, 2)}%`,
+    );
     if (r.model.calibration) {
       lines.push(
         `calibration: ${r.model.calibration

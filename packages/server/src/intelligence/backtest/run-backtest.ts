@@ -132,7 +132,11 @@ function backtestResource(
     }
     const v = Number.isNaN(vpa[i]) ? undefined : vpa[i];
     base.push({ actual, value: v });
-    capped.push({ actual, value: v === undefined ? v : req !== undefined ? Math.min(v, req) : v, cap: limit });
+    capped.push({
+      actual,
+      value: v === undefined ? v : req !== undefined ? Math.min(v, req) : v,
+      cap: limit,
+    });
     request.push({ actual, value: req, cap: limit });
   }
   const nominal = protocol.lastModel?.calibration.nominalLevel;
@@ -146,7 +150,8 @@ function backtestResource(
     model: {
       ...computeMetrics(model, nominal),
       abstentions,
-      censoredUnderPredictionRate: censoredMisses.recommended > 0 ? censoredMisses.missed / censoredMisses.recommended : 0,
+      censoredUnderPredictionRate:
+        censoredMisses.recommended > 0 ? censoredMisses.missed / censoredMisses.recommended : 0,
     },
     vpa: computeMetrics(base),
     ...(cap ? { vpaCapped: computeMetrics(capped) } : {}),

@@ -13,7 +13,12 @@ function examples(n: number, seed: number): CalibrationExample[] {
   return Array.from({ length: n }, () => {
     const sigma = 0.05 + rng();
     const m = rng() * 10;
-    return { m, s: sigma * (0.8 + 0.4 * rng()), y: m + sigma * normal(rng), logCap: Number.POSITIVE_INFINITY };
+    return {
+      m,
+      s: sigma * (0.8 + 0.4 * rng()),
+      y: m + sigma * normal(rng),
+      logCap: Number.POSITIVE_INFINITY,
+    };
   });
 }
 

@@ -37,7 +37,7 @@ export type ConformalOptions = {
   minPerBin?: number;
   /**
    * Share of jobs, the widest, for which the predictor abstains instead of guessing wide.
-   * @default 0.06
+   * @default 0.08
    */
   abstainShare?: number;
   /**
@@ -123,7 +123,7 @@ export function fitConformal(examples: CalibrationExample[], options: ConformalO
   };
   fitBins(table, examples, rangeMiss);
   // Abstain on the widest share, then refit on the jobs that will really be recommended.
-  const abstainShare = options.abstainShare ?? 0.06;
+  const abstainShare = options.abstainShare ?? 0.08;
   if (abstainShare > 0 && examples.length > 0) {
     const widths = examples.map((e) => width(table, e)).sort((a, b) => a - b);
     table.maxLogWidth = quantileSorted(widths, 1 - abstainShare);
@@ -138,24 +138,46 @@ export function fitConformal(examples: CalibrationExample[], options: ConformalO
 }
 
 function fitBins(table: ConformalTable, examples: CalibrationExample[], rangeMiss: number): void {
-  const scores: number[][] = Array.from({ length: (table.binEdges.length + 1) * (table.sizeEdges.length + 1) }, () => []);
+  const cells: { z: number; w: number }[][] = Array.from(
+    { length: (table.binEdges.length + 1) * (table.sizeEdges.length + 1) },
+    () => [],
+  );
   for (const e of examples) {
     const s = Math.max(e.s, table.spreadFloor);
-    scores[binOf(table, e.m, s)].push((e.y - e.m) / s);
+    cells[binOf(table, e.m, s)].push({ z: (e.y - e.m) / s, w: Math.exp(e.y) });
   }
-  table.bins = scores.map((z) => {
-    z.sort((a, b) => a - b);
+  table.bins = cells.map((cell) => {
+    cell.sort((a, b) => a.z - b.z);
+    const z = cell.map((c) => c.z);
     const n = z.length;
     const level = Math.min(1, ((1 - table.missRate) * (n + 1)) / Math.max(n, 1));
     return {
       n,
-      upper: n > 0 ? upperQuantileSorted(z, level) : Number.POSITIVE_INFINITY,
+      upper:
+        n > 0
+          ? Math.max(upperQuantileSorted(z, level), weightedUpper(cell, table.missRate))
+          : Number.POSITIVE_INFINITY,
       low: n > 0 ? quantileSorted(z, rangeMiss / 2) : Number.NEGATIVE_INFINITY,
       high: n > 0 ? quantileSorted(z, 1 - rangeMiss / 2) : Number.POSITIVE_INFINITY,
       confidence: Number.NaN,
       confidenceCapped: Number.NaN,
     };
   });
+}
+
+/**
+ * The smallest score that leaves at most `missRate` of the cell's usage (not count) above it: a
+ * miss on a job twice as big as usual costs twice as much work, so the big ones set the bound too.
+ */
+function weightedUpper(sorted: { z: number; w: number }[], missRate: number): number {
+  let total = 0;
+  for (const c of sorted) total += c.w;
+  let above = 0;
+  for (let k = sorted.length - 1; k >= 0; k--) {
+    above += sorted[k].w;
+    if (above > missRate * total) return sorted[k].z;
+  }
+  return sorted.length > 0 ? sorted[0].z : Number.NEGATIVE_INFINITY;
 }
 
 function fitConfidence(table: ConformalTable, examples: CalibrationExample[]): void {

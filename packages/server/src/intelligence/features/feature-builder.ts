@@ -1,8 +1,8 @@
 import type { HistoryJob } from "../history-job.js";
 import { isCensored, type ResourceSpec } from "../resources.js";
+import { FEATURE_NAMES, groupFeatureOffset, writeGroupFeatures } from "./group-features.js";
 import { GroupHistory } from "./group-history.js";
 import { GROUP_LEVELS, type GroupLevel, groupKeys } from "./group-keys.js";
-import { FEATURE_NAMES, groupFeatureOffset, writeGroupFeatures } from "./group-features.js";
 
 /** Options of {@link FeatureBuilder}. */
 export type FeatureBuilderOptions = {
@@ -112,7 +112,9 @@ export class FeatureBuilder {
     out[5] = job.queue !== undefined ? Number(job.queue) : Number.NaN;
     out[6] = job.partition !== undefined ? Number(job.partition) : Number.NaN;
     out[7] = Math.log1p(activity.running);
-    out[8] = Number.isFinite(activity.sinceLastSubmit) ? Math.log1p(Math.max(0, activity.sinceLastSubmit)) : Number.NaN;
+    out[8] = Number.isFinite(activity.sinceLastSubmit)
+      ? Math.log1p(Math.max(0, activity.sinceLastSubmit))
+      : Number.NaN;
     for (const level of GROUP_LEVELS) {
       const key = keys[level];
       const g = key === undefined ? undefined : this.#groups.get(key);

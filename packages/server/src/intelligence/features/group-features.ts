@@ -65,7 +65,12 @@ function sortPrefix(a: Float64Array, n: number): void {
 }
 
 /** Writes the statistics of one group (all NaN when the group has no history) at `offset`. */
-export function writeGroupFeatures(out: Float32Array, offset: number, g: GroupHistory | undefined, ctx: Context) {
+export function writeGroupFeatures(
+  out: Float32Array,
+  offset: number,
+  g: GroupHistory | undefined,
+  ctx: Context,
+) {
   const n = g ? g.size : 0;
   out[offset] = Math.log1p(g ? g.count : 0);
   for (let i = 1; i < PER_GROUP.length; i++) out[offset + i] = Number.NaN;
@@ -112,7 +117,7 @@ function decayedP90(g: GroupHistory, n: number, ctx: Context): number {
   }
   if (!(total > 0)) {
     // Everything is so old that the weights underflow: the ranks still order by age.
-    for (let k = 0; k < n; k++) weights[k] = 2 ** (-k);
+    for (let k = 0; k < n; k++) weights[k] = 2 ** -k;
     total = 0;
     for (let k = 0; k < n; k++) total += weights[k];
   }

@@ -9,7 +9,7 @@ export const GROUP_LEVELS = ["same", "app", "user", "exe"] as const;
 export type GroupLevel = (typeof GROUP_LEVELS)[number];
 
 /** The key of `job` at each level, or undefined where the job lacks what the level needs. */
-export function groupKeys(job: HistoryJob): Record<GroupLevel, string | undefined> {
+export function groupKeys(job: HistoryJob): Record<Exclude<GroupLevel, "exe">, string> & { exe?: string } {
   const exe = job.executable ?? "";
   const r = job.requested;
   const app = `u=${job.user}|x=${exe}`;
@@ -40,5 +40,9 @@ export function describeGroup(job: HistoryJob, level: GroupLevel): string {
 /** The level at an index of {@link GROUP_LEVELS}, described without a job (backtest evidence). */
 export function describeLevel(index: number): string {
   const level = GROUP_LEVELS[index];
-  return level === "same" ? "same user, executable and request" : level === "app" ? "same user and executable" : `same ${level}`;
+  return level === "same"
+    ? "same user, executable and request"
+    : level === "app"
+      ? "same user and executable"
+      : `same ${level}`;
 }

@@ -35,7 +35,9 @@ export function replayInSubmitOrder(
 export class JobOrderError extends Error {
   readonly code = "JOBS_NOT_SORTED";
   constructor(index: number, submit: number, previous: number) {
-    super(`job ${index} was submitted at ${submit}, before the previous job (${previous}); sort by submit time`);
+    super(
+      `job ${index} was submitted at ${submit}, before the previous job (${previous}); sort by submit time`,
+    );
     this.name = "JobOrderError";
   }
 }

@@ -1,6 +1,6 @@
 import type { RegressionTree, TreeEnsemble } from "../model/tree-ensemble.js";
 import { FeatureBins } from "./feature-bins.js";
-import { leafQuantile, type TrainingRows, growTree } from "./tree-grower.js";
+import { growTree, leafQuantile, type TrainingRows } from "./tree-grower.js";
 
 /** Options of {@link trainQuantileGbdt}. */
 export type QuantileGbdtOptions = {
@@ -98,7 +98,13 @@ export function trainQuantileGbdt(data: QuantileGbdtData, options: QuantileGbdtO
     const leafOf = tree.leafOfBinnedRow;
     for (let i = 0; i < n; i++) pred[i] += lr * tree.tree.value[leafOf(i)];
   }
-  return { baseScore: Math.fround(baseScore), learningRate: lr, trees, featureNames: data.featureNames, quantile: tau };
+  return {
+    baseScore: Math.fround(baseScore),
+    learningRate: lr,
+    trees,
+    featureNames: data.featureNames,
+    quantile: tau,
+  };
 }
 
 function sampleRows(n: number, k: number, rng: () => number): Int32Array {
