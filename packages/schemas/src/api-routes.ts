@@ -16,6 +16,7 @@ import { JobRecord } from "./job-record.js";
 import { Policy } from "./policy.js";
 import { Prediction, PredictionBatch, PredictionBatchRequest, PredictionRequest } from "./prediction.js";
 import { UsageBatch } from "./usage-sample.js";
+import { WasteReport } from "./waste-report.js";
 
 /** The roles of Jobsight's users and machines. */
 export type Role = "researcher" | "platform" | "collector" | "scheduler";
@@ -257,6 +258,26 @@ export const apiRoutes: ApiRoute[] = [
     roles: ["platform"],
     query: ClusterQuery,
     response: AccuracyReport,
+  },
+  {
+    method: "GET",
+    path: "/v1/reports/waste",
+    operationId: "getWasteReport",
+    summary: "Requested against used resources, by user, account and partition",
+    tag: "reports",
+    roles: ["platform"],
+    query: Type.Object(
+      {
+        cluster: Type.Optional(ClusterId),
+        from: Type.Optional(Timestamp),
+        to: Type.Optional(Timestamp),
+        by: Type.Optional(
+          Type.Union([Type.Literal("user"), Type.Literal("account"), Type.Literal("partition")]),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    response: WasteReport,
   },
   {
     method: "GET",

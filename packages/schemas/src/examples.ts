@@ -174,6 +174,24 @@ export const validExamples: Examples = {
   IngestResult: { accepted: 10, duplicates: 2 },
   JobPage: { items: [record], nextCursor: null },
   UsageSeries: { cluster: "hpc1", jobId: "4242", samples: [sample] },
+  WasteReport: {
+    generatedAt: "2026-12-02T10:00:00Z",
+    by: "user",
+    rows: [
+      {
+        key: "alice",
+        jobs: 3,
+        memoryRequestedByteSeconds: 100,
+        memoryUsedByteSeconds: 40,
+        coreSecondsRequested: 80,
+        coreSecondsUsed: 20,
+        gpuSecondsRequested: 0,
+        gpuSecondsUsed: 0,
+        walltimeRequestedSeconds: 900,
+        walltimeUsedSeconds: 300,
+      },
+    ],
+  },
   AccuracyReport: {
     generatedAt: "2026-12-02T10:00:00Z",
     mode: "shadow",

@@ -13,6 +13,7 @@ import { Policy } from "./policy.js";
 import { Prediction, PredictionBatch, PredictionBatchRequest, PredictionRequest } from "./prediction.js";
 import { SubmissionEdit } from "./submission-edit.js";
 import { UsageBatch, UsageSample } from "./usage-sample.js";
+import { WasteReport } from "./waste-report.js";
 
 /** Every top-level wire contract, by the name its JSON Schema file takes. */
 export const wireSchemas: Record<string, TSchema> = {
@@ -37,6 +38,7 @@ export const wireSchemas: Record<string, TSchema> = {
   UsageBatch,
   UsageSample,
   UsageSeries,
+  WasteReport,
 };
 
 const SCHEMA_BASE = "https://jobsight.dev/schemas/";

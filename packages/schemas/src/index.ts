@@ -71,3 +71,5 @@ export {
   validateUsageSample,
   validators,
 } from "./validators.js";
+export type { WasteRow } from "./waste-report.js";
+export { WasteReport } from "./waste-report.js";

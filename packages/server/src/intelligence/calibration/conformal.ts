@@ -118,7 +118,7 @@ export function fitConformal(examples: CalibrationExample[], options: ConformalO
     binEdges,
     sizeEdges,
     bins: [],
-    maxLogWidth: Number.POSITIVE_INFINITY,
+    maxLogWidth: Number.MAX_VALUE,
     examples: examples.length,
   };
   fitBins(table, examples, rangeMiss);
@@ -163,12 +163,34 @@ function fitBins(table: ConformalTable, examples: CalibrationExample[], rangeMis
       confidenceCapped: Number.NaN,
     };
   });
+  fillEmptyBins(table);
 }
 
 /**
  * The smallest score that leaves at most `missRate` of the cell's usage (not count) above it: a
  * miss on a job twice as big as usual costs twice as much work, so the big ones set the bound too.
  */
+/**
+ * An empty cell takes the most cautious bounds of the others (or abstains everywhere when all are
+ * empty), with finite numbers only so the table survives JSON.
+ */
+function fillEmptyBins(table: ConformalTable): void {
+  const full = table.bins.filter((b) => b.n > 0);
+  const upper = full.length > 0 ? Math.max(...full.map((b) => b.upper)) : EMPTY_SCORE;
+  const low = full.length > 0 ? Math.min(...full.map((b) => b.low)) : -EMPTY_SCORE;
+  const high = full.length > 0 ? Math.max(...full.map((b) => b.high)) : EMPTY_SCORE;
+  for (const b of table.bins) {
+    if (b.n > 0) continue;
+    b.upper = upper;
+    b.low = low;
+    b.high = high;
+  }
+  if (full.length === 0) table.maxLogWidth = -1;
+}
+
+/** Score of a table with no examples at all: every job is too uncertain. */
+const EMPTY_SCORE = 1e6;
+
 function weightedUpper(sorted: { z: number; w: number }[], missRate: number): number {
   let total = 0;
   for (const c of sorted) total += c.w;

@@ -20,6 +20,7 @@ import { arbitraryFor, brokenArbitraryFor, type JsonSchema, type SchemaContext }
 // be a 5xx (501 for operations this build does not serve excepted), every 4xx must be an ApiError
 // naming its reason, 2xx answers must match the declared schema, and nothing may reject unhandled.
 
+const MAX_PATH_PARAM = Number(process.env.JOBSIGHT_FUZZ_MAX_PATH_PARAM ?? 1000);
 const RUNS_PER_OPERATION = Number(process.env.JOBSIGHT_FUZZ_RUNS ?? 40);
 const TOKENS = {
   researcher: "fuzz-researcher-token-0001",
@@ -47,12 +48,21 @@ const ctx: SchemaContext = {
   components: doc.components.schemas,
   favourites: { cluster: ["hpc1"], id: ["hpc1"], user: ["alice"], jobId: ["4242"] },
 };
-const WEIRD = ["", ".", "..", "%", "%00", "\u0000", "a/b", "💥", "x".repeat(300), "' OR 1=1 --", "${jndi:x}", "__proto__"];
+// Path parameters are never empty: `/v1/jobs/` is another route (the job list).
+const WEIRD = [".", "..", "%", "%00", "\u0000", "a/b", "💥", "x".repeat(300), "' OR 1=1 --", "${jndi:x}", "__proto__"];
 
 function requestArbitrary(op: Operation) {
   const params = op.parameters ?? [];
   const pathParams = Object.fromEntries(
-    params.filter((p) => p.in === "path").map((p) => [p.name, fc.oneof(arbitraryFor(p.schema, ctx, p.name), fc.constantFrom(...WEIRD), fc.string())]),
+    params
+      .filter((p) => p.in === "path")
+      .map((p) => [
+        p.name,
+        fc
+          .oneof(arbitraryFor(p.schema, ctx, p.name), fc.constantFrom(...WEIRD), fc.string())
+          .map(String)
+          .filter((s) => s.length > 0 && s.length <= MAX_PATH_PARAM),
+      ]),
   );
   const query = Object.fromEntries(
     params

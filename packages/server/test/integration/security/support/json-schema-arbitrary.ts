@@ -89,7 +89,7 @@ function objectArbitrary(schema: JsonSchema, ctx: SchemaContext, depth: number):
 
 function stringArbitrary(schema: JsonSchema): fc.Arbitrary<string> {
   const min = (schema.minLength as number | undefined) ?? 0;
-  const max = (schema.maxLength as number | undefined) ?? min + 24;
+  const max = (schema.maxLength as number | undefined) ?? Number.POSITIVE_INFINITY;
   if (schema.format === "date-time") {
     return fc
       .date({ min: new Date("2020-01-01T00:00:00Z"), max: new Date("2030-01-01T00:00:00Z"), noInvalidDate: true })
@@ -98,7 +98,7 @@ function stringArbitrary(schema: JsonSchema): fc.Arbitrary<string> {
   if (typeof schema.pattern === "string") {
     return fc.stringMatching(new RegExp(schema.pattern)).filter((s) => s.length >= min && s.length <= max);
   }
-  return fc.string({ minLength: min, maxLength: Math.min(max, min + 24), unit: "grapheme" });
+  return fc.string({ minLength: min, maxLength: Math.min(max, min + 24), unit: "grapheme" }).filter((s) => s.length <= max);
 }
 
 /**
