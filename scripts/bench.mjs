@@ -3,8 +3,8 @@
 // `packages/*/bench/<name>.bench.ts` file run with tsx in its own process, so one benchmark's
 // memory or JIT state never colours another's. Each prints a `BENCH <name> ratio=…` line.
 import { spawnSync } from "node:child_process";
-import { readdirSync, existsSync } from "node:fs";
-import { join, dirname } from "node:path";
+import { existsSync, readdirSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -13,7 +13,8 @@ for (const pkg of readdirSync(join(root, "packages"))) {
   const dir = join(root, "packages", pkg, "bench");
   if (!existsSync(dir)) continue;
   for (const file of readdirSync(dir)) {
-    if (file.endsWith(".bench.ts")) benches.push({ name: file.replace(/\.bench\.ts$/, ""), file: join(dir, file), pkg });
+    if (file.endsWith(".bench.ts"))
+      benches.push({ name: file.replace(/\.bench\.ts$/, ""), file: join(dir, file), pkg });
   }
 }
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith("-"));
@@ -34,7 +35,10 @@ for (const bench of selected) {
     env: { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --expose-gc`.trim() },
   });
   process.stdout.write(run.stdout ?? "");
-  const line = (run.stdout ?? "").split("\n").filter((l) => l.startsWith("BENCH ")).pop();
+  const line = (run.stdout ?? "")
+    .split("\n")
+    .filter((l) => l.startsWith("BENCH "))
+    .pop();
   if (run.status !== 0 || !line) {
     failed++;
     console.error(`benchmark ${bench.name} failed (exit ${run.status})`);

@@ -7,10 +7,11 @@ set -uo pipefail
 
 PACKAGES=(slurmctld slurmd slurm-client slurmdbd munge mariadb-server lua5.1)
 
+# One dpkg-query for all packages: each process start is slow on sandboxed kernels (gVisor).
+installed=$(dpkg-query -W -f='${Package} ${db:Status-Status}\n' "${PACKAGES[@]}" 2>/dev/null || true)
 missing=()
 for package in "${PACKAGES[@]}"; do
-  status=$(dpkg-query -W -f='${db:Status-Status}' "$package" 2>/dev/null || true)
-  [ "$status" = "installed" ] || missing+=("$package")
+  [[ $'\n'"$installed"$'\n' == *$'\n'"$package installed"$'\n'* ]] || missing+=("$package")
 done
 [ "${#missing[@]}" -eq 0 ] && exit 0
 

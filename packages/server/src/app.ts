@@ -38,6 +38,11 @@ export type BuildAppOptions = {
    * @default {}
    */
   handlers?: RouteHandlers | ((deps: RouteDeps) => RouteHandlers);
+  /**
+   * Back-pressure shared by every ingest path; pass the one the OTLP receivers use so REST and OTLP
+   * batches count against the same limit. @default new IngestGate(config.ingest.maxConcurrentBatches)
+   */
+  ingestGate?: IngestGate;
   /** fastify logger option; default: pino at `config.http.logLevel`. @default undefined */
   logger?: FastifyServerOptions["logger"];
 };
@@ -105,7 +110,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const deps: RouteDeps = {
     storage: app.storage,
     objectStore: app.objectStore,
-    ingestGate: new IngestGate(config.ingest.maxConcurrentBatches),
+    ingestGate: options.ingestGate ?? new IngestGate(config.ingest.maxConcurrentBatches),
     version: SERVER_VERSION,
   };
   const extra = typeof options.handlers === "function" ? options.handlers(deps) : (options.handlers ?? {});

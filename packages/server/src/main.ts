@@ -4,12 +4,15 @@ import { buildApp } from "./app.js";
 import { ConfigError } from "./config/config-error.js";
 import { loadServerConfig, setPath } from "./config/config-sources.js";
 import { runImportCommand } from "./history/import-command.js";
+import { type OtlpReceivers, startOtlpReceivers } from "./otlp/otlp-receivers.js";
+import { IngestGate } from "./routes/ingest-gate.js";
 import { SERVER_VERSION } from "./version.js";
 
 const USAGE = `Usage: jobsight-server <command> [options]
 
 Commands:
-  serve     Run the server (data plane; embedded PostgreSQL and local objects unless configured)
+  serve     Run the server: REST API, OTLP receivers (gRPC :4317, HTTP :4318); embedded
+            PostgreSQL and local objects unless configured
   import    Import job history: import <file> --format sacct-json|sacct-parsable|swf --cluster <id>
 
 Options of serve (flags win over JOBSIGHT_* variables, which win over the config file):
@@ -19,6 +22,10 @@ Options of serve (flags win over JOBSIGHT_* variables, which win over the config
   --data-dir <dir>       data folder for the embedded PostgreSQL and objects (default ./.jobsight)
   --database-url <url>   PostgreSQL URL (default: embedded)
   --log-level <level>    fatal|error|warn|info|debug|trace|silent
+  --otlp-host <address>  OTLP listen address (default 127.0.0.1)
+  --otlp-grpc-port <n>   OTLP/gRPC port, 0 for any (default 4317)
+  --otlp-http-port <n>   OTLP/HTTP port, 0 for any (default 4318)
+  --no-otlp              do not start the OTLP receivers
   --version, --help
 `;
 
@@ -28,6 +35,9 @@ const FLAG_SETTINGS: Record<string, string> = {
   "data-dir": "dataDir",
   "database-url": "postgres.url",
   "log-level": "http.logLevel",
+  "otlp-host": "otlp.host",
+  "otlp-grpc-port": "otlp.grpcPort",
+  "otlp-http-port": "otlp.httpPort",
 };
 
 async function serve(args: string[]): Promise<void> {
@@ -40,6 +50,10 @@ async function serve(args: string[]): Promise<void> {
       "data-dir": { type: "string" },
       "database-url": { type: "string" },
       "log-level": { type: "string" },
+      "otlp-host": { type: "string" },
+      "otlp-grpc-port": { type: "string" },
+      "otlp-http-port": { type: "string" },
+      "no-otlp": { type: "boolean" },
     },
     strict: true,
   });
@@ -48,8 +62,12 @@ async function serve(args: string[]): Promise<void> {
     const value = values[flag as keyof typeof values];
     if (value !== undefined) setPath(overrides, path, value);
   }
+  if (values["no-otlp"]) setPath(overrides, "otlp.enabled", false);
   const config = await loadServerConfig({ file: values.config, env: process.env, overrides });
-  const app = await buildApp({ config });
+  // One gate for REST and OTLP ingest: back-pressure bounds the database work of both together.
+  const ingestGate = new IngestGate(config.ingest.maxConcurrentBatches);
+  const app = await buildApp({ config, ingestGate });
+  let otlp: OtlpReceivers | undefined;
 
   let closing = false;
   const shutdown = (signal: NodeJS.Signals) => {
@@ -64,20 +82,43 @@ async function serve(args: string[]): Promise<void> {
       process.exit(1);
     }, config.http.shutdownTimeoutMs);
     timer.unref();
-    app.close().then(
-      () => process.exit(0),
-      (error) => {
-        app.log.error({ err: error }, "shutdown failed");
-        process.exit(1);
-      },
-    );
+    // OTLP first: its in-flight exports commit while the pool is still open.
+    (otlp?.close(config.http.shutdownTimeoutMs * 0.75) ?? Promise.resolve())
+      .then(() => app.close())
+      .then(
+        () => process.exit(0),
+        (error) => {
+          app.log.error({ err: error }, "shutdown failed");
+          process.exit(1);
+        },
+      );
   };
   process.once("SIGTERM", shutdown);
   process.once("SIGINT", shutdown);
 
+  try {
+    if (config.otlp.enabled) {
+      otlp = await startOtlpReceivers({
+        config,
+        storage: app.storage,
+        ingestGate,
+        log: app.log.child({ component: "otlp" }),
+      });
+    }
+  } catch (error) {
+    await app.close();
+    throw new Error(`OTLP receivers could not start on ${config.otlp.host}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
   const address = await app.listen({ host: config.http.host, port: config.http.port });
   app.log.info(
-    { url: address, version: SERVER_VERSION, storage: app.storage.flavour },
+    {
+      url: address,
+      version: SERVER_VERSION,
+      storage: app.storage.flavour,
+      ...(otlp ? { otlpGrpc: otlp.grpc.url, otlpHttp: otlp.http.url } : {}),
+    },
     "jobsight-server listening",
   );
 }

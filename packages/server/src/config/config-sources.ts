@@ -26,6 +26,11 @@ export const ENV_SETTINGS: Readonly<Record<string, string>> = {
   JOBSIGHT_S3_SECRET_ACCESS_KEY: "objectStore.secretAccessKey",
   JOBSIGHT_RATE_LIMIT_RPS: "rateLimit.requestsPerSecond",
   JOBSIGHT_RATE_LIMIT_BURST: "rateLimit.burst",
+  JOBSIGHT_REQUIRE_REGISTERED_CLUSTER: "ingest.requireRegisteredCluster",
+  JOBSIGHT_OTLP_ENABLED: "otlp.enabled",
+  JOBSIGHT_OTLP_HOST: "otlp.host",
+  JOBSIGHT_OTLP_GRPC_PORT: "otlp.grpcPort",
+  JOBSIGHT_OTLP_HTTP_PORT: "otlp.httpPort",
 };
 
 /** Sets `value` at a dotted path of `target`, creating objects on the way. */

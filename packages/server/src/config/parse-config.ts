@@ -8,6 +8,7 @@ import {
   type HttpConfig,
   type IngestConfig,
   type ObjectStoreConfig,
+  type OtlpConfig,
   type PostgresConfig,
   type RateLimitConfig,
   ROLES,
@@ -46,6 +47,7 @@ export function parseServerConfig(raw: unknown, options: ParseConfigOptions = {}
     auth: { tokens: readTokens(root.child("auth")) },
     rateLimit: readRateLimit(root.child("rateLimit")),
     ingest: readIngest(root.child("ingest")),
+    otlp: readOtlp(root.child("otlp")),
   };
   root.rejectUnknownKeys();
   if (root.issues.length > 0) throw new ConfigError(root.issues);
@@ -175,10 +177,26 @@ function readIngest(r: ConfigReader): IngestConfig {
     artifactMaxBytes: r.integer("artifactMaxBytes", { default: 32 * 1024 * 1024, min: 1 })!,
     retentionDays: r.integer("retentionDays", { default: 90, min: 0 })!,
     compressAfterDays: r.integer("compressAfterDays", { default: 7, min: 1 })!,
+    requireRegisteredCluster: r.boolean("requireRegisteredCluster", { default: true })!,
   };
   r.rejectUnknownKeys();
   if (config.retentionDays > 0 && config.retentionDays <= config.compressAfterDays) {
     r.issue("retentionDays", `must be greater than compressAfterDays (${config.compressAfterDays}) or 0`);
+  }
+  return config;
+}
+
+function readOtlp(r: ConfigReader): OtlpConfig {
+  const config: OtlpConfig = {
+    enabled: r.boolean("enabled", { default: true })!,
+    host: r.string("host", { default: "127.0.0.1" })!,
+    grpcPort: r.integer("grpcPort", { default: 4317, min: 0, max: 65535 })!,
+    httpPort: r.integer("httpPort", { default: 4318, min: 0, max: 65535 })!,
+    maxMessageBytes: r.integer("maxMessageBytes", { default: 20 * 1024 * 1024, min: 1024 })!,
+  };
+  r.rejectUnknownKeys();
+  if (config.enabled && config.grpcPort !== 0 && config.grpcPort === config.httpPort) {
+    r.issue("httpPort", `must differ from grpcPort (${config.grpcPort})`);
   }
   return config;
 }

@@ -99,6 +99,28 @@ export type IngestConfig = {
   retentionDays: number;
   /** TimescaleDB compresses sample chunks older than this many days. @default 7 */
   compressAfterDays: number;
+  /**
+   * Refuse OTLP ingest from collectors whose cluster is not registered (`POST /v1/clusters`),
+   * so a mistyped cluster id cannot start a series nobody looks at. @default true
+   */
+  requireRegisteredCluster: boolean;
+};
+
+/** The OTLP metrics receiver (gRPC and HTTP) that collectors and OpenTelemetry Collectors send to. */
+export type OtlpConfig = {
+  /** Start the OTLP listeners with `serve`. @default true */
+  enabled: boolean;
+  /** Address both OTLP listeners bind. @default "127.0.0.1" */
+  host: string;
+  /** OTLP/gRPC port (`MetricsService/Export`); 0 picks a free one. @default 4317 */
+  grpcPort: number;
+  /** OTLP/HTTP port (`POST /v1/metrics`); 0 picks a free one. @default 4318 */
+  httpPort: number;
+  /**
+   * Largest request accepted, in bytes, after decompression (the OTLP specification recommends
+   * 20 MiB); larger ones get 413 / `RESOURCE_EXHAUSTED` without retry. @default 20971520 (20 MiB)
+   */
+  maxMessageBytes: number;
 };
 
 /** The whole, normalised configuration of `jobsight-server`. */
@@ -111,4 +133,5 @@ export type ServerConfig = {
   auth: { tokens: ApiTokenConfig[] };
   rateLimit: RateLimitConfig;
   ingest: IngestConfig;
+  otlp: OtlpConfig;
 };

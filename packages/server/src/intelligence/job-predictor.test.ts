@@ -20,7 +20,10 @@ function history(n: number): HistoryJob[] {
       user: steady ? "steady" : "erratic",
       executable: steady ? "solver" : "notebook",
       requested: { memoryBytes: 64 * GIB, cores: 8, walltimeSeconds: 3600 },
-      used: { memoryBytes: steady ? 4 * GIB * (1 + 0.01 * rng()) : GIB * 0.1 * 600 ** rng(), walltimeSeconds: 30 },
+      used: {
+        memoryBytes: steady ? 4 * GIB * (1 + 0.01 * rng()) : GIB * 0.1 * 600 ** rng(),
+        walltimeSeconds: 30,
+      },
       outcome: "completed" as const,
     };
   });

@@ -22,7 +22,10 @@ const subset = fc.subarray([...RESOURCE_NAMES]);
 
 // Floors never above caps (checkPolicy rejects those): a cap is drawn as floor + something.
 const floorAndCap = (r: ResourceName) =>
-  fc.record({ floor: fc.option(amount(r), { nil: undefined }), extra: fc.option(amount(r), { nil: undefined }) });
+  fc.record({
+    floor: fc.option(amount(r), { nil: undefined }),
+    extra: fc.option(amount(r), { nil: undefined }),
+  });
 
 type Case = { policy: Policy; spec: JobSpec; prediction: ResourcePrediction; coresStep: number };
 
@@ -67,15 +70,38 @@ const caseFor = (r: ResourceName): fc.Arbitrary<Case> =>
       if (c.maxDecrease !== undefined) policy.maxDecrease = { [r]: c.maxDecrease };
       if (c.maxIncrease !== undefined) policy.maxIncrease = { [r]: c.maxIncrease };
       if (c.minConfidence !== undefined) policy.minConfidence = c.minConfidence;
-      const field = { memory: "memoryBytes", cores: "cores", gpus: "gpus", gpuMemory: "gpuMemoryBytes", walltime: "walltimeSeconds" }[r];
+      const field = {
+        memory: "memoryBytes",
+        cores: "cores",
+        gpus: "gpus",
+        gpuMemory: "gpuMemoryBytes",
+        walltime: "walltimeSeconds",
+      }[r];
       const requested: JobSpec["requested"] = {};
-      if (c.requested !== undefined && !(r === "cores" && c.requested === 0) && !(r === "walltime" && c.requested === 0)) {
+      if (
+        c.requested !== undefined &&
+        !(r === "cores" && c.requested === 0) &&
+        !(r === "walltime" && c.requested === 0)
+      ) {
         (requested as Record<string, number>)[field] = c.requested;
       }
-      const spec: JobSpec = { cluster: "hpc1", scheduler: "slurm", user: "alice", partition: "batch", requested };
+      const spec: JobSpec = {
+        cluster: "hpc1",
+        scheduler: "slurm",
+        user: "alice",
+        partition: "batch",
+        requested,
+      };
       const prediction: ResourcePrediction = c.insufficient
         ? { resource: r, status: "insufficient_evidence", reasonCode: "too_uncertain", reason: "wide" }
-        : { resource: r, status: "ok", unit: "bytes", value: c.recommended, confidence: c.confidence, evidence: { group: "g", jobs: 9 } };
+        : {
+            resource: r,
+            status: "ok",
+            unit: "bytes",
+            value: c.recommended,
+            confidence: c.confidence,
+            evidence: { group: "g", jobs: 9 },
+          };
       return { policy, spec, prediction, coresStep: c.coresStep };
     });
 
@@ -98,7 +124,8 @@ describe("applyPolicy properties", () => {
         if (r.held || r.value === undefined) return;
         const bounds = boundsOf(c.policy, c.spec, r.resource);
         if (bounds.floor !== undefined) expect(atLeast(r.value, bounds.floor)).toBe(true);
-        for (const limit of bounds.limits) expect(atMost(r.value, Math.max(limit.value, r.requested ?? 0))).toBe(true);
+        for (const limit of bounds.limits)
+          expect(atMost(r.value, Math.max(limit.value, r.requested ?? 0))).toBe(true);
       }),
       RUNS,
     );
@@ -145,7 +172,12 @@ describe("applyPolicy properties", () => {
     fc.assert(
       fc.property(anyCase, (c) => {
         const p = c.prediction;
-        if (p.status !== "ok" || c.policy.minConfidence === undefined || p.confidence >= c.policy.minConfidence) return;
+        if (
+          p.status !== "ok" ||
+          c.policy.minConfidence === undefined ||
+          p.confidence >= c.policy.minConfidence
+        )
+          return;
         const r = decide(c);
         expect(r.changed).toBe(false);
         expect(r.value).toBe(r.requested);
@@ -171,7 +203,9 @@ describe("applyPolicy properties", () => {
       fc.property(anyCase, (c) => {
         const r = decide(c);
         if (!r.changed || r.value === undefined || r.adjustments.at(-1)?.rule !== "rounding") return;
-        const step = { memory: 2 ** 20, gpuMemory: 2 ** 20, gpus: 1, walltime: 60, cores: c.coresStep }[r.resource];
+        const step = { memory: 2 ** 20, gpuMemory: 2 ** 20, gpus: 1, walltime: 60, cores: c.coresStep }[
+          r.resource
+        ];
         const q = r.value / step;
         expect(Math.abs(q - Math.round(q))).toBeLessThan(1e-6);
       }),

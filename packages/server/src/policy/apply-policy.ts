@@ -1,4 +1,10 @@
-import type { JobSpec, Policy, PolicyAdjustment, PredictionMode, ResourcePrediction } from "@jobsight/schemas";
+import type {
+  JobSpec,
+  Policy,
+  PolicyAdjustment,
+  PredictionMode,
+  ResourcePrediction,
+} from "@jobsight/schemas";
 import { boundsOf, type ResourceName, requestOf } from "./policy-bounds.js";
 import { type GranularityOptions, granularityOf, roundDownTo, roundUpTo } from "./scheduler-rounding.js";
 
@@ -114,7 +120,8 @@ function decideResource(
   if (policy.leaveAlone?.includes(resource)) return hold("leave_alone");
   if (!recommendation) return hold("insufficient_evidence");
   const fill = options.fillUnrequested ?? DEFAULT_FILL;
-  const unrequested = requested === undefined || (requested === 0 && (resource === "gpus" || resource === "gpuMemory"));
+  const unrequested =
+    requested === undefined || (requested === 0 && (resource === "gpus" || resource === "gpuMemory"));
   if (unrequested && (!fill.includes(resource) || resource === "gpus")) return hold("not_requested");
   if (policy.minConfidence !== undefined && recommendation.confidence < policy.minConfidence) {
     return hold("min_confidence", "min_confidence");
@@ -182,7 +189,13 @@ function boundedValue(
 // unrounded when no multiple fits between the bounds. Never below one step: Jobsight never
 // takes a resource away entirely. The bounds are checked exactly: the rounding helpers tolerate
 // binary noise (0.37000000000000005 cores is 0.37), the policy's limits do not.
-function rounded(v: number, resource: ResourceName, lower: number, upper: number, options: ApplyPolicyOptions): number {
+function rounded(
+  v: number,
+  resource: ResourceName,
+  lower: number,
+  upper: number,
+  options: ApplyPolicyOptions,
+): number {
   const g = granularityOf(options)[resource];
   const fits = (x: number) => x >= g && x >= lower && x <= upper;
   const up = Math.max(g, roundUpTo(v, g));

@@ -34,10 +34,14 @@ export function checkPolicy(policy: Policy): FieldError[] {
         const capPartition = partitionIndex(cap.path);
         // Rules of two different partitions never meet on the same job unless it names both;
         // the global rules meet every partition's.
-        const meet = floorPartition === undefined || capPartition === undefined || floorPartition === capPartition;
+        const meet =
+          floorPartition === undefined || capPartition === undefined || floorPartition === capPartition;
         if (meet && floor.value > cap.value) {
           const what = cap.path.includes("nodeCapacity") ? "node capacity" : "cap";
-          problems.push({ path: floor.path, message: `floor ${floor.value} is above the ${what} ${cap.value} (${cap.path})` });
+          problems.push({
+            path: floor.path,
+            message: `floor ${floor.value} is above the ${what} ${cap.value} (${cap.path})`,
+          });
         }
       }
     }
@@ -53,7 +57,10 @@ export function checkPolicy(policy: Policy): FieldError[] {
   const seen = new Set<string>();
   partitions.forEach((rules, i) => {
     if (seen.has(rules.partition)) {
-      problems.push({ path: `/partitions/${i}/partition`, message: `partition ${rules.partition} is listed twice` });
+      problems.push({
+        path: `/partitions/${i}/partition`,
+        message: `partition ${rules.partition} is listed twice`,
+      });
     }
     seen.add(rules.partition);
   });

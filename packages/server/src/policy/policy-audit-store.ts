@@ -187,7 +187,12 @@ function decodeCursor(cursor: string): { at: Date; id: string } {
   try {
     const [at, id] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown[];
     const date = new Date(String(at));
-    if (typeof at !== "string" || Number.isNaN(date.getTime()) || typeof id !== "string" || !/^\d{1,19}$/.test(id))
+    if (
+      typeof at !== "string" ||
+      Number.isNaN(date.getTime()) ||
+      typeof id !== "string" ||
+      !/^\d{1,19}$/.test(id)
+    )
       throw new InvalidCursorError();
     return { at: date, id };
   } catch {

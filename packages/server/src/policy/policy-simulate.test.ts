@@ -6,7 +6,11 @@ import { type SimulatedJob, simulatePolicy } from "./policy-simulate.js";
 
 const GiB = 2 ** 30;
 
-const job = (user: string, requested: JobSpec["requested"], predictions: [ResourcePrediction["resource"], number, number?][]): SimulatedJob => ({
+const job = (
+  user: string,
+  requested: JobSpec["requested"],
+  predictions: [ResourcePrediction["resource"], number, number?][],
+): SimulatedJob => ({
   spec: { cluster: "hpc1", scheduler: "slurm", user, partition: "batch", requested },
   resources: predictions.map(([resource, value, confidence = 0.95]) => ({
     resource,
@@ -20,13 +24,21 @@ const job = (user: string, requested: JobSpec["requested"], predictions: [Resour
 
 describe("simulatePolicy", () => {
   const lastWeek = [
-    job("alice", { memoryBytes: 16 * GiB, walltimeSeconds: 86400 }, [["memory", 2 * GiB], ["walltime", 3600]]),
+    job("alice", { memoryBytes: 16 * GiB, walltimeSeconds: 86400 }, [
+      ["memory", 2 * GiB],
+      ["walltime", 3600],
+    ]),
     job("alice", { memoryBytes: 4 * GiB }, [["memory", 6 * GiB]]),
     job("bob", { memoryBytes: 8 * GiB }, [["memory", 1 * GiB, 0.5]]),
     job("carol", { memoryBytes: 8 * GiB }, [["memory", 1 * GiB]]),
     job("dave", {}, [["memory", 3 * GiB]]),
   ];
-  const policy = { name: "trial", maxDecrease: { memory: 0.5, walltime: 0.75 }, minConfidence: 0.9, optOutUsers: ["carol"] };
+  const policy = {
+    name: "trial",
+    maxDecrease: { memory: 0.5, walltime: 0.75 },
+    minConfidence: 0.9,
+    optOutUsers: ["carol"],
+  };
 
   it("counts per resource the jobs changed, raised, lowered, filled and held, and the totals", () => {
     const sim = simulatePolicy(lastWeek, policy);
@@ -45,7 +57,13 @@ describe("simulatePolicy", () => {
     // 16 → 8 (max decrease), 4 → 6, bob and carol keep 8 each; dave's 3 GiB is not a request.
     expect(memory.appliedTotal).toBe(30 * GiB);
     const walltime = sim.resources.find((r) => r.resource === "walltime")!;
-    expect(walltime).toMatchObject({ jobs: 1, changed: 1, lowered: 1, requestedTotal: 86400, appliedTotal: 21600 });
+    expect(walltime).toMatchObject({
+      jobs: 1,
+      changed: 1,
+      lowered: 1,
+      requestedTotal: 86400,
+      appliedTotal: 21600,
+    });
     expect(sim.resources.map((r) => r.resource)).toEqual(["memory", "walltime"]);
   });
 
@@ -105,5 +123,8 @@ describe("auditRecordsFor", () => {
 });
 
 function lastWeekJob(): SimulatedJob {
-  return job("alice", { memoryBytes: 16 * GiB, cores: 4 }, [["memory", 2 * GiB], ["cores", 4]]);
+  return job("alice", { memoryBytes: 16 * GiB, cores: 4 }, [
+    ["memory", 2 * GiB],
+    ["cores", 4],
+  ]);
 }

@@ -79,5 +79,9 @@ export function simulatePolicy(
       if (rule) t.limitedBy[rule] = (t.limitedBy[rule] ?? 0) + 1;
     }
   }
-  return { policy: policy.name, jobs: jobs.length, resources: [...totals.values()].filter((t) => t.jobs > 0) };
+  return {
+    policy: policy.name,
+    jobs: jobs.length,
+    resources: [...totals.values()].filter((t) => t.jobs > 0),
+  };
 }

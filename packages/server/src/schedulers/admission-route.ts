@@ -1,6 +1,9 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { KubernetesAdmission } from "./kubernetes-admission.js";
 
+/** Where the API server sends the reviews (the `clientConfig.service.path` of the webhook). */
+export const ADMISSION_PATH = "/v1/admission/mutate";
+
 /** Options of {@link admissionRoute}. */
 export type AdmissionRouteOptions = {
   /** The webhook that answers the reviews. */
@@ -24,7 +27,7 @@ export type AdmissionRouteOptions = {
  * ```
  */
 export const admissionRoute: FastifyPluginAsync<AdmissionRouteOptions> = async (app, options) => {
-  app.post("/v1/admission/mutate", { bodyLimit: options.bodyLimit ?? 8 * 2 ** 20 }, async (request, reply) => {
+  app.post(ADMISSION_PATH, { bodyLimit: options.bodyLimit ?? 8 * 2 ** 20 }, async (request, reply) => {
     const result = await options.admission.review(request.body, request.log);
     return reply.code(result.statusCode).send(result.body);
   });

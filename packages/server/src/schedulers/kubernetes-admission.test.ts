@@ -1,54 +1,7 @@
-import type { JobSpec, Policy, ResourcePrediction } from "@jobsight/schemas";
+import type { ResourcePrediction } from "@jobsight/schemas";
 import { describe, expect, it } from "vitest";
-import type { PolicyAuditRecord } from "../policy/policy-audit.js";
-import type { AdmissionReviewResponse } from "./kubernetes/admission-review.js";
-import type { JsonPatchOperation } from "./kubernetes/json-patch.js";
-import { admissionReview, argoPod, argoWorkflow, bareJob, cronJob, trainingPod } from "./kubernetes/test-support/admission-fixtures.js";
-import { applyJsonPatch } from "./kubernetes/test-support/apply-json-patch.js";
-import { CHANGES_ANNOTATION, KubernetesAdmission, type KubernetesAdmissionOptions } from "./kubernetes-admission.js";
-import type { PredictFunction } from "./predict-function.js";
-
-const GiB = 2 ** 30;
-const MiB = 2 ** 20;
-
-type Json = Record<string, any>;
-
-const rec = (resource: ResourcePrediction["resource"], value: number, confidence = 0.97): ResourcePrediction => ({
-  resource,
-  status: "ok",
-  unit: resource === "memory" ? "bytes" : resource === "gpus" ? "devices" : "cores",
-  value,
-  confidence,
-  evidence: { group: "user=alice", jobs: 50 },
-});
-
-function setup(resources: ResourcePrediction[] | ((spec: JobSpec) => ResourcePrediction[]), options: Partial<KubernetesAdmissionOptions> = {}) {
-  const specs: JobSpec[] = [];
-  const audit: PolicyAuditRecord[] = [];
-  const predict: PredictFunction = async (spec) => {
-    specs.push(spec);
-    return { modelVersion: "m-12", id: `p-${specs.length}`, resources: typeof resources === "function" ? resources(spec) : resources };
-  };
-  const admission = new KubernetesAdmission({
-    cluster: "k8s1",
-    predict,
-    policy: { name: "default" },
-    audit: { record: async (r) => void audit.push(...r) },
-    clock: () => new Date("2026-12-01T10:00:00Z"),
-    ...options,
-  });
-  return { admission, specs, audit };
-}
-
-async function review(admission: KubernetesAdmission, object: Json, options: Parameters<typeof admissionReview>[1] = {}) {
-  const result = await admission.review(admissionReview(object, options));
-  const body = result.body as AdmissionReviewResponse;
-  const ops: JsonPatchOperation[] = body.response?.patch ? JSON.parse(Buffer.from(body.response.patch, "base64").toString()) : [];
-  const patched = applyJsonPatch(object, ops) as Json;
-  return { result, body, ops, patched };
-}
-
-const changesOf = (metadata: Json) => JSON.parse(metadata.annotations[CHANGES_ANNOTATION]);
+import { argoPod, argoWorkflow, bareJob, cronJob, trainingPod } from "./kubernetes/test-support/admission-fixtures.js";
+import { changesOf, GiB, MiB, rec, review, setup } from "./kubernetes/test-support/admission-harness.js";
 
 describe("KubernetesAdmission with pods", () => {
   it("resizes the main container of a pod with several containers and leaves sidecar and init container alone", async () => {
@@ -56,7 +9,11 @@ describe("KubernetesAdmission with pods", () => {
     const pod = trainingPod();
     const { result, body, ops, patched } = await review(admission, pod);
     expect(result).toMatchObject({ statusCode: 200, outcome: "patched" });
-    expect(body).toMatchObject({ apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: { uid: "705ab4f5-6393-11e8-b7cc-42010a800002", allowed: true, patchType: "JSONPatch" } });
+    expect(body).toMatchObject({
+      apiVersion: "admission.k8s.io/v1",
+      kind: "AdmissionReview",
+      response: { uid: "705ab4f5-6393-11e8-b7cc-42010a800002", allowed: true, patchType: "JSONPatch" },
+    });
     expect(specs[0]).toEqual({
       cluster: "k8s1",
       scheduler: "kubernetes",
@@ -66,7 +23,12 @@ describe("KubernetesAdmission with pods", () => {
       qos: "batch-high",
       jobName: "train-7f9c",
       executable: "registry.example.org/ml/train:2.1",
-      requested: { memoryBytes: 16 * GiB + 128 * MiB, cores: 4.1, gpus: 2, gpuModel: "NVIDIA-A100-SXM4-80GB" },
+      requested: {
+        memoryBytes: 16 * GiB + 128 * MiB,
+        cores: 4.1,
+        gpus: 2,
+        gpuModel: "NVIDIA-A100-SXM4-80GB",
+      },
     });
     // The pod should hold 10 GiB and 2.5 cores; the sidecar keeps its 128 MiB and 100m.
     expect(patched.spec.containers[0].resources).toEqual({
@@ -93,19 +55,31 @@ describe("KubernetesAdmission with pods", () => {
       ["memory", 16 * GiB + 128 * MiB, 10 * GiB, "live", "kubernetes-admission"],
       ["cores", 4.1, 2.5, "live", "kubernetes-admission"],
     ]);
-    expect(audit[0]).toMatchObject({ job: "Pod ml/train-7f9c container=trainer", modelVersion: "m-12", predictionId: "p-1", cluster: "k8s1" });
+    expect(audit[0]).toMatchObject({
+      job: "Pod ml/train-7f9c container=trainer",
+      modelVersion: "m-12",
+      predictionId: "p-1",
+      cluster: "k8s1",
+    });
   });
 
   it("gives init containers the main container's values when configured", async () => {
     const { admission } = setup([rec("memory", 4 * GiB)], { initContainers: "match-main" });
     const { patched } = await review(admission, trainingPod());
-    expect(patched.spec.initContainers[0].resources.requests).toEqual({ memory: `${4 * 1024 - 128}Mi`, cpu: "100m" });
+    expect(patched.spec.initContainers[0].resources.requests).toEqual({
+      memory: `${4 * 1024 - 128}Mi`,
+      cpu: "100m",
+    });
   });
 
   it("sets GPUs in limits with the JSON pointer escaped, and never lowers them when the policy says so", async () => {
     const lower = setup([rec("gpus", 1)]);
     const { ops, patched } = await review(lower.admission, trainingPod());
-    expect(ops[0]).toEqual({ op: "add", path: "/spec/containers/0/resources/limits/nvidia.com~1gpu", value: "1" });
+    expect(ops[0]).toEqual({
+      op: "add",
+      path: "/spec/containers/0/resources/limits/nvidia.com~1gpu",
+      value: "1",
+    });
     expect(patched.spec.containers[0].resources.limits["nvidia.com/gpu"]).toBe("1");
     expect(patched.spec.containers[0].resources.requests["nvidia.com/gpu"]).toBeUndefined();
     const keep = setup([rec("gpus", 1)], { policy: { name: "p", neverLower: ["gpus"] } });
@@ -133,10 +107,17 @@ describe("KubernetesAdmission with pods", () => {
 
   it("selects Argo's main container, not the wait sidecar, in a workflow pod", async () => {
     const { admission, specs } = setup([rec("memory", 12 * GiB)]);
-    const result = await review(admission, argoPod(), { username: "system:serviceaccount:argo:argo-workflow-controller" });
+    const result = await review(admission, argoPod(), {
+      username: "system:serviceaccount:argo:argo-workflow-controller",
+    });
     expect(result.patched.spec.containers[0]).toEqual(argoPod().spec.containers[0]);
-    expect(result.patched.spec.containers[1].resources).toEqual({ limits: { memory: `${12 * 1024 - 64}Mi`, cpu: "8" } });
-    expect(specs.at(-1)).toMatchObject({ user: "system:serviceaccount:ml:argo-workflow", jobName: "pipeline-x7k2p/pipeline-x7k2p.fit" });
+    expect(result.patched.spec.containers[1].resources).toEqual({
+      limits: { memory: `${12 * 1024 - 64}Mi`, cpu: "8" },
+    });
+    expect(specs.at(-1)).toMatchObject({
+      user: "system:serviceaccount:ml:argo-workflow",
+      jobName: "pipeline-x7k2p/pipeline-x7k2p.fit",
+    });
   });
 
   it("adds memory and cpu requests to a container that has no resources at all", async () => {
@@ -144,7 +125,11 @@ describe("KubernetesAdmission with pods", () => {
     const pod = trainingPod();
     pod.spec = { containers: [{ name: "app", image: "app:1" }] };
     const { ops, patched } = await review(admission, pod);
-    expect(ops[0]).toEqual({ op: "add", path: "/spec/containers/0/resources", value: { requests: { memory: "3Gi", cpu: "1500m" } } });
+    expect(ops[0]).toEqual({
+      op: "add",
+      path: "/spec/containers/0/resources",
+      value: { requests: { memory: "3Gi", cpu: "1500m" } },
+    });
     expect(patched.spec.containers[0].resources).toEqual({ requests: { memory: "3Gi", cpu: "1500m" } });
   });
 
@@ -168,14 +153,30 @@ describe("KubernetesAdmission with Jobs, CronJobs and Argo Workflows", () => {
       requested: { walltimeSeconds: 7200 },
       array: { arrayJobId: "etl-nightly", taskCount: 8 },
     });
-    expect(ops.map((o) => o.path)).toEqual(["/spec/template/spec/containers/0/resources", "/spec/template/metadata"]);
-    expect(patched.spec.template.spec.containers[0].resources).toEqual({ requests: { memory: "1229Mi", cpu: "750m" } });
+    expect(ops.map((o) => o.path)).toEqual([
+      "/spec/template/spec/containers/0/resources",
+      "/spec/template/metadata",
+    ]);
+    expect(patched.spec.template.spec.containers[0].resources).toEqual({
+      requests: { memory: "1229Mi", cpu: "750m" },
+    });
     expect(changesOf(patched.spec.template.metadata).changes).toHaveLength(2);
     expect(patched.spec.template.spec.activeDeadlineSeconds).toBe(7200);
 
     // A pod the Job controller then creates carries the annotation: admitted as it is.
-    const pod = { apiVersion: "v1", kind: "Pod", metadata: { generateName: "etl-nightly-", labels: { "job-name": "etl-nightly" }, annotations: patched.spec.template.metadata.annotations }, spec: patched.spec.template.spec };
-    const again = await review(admission, pod, { username: "system:serviceaccount:kube-system:job-controller" });
+    const pod = {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: {
+        generateName: "etl-nightly-",
+        labels: { "job-name": "etl-nightly" },
+        annotations: patched.spec.template.metadata.annotations,
+      },
+      spec: patched.spec.template.spec,
+    };
+    const again = await review(admission, pod, {
+      username: "system:serviceaccount:kube-system:job-controller",
+    });
     expect(again.result.outcome).toBe("already_applied");
     expect(specs).toHaveLength(1);
   });
@@ -184,7 +185,10 @@ describe("KubernetesAdmission with Jobs, CronJobs and Argo Workflows", () => {
     const { admission } = setup([rec("memory", 5 * GiB), rec("cores", 1)]);
     const { ops, patched } = await review(admission, cronJob());
     const c = patched.spec.jobTemplate.spec.template.spec.containers[0];
-    expect(c.resources).toEqual({ requests: { memory: "5Gi", cpu: "1" }, limits: { memory: "5Gi", cpu: "1" } });
+    expect(c.resources).toEqual({
+      requests: { memory: "5Gi", cpu: "1" },
+      limits: { memory: "5Gi", cpu: "1" },
+    });
     expect(ops.at(-1)?.path).toBe("/spec/jobTemplate/spec/template/metadata/annotations");
     expect(patched.spec.jobTemplate.spec.template.metadata.labels).toEqual({ app: "report" });
   });
@@ -200,143 +204,15 @@ describe("KubernetesAdmission with Jobs, CronJobs and Argo Workflows", () => {
     const [, prep, fit] = patched.spec.templates;
     expect(prep.script.resources).toEqual({ requests: { memory: "512Mi" } });
     expect(fit.container.resources).toEqual({ limits: { memory: "20Gi", cpu: "6" } });
-    expect(changesOf(prep.metadata).changes[0]).toMatchObject({ container: "main", resource: "memory", before: "2Gi", after: "512Mi" });
+    expect(changesOf(prep.metadata).changes[0]).toMatchObject({
+      container: "main",
+      resource: "memory",
+      before: "2Gi",
+      after: "512Mi",
+    });
     expect(fit.metadata.labels).toEqual({ stage: "fit" });
     expect(changesOf(fit.metadata).changes).toHaveLength(2);
     expect(patched.spec.templates[0]).toEqual(argoWorkflow().spec.templates[0]);
   });
 });
 
-describe("KubernetesAdmission: when it does nothing", () => {
-  it("admits pods of an excluded namespace, or outside the included ones, without asking", async () => {
-    const excluded = setup([rec("memory", GiB)], { policy: { name: "p", namespaces: { exclude: ["kube-system", "ml"] } } });
-    expect((await review(excluded.admission, trainingPod())).result.outcome).toBe("namespace_excluded");
-    const included = setup([rec("memory", GiB)], { policy: { name: "p", namespaces: { include: ["research"] } } });
-    const r = await review(included.admission, trainingPod());
-    expect(r.result.outcome).toBe("namespace_excluded");
-    expect(r.body.response).toEqual({ uid: "705ab4f5-6393-11e8-b7cc-42010a800002", allowed: true });
-    expect([...excluded.specs, ...included.specs]).toEqual([]);
-  });
-
-  it("admits a pod labelled out unchanged", async () => {
-    const { admission, specs } = setup([rec("memory", GiB)], { policy: { name: "p", optOutLabel: "jobsight.io/resize" } });
-    const pod = trainingPod();
-    pod.metadata.labels["jobsight.io/resize"] = "false";
-    expect((await review(admission, pod)).result.outcome).toBe("opted_out");
-    expect(specs).toEqual([]);
-  });
-
-  it("only records in shadow mode: no patch, audit records marked shadow", async () => {
-    const { admission, audit } = setup([rec("memory", 4 * GiB)], { mode: "shadow" });
-    const { result, body } = await review(admission, trainingPod());
-    expect(result.outcome).toBe("shadow");
-    expect(body.response.patch).toBeUndefined();
-    expect(audit.map((r) => [r.mode, r.after])).toEqual([["shadow", 4 * GiB]]);
-    expect(admission.stats()).toEqual({ shadow: 1 });
-  });
-
-  it("stays unchanged when the deployment's predictions are in shadow mode", async () => {
-    const admission = new KubernetesAdmission({ cluster: "k8s1", policy: { name: "p" }, predict: async () => ({ modelVersion: "m", mode: "shadow", resources: [] }) });
-    expect((await review(admission, trainingPod())).result.outcome).toBe("unchanged");
-  });
-
-  it("patches a dry run but records nothing", async () => {
-    const { admission, audit } = setup([rec("memory", 4 * GiB)]);
-    expect((await review(admission, trainingPod(), { dryRun: true })).result.outcome).toBe("patched");
-    expect(audit).toEqual([]);
-  });
-
-  it("leaves updates alone", async () => {
-    const { admission, specs } = setup([rec("memory", GiB)]);
-    expect((await review(admission, trainingPod(), { operation: "UPDATE" })).result.outcome).toBe("not_create");
-    expect(specs).toEqual([]);
-  });
-
-  it("admits kinds it does not know", async () => {
-    const { admission } = setup([rec("memory", GiB)]);
-    const { result } = await review(admission, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c" }, data: {} });
-    expect(result.outcome).toBe("unsupported_kind");
-  });
-});
-
-describe("KubernetesAdmission fails open", () => {
-  it("admits unchanged when the predictor throws, with the reason logged and counted", async () => {
-    const warnings: Record<string, unknown>[] = [];
-    const admission = new KubernetesAdmission({
-      cluster: "k8s1",
-      policy: { name: "p" },
-      predict: async () => {
-        throw new Error("model store unreachable");
-      },
-      logger: { info: () => {}, warn: (o) => void warnings.push(o) },
-    });
-    const { result, body } = await review(admission, trainingPod());
-    expect(result).toMatchObject({ statusCode: 200, outcome: "predictor_error" });
-    expect(body.response).toEqual({ uid: "705ab4f5-6393-11e8-b7cc-42010a800002", allowed: true, status: { code: 200, message: "jobsight: predictor_error; admitted unchanged" } });
-    expect(warnings[0]).toMatchObject({ reason: "predictor_error", err: "Error: model store unreachable" });
-    expect(admission.stats()).toEqual({ predictor_error: 1 });
-  });
-
-  it("admits unchanged when the predictor does not answer before the deadline, and aborts it", async () => {
-    let aborted = false;
-    const admission = new KubernetesAdmission({
-      cluster: "k8s1",
-      policy: { name: "p" },
-      deadlineMs: 60,
-      predict: (_spec, { signal }) =>
-        new Promise(() => {
-          signal.addEventListener("abort", () => {
-            aborted = true;
-          });
-        }),
-    });
-    const started = performance.now();
-    const { result, body } = await review(admission, trainingPod());
-    const elapsed = performance.now() - started;
-    expect(result.outcome).toBe("timeout");
-    expect(body.response.patch).toBeUndefined();
-    expect(elapsed).toBeGreaterThanOrEqual(55);
-    expect(elapsed).toBeLessThan(1000);
-    expect(aborted).toBe(true);
-  });
-
-  it("patches even when the audit store fails, and counts the failure", async () => {
-    const admission = new KubernetesAdmission({
-      cluster: "k8s1",
-      policy: { name: "p" },
-      predict: async () => ({ modelVersion: "m", resources: [rec("memory", 2 * GiB)] }),
-      audit: { record: async () => Promise.reject(new Error("database down")) },
-    });
-    expect((await review(admission, trainingPod())).result.outcome).toBe("patched");
-    await new Promise((r) => setTimeout(r, 0));
-    expect(admission.stats()).toEqual({ patched: 1, audit_failed: 1 });
-  });
-
-  it("admits malformed reviews with a status message and echoes the uid it has", async () => {
-    const { admission } = setup([rec("memory", GiB)]);
-    const cases: [unknown, string, string][] = [
-      [{ apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview" }, "", "has no request"],
-      [{ apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", request: { kind: { group: "", version: "v1", kind: "Pod" } } }, "", "request.uid is missing"],
-      [{ apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", request: { uid: "u-1", kind: "Pod", operation: "CREATE", object: {} } }, "u-1", "GroupVersionKind"],
-      [{ apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", request: { uid: "u-2", kind: { group: "", version: "v1", kind: "Pod" }, operation: "CREATE", object: "pod" } }, "u-2", "request.object"],
-    ];
-    for (const [body, uid, message] of cases) {
-      const result = await admission.review(body);
-      expect(result.statusCode).toBe(200);
-      const response = (result.body as AdmissionReviewResponse).response;
-      expect(response).toMatchObject({ uid, allowed: true });
-      expect(response.status?.message).toContain(message);
-      expect(response.patch).toBeUndefined();
-    }
-    expect(admission.stats()).toEqual({ malformed_review: 4 });
-  });
-
-  it("answers 400 only to a body that is not an AdmissionReview at all", async () => {
-    const { admission } = setup([rec("memory", GiB)]);
-    for (const body of [trainingPod(), [1, 2], "text", null, { apiVersion: "v1", kind: "AdmissionReview" }]) {
-      const result = await admission.review(body);
-      expect(result.statusCode).toBe(400);
-      expect(result.body).toMatchObject({ code: "VALIDATION_FAILED", statusCode: 400 });
-    }
-  });
-});

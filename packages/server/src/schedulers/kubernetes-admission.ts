@@ -8,16 +8,25 @@ import {
   admissionReviewResponse,
   readAdmissionReview,
 } from "./kubernetes/admission-review.js";
-import { type JsonPatchOperation, setMember } from "./kubernetes/json-patch.js";
+import {
+  CHANGES_ANNOTATION,
+  changesAnnotationOps,
+  describeChanges,
+  namespaceAllowed,
+  namespaceOf,
+} from "./kubernetes/changes-annotation.js";
+import type { JsonPatchOperation } from "./kubernetes/json-patch.js";
 import { jobSpecOf, mainContainer } from "./kubernetes/pod-job-spec.js";
 import { type PodWorkload, podWorkloads } from "./kubernetes/pod-workloads.js";
-import { type ContainerChange, type InitContainerMode, planWorkload } from "./kubernetes/workload-plan.js";
+import { type InitContainerMode, planWorkload } from "./kubernetes/workload-plan.js";
 import { OutcomeCounter } from "./outcome-counter.js";
-import { type PredictFunction, type PredictionResult, SILENT_LOGGER, type SchedulerLogger } from "./predict-function.js";
+import {
+  type PredictFunction,
+  type PredictionResult,
+  type SchedulerLogger,
+  SILENT_LOGGER,
+} from "./predict-function.js";
 import { PredictTimeoutError, withDeadline } from "./with-deadline.js";
-
-/** The annotation that records what the webhook changed (JSON), and marks a pod as handled. */
-export const CHANGES_ANNOTATION = "jobsight.io/changes";
 
 /** What the webhook did with one review. */
 export type AdmissionOutcome =
@@ -108,7 +117,10 @@ export class KubernetesAdmission {
   }
 
   /** Answer one AdmissionReview body. */
-  async review(body: unknown, log: SchedulerLogger = this.options.logger ?? SILENT_LOGGER): Promise<AdmissionResult> {
+  async review(
+    body: unknown,
+    log: SchedulerLogger = this.options.logger ?? SILENT_LOGGER,
+  ): Promise<AdmissionResult> {
     const read = readAdmissionReview(body);
     if (read.type === "not-a-review") {
       this.counts.add("not_a_review");
@@ -116,8 +128,13 @@ export class KubernetesAdmission {
       return { statusCode: 400, body: error.toApiError(), outcome: "not_a_review" };
     }
     if (read.type === "malformed") {
-      log.warn({ reason: read.message, uid: read.uid }, "jobsight admission: malformed review admitted unchanged");
-      return this.answer("malformed_review", read.apiVersion, read.uid, { message: `jobsight: ${read.message}; admitted unchanged` });
+      log.warn(
+        { reason: read.message, uid: read.uid },
+        "jobsight admission: malformed review admitted unchanged",
+      );
+      return this.answer("malformed_review", read.apiVersion, read.uid, {
+        message: `jobsight: ${read.message}; admitted unchanged`,
+      });
     }
     const { apiVersion, request } = read;
     try {
@@ -127,23 +144,43 @@ export class KubernetesAdmission {
     }
   }
 
-  private failOpen(outcome: AdmissionOutcome, apiVersion: string, uid: string, error: unknown, log: SchedulerLogger): AdmissionResult {
+  private failOpen(
+    outcome: AdmissionOutcome,
+    apiVersion: string,
+    uid: string,
+    error: unknown,
+    log: SchedulerLogger,
+  ): AdmissionResult {
     log.warn({ uid, reason: outcome, err: String(error) }, "jobsight admission: admitted unchanged");
     return this.answer(outcome, apiVersion, uid, { message: `jobsight: ${outcome}; admitted unchanged` });
   }
 
-  private answer(outcome: AdmissionOutcome, apiVersion: string, uid: string, options: Parameters<typeof admissionReviewResponse>[2] = {}): AdmissionResult {
+  private answer(
+    outcome: AdmissionOutcome,
+    apiVersion: string,
+    uid: string,
+    options: Parameters<typeof admissionReviewResponse>[2] = {},
+  ): AdmissionResult {
     this.counts.add(outcome);
     return { statusCode: 200, body: admissionReviewResponse(apiVersion, uid, options), outcome };
   }
 
-  private async decide(apiVersion: string, request: AdmissionRequest, log: SchedulerLogger): Promise<AdmissionResult> {
+  private async decide(
+    apiVersion: string,
+    request: AdmissionRequest,
+    log: SchedulerLogger,
+  ): Promise<AdmissionResult> {
     const pass = (outcome: AdmissionOutcome) => this.answer(outcome, apiVersion, request.uid);
     if (request.operation !== "CREATE") return pass("not_create");
-    const workloads = podWorkloads({ kind: request.kind.kind, namespace: request.namespace, name: request.name, object: request.object });
+    const workloads = podWorkloads({
+      kind: request.kind.kind,
+      namespace: request.namespace,
+      name: request.name,
+      object: request.object,
+    });
     if (workloads.length === 0) return pass("unsupported_kind");
     const policy = typeof this.options.policy === "function" ? this.options.policy() : this.options.policy;
-    const namespace = request.namespace ?? stringAt(request.object, "metadata", "namespace");
+    const namespace = namespaceOf(request.namespace, request.object);
     if (!namespaceAllowed(policy, namespace)) return pass("namespace_excluded");
 
     const targets: Target[] = [];
@@ -168,21 +205,29 @@ export class KubernetesAdmission {
       return this.failOpen(outcome, apiVersion, request.uid, error, log);
     }
 
-    const configured = typeof this.options.mode === "function" ? this.options.mode() : (this.options.mode ?? "live");
+    const configured =
+      typeof this.options.mode === "function" ? this.options.mode() : (this.options.mode ?? "live");
     const ops: JsonPatchOperation[] = [];
     const summary: string[] = [];
     const records: PolicyAuditRecord[] = [];
     let shadow = false;
     targets.forEach((target, i) => {
       const prediction = predictions[i];
-      const mode: PredictionMode = configured === "shadow" || prediction.mode === "shadow" ? "shadow" : "live";
+      const mode: PredictionMode =
+        configured === "shadow" || prediction.mode === "shadow" ? "shadow" : "live";
       const decision = applyPolicy(prediction.resources, specs[i], policy, {
         mode,
         coresGranularity: 0.001,
         memoryGranularityBytes: this.options.memoryGranularityBytes,
       });
-      const plan = planWorkload(target.workload, target.main, decision, this.options.initContainers ?? "leave");
-      for (const u of plan.unwritable) log.info({ workload: target.workload.id, ...u }, "jobsight admission: resource not written");
+      const plan = planWorkload(
+        target.workload,
+        target.main,
+        decision,
+        this.options.initContainers ?? "leave",
+      );
+      for (const u of plan.unwritable)
+        log.info({ workload: target.workload.id, ...u }, "jobsight admission: resource not written");
       if (plan.changes.length === 0) return;
       const written: PolicyDecision = { ...decision, resources: plan.written };
       records.push(...this.auditRecords(written, target, specs[i].user, request, prediction, policy.name));
@@ -190,8 +235,15 @@ export class KubernetesAdmission {
         shadow = true;
         return;
       }
-      ops.push(...plan.ops, ...annotationOps(request.object, target.workload, prediction, policy.name, plan.changes));
-      summary.push(describeChanges(target, plan.changes));
+      ops.push(
+        ...plan.ops,
+        ...changesAnnotationOps(request.object, target.workload, {
+          modelVersion: prediction.modelVersion,
+          policy: policy.name,
+          changes: plan.changes,
+        }),
+      );
+      summary.push(describeChanges(target.workload, plan.changes));
     });
 
     if (records.length > 0 && !request.dryRun) this.recordAudit(records, log);
@@ -201,7 +253,14 @@ export class KubernetesAdmission {
     return this.answer("patched", apiVersion, request.uid, { patch: ops, warnings });
   }
 
-  private auditRecords(decision: PolicyDecision, target: Target, user: string, request: AdmissionRequest, prediction: PredictionResult, policy: string): PolicyAuditRecord[] {
+  private auditRecords(
+    decision: PolicyDecision,
+    target: Target,
+    user: string,
+    request: AdmissionRequest,
+    prediction: PredictionResult,
+    policy: string,
+  ): PolicyAuditRecord[] {
     return auditRecordsFor(decision, {
       cluster: this.options.cluster,
       actor: "kubernetes-admission",
@@ -224,29 +283,6 @@ export class KubernetesAdmission {
       log.warn({ err: String(error), records: records.length }, "jobsight admission: audit not recorded");
     });
   }
-}
-
-function stringAt(object: Record<string, unknown>, ...path: string[]): string | undefined {
-  let node: unknown = object;
-  for (const key of path) node = node !== null && typeof node === "object" ? (node as Record<string, unknown>)[key] : undefined;
-  return typeof node === "string" && node ? node : undefined;
-}
-
-function namespaceAllowed(policy: Policy, namespace: string | undefined): boolean {
-  const { include, exclude } = policy.namespaces ?? {};
-  if (namespace !== undefined && exclude?.includes(namespace)) return false;
-  if (include && include.length > 0) return namespace !== undefined && include.includes(namespace);
-  return true;
-}
-
-function annotationOps(root: Record<string, unknown>, w: PodWorkload, prediction: PredictionResult, policy: string, changes: ContainerChange[]): JsonPatchOperation[] {
-  const value = JSON.stringify({ modelVersion: prediction.modelVersion, policy, changes });
-  return setMember(root, [...w.metadataPath, "annotations"], CHANGES_ANNOTATION, value);
-}
-
-function describeChanges(target: Target, changes: ContainerChange[]): string {
-  const parts = changes.map((c) => `${c.container} ${c.resource} ${c.before ?? "unset"}→${c.after}`);
-  return `${target.workload.id}: ${parts.join(", ")}`;
 }
 
 function truncate(text: string, max: number): string {

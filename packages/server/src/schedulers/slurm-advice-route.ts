@@ -1,6 +1,9 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { SlurmAdvisor } from "./slurm/slurm-advisor.js";
 
+/** The path the Lua filters post to. */
+export const SLURM_ADVICE_PATH = "/v1/schedulers/slurm/advice";
+
 /** Options of {@link slurmAdviceRoute}. */
 export type SlurmAdviceRouteOptions = {
   /** The advisor that answers. */
@@ -24,7 +27,7 @@ export type SlurmAdviceRouteOptions = {
  * ```
  */
 export const slurmAdviceRoute: FastifyPluginAsync<SlurmAdviceRouteOptions> = async (app, options) => {
-  app.post("/v1/schedulers/slurm/advice", { bodyLimit: options.bodyLimit ?? 65_536 }, async (request, reply) => {
+  app.post(SLURM_ADVICE_PATH, { bodyLimit: options.bodyLimit ?? 65_536 }, async (request, reply) => {
     const advice = await options.advisor.advise(request.body, request.log);
     return reply.code(advice.statusCode).type("text/plain; charset=utf-8").send(advice.text);
   });

@@ -29,6 +29,7 @@ const spec: Record<string, Partial<Record<Role, Allowed>>> = {
   },
   getPrediction: { researcher: "own-user-and-cluster", platform: "own-cluster", scheduler: "own-cluster" },
   getAccuracy: { platform: "own-cluster" },
+  getWasteReport: { platform: "own-cluster" },
   getPolicy: { platform: "always", scheduler: "always" },
   putPolicy: { platform: "all-clusters-only" },
   listClusters: { platform: "own-cluster" },

@@ -42,6 +42,7 @@ export const accessRules: AccessRules = {
   createPredictionBatch: { researcher: "own", platform: "cluster", scheduler: "cluster" },
   getPrediction: { researcher: "own", platform: "cluster", scheduler: "cluster" },
   getAccuracy: { platform: "cluster-scoped" },
+  getWasteReport: { platform: "cluster-scoped" },
   getPolicy: { platform: "any", scheduler: "any" },
   putPolicy: { platform: "site" },
   listClusters: { platform: "cluster-scoped" },

@@ -40,7 +40,7 @@ beforeAll(async () => {
     "/CN=Test CA",
   ]);
   for (const [name, ext] of [
-    ["server", "subjectAltName=IP:127.0.0.1"],
+    ["server", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
     ["client", "extendedKeyUsage=clientAuth"],
   ]) {
     await run("openssl", [
@@ -194,7 +194,10 @@ describe("gRPC listener", () => {
     const Client = makeGenericClientConstructor(service, "Ping");
     const call = (creds: ReturnType<typeof credentials.createInsecure>) =>
       new Promise<string>((resolve, reject) => {
-        const client = new Client(`127.0.0.1:${port}`, creds);
+        // TLS server names must be host names (RFC 6066), so the channel names the certificate's DNS entry.
+        const client = new Client(`127.0.0.1:${port}`, creds, {
+          "grpc.ssl_target_name_override": "localhost",
+        });
         const deadline = new Date(Date.now() + 3000);
         (
           client as unknown as {

@@ -5,10 +5,18 @@ import { fileURLToPath } from "node:url";
 const PACKAGE_DIR = fileURLToPath(new URL("../../", import.meta.url));
 
 /** A `jobsight-server serve` child process (run from source through tsx). */
-export type ServerProcess = { url: string; child: ChildProcess; output: string[] };
+export type ServerProcess = {
+  url: string;
+  /** OTLP/gRPC and OTLP/HTTP receiver URLs (absent with `--no-otlp`). */
+  otlpGrpc?: string;
+  otlpHttp?: string;
+  child: ChildProcess;
+  output: string[];
+};
 
 /**
- * Starts `jobsight-server serve` as a child process on a free port and resolves once it listens.
+ * Starts `jobsight-server serve` as a child process on free ports (API and both OTLP receivers)
+ * and resolves once it listens.
  *
  * @example
  * ```ts
@@ -17,11 +25,27 @@ export type ServerProcess = { url: string; child: ChildProcess; output: string[]
  * ```
  */
 export function startServerProcess(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "serve", "--port", "0", ...args], {
-    cwd: PACKAGE_DIR,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      "src/main.ts",
+      "serve",
+      "--port",
+      "0",
+      "--otlp-grpc-port",
+      "0",
+      "--otlp-http-port",
+      "0",
+      ...args,
+    ],
+    {
+      cwd: PACKAGE_DIR,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   const output: string[] = [];
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -39,7 +63,8 @@ export function startServerProcess(args: string[], env: NodeJS.ProcessEnv = {}):
         if (line.includes('"jobsight-server listening"')) {
           clearTimeout(timer);
           child.removeAllListeners("exit");
-          resolve({ url: JSON.parse(line).url, child, output });
+          const { url, otlpGrpc, otlpHttp } = JSON.parse(line);
+          resolve({ url, otlpGrpc, otlpHttp, child, output });
         }
       });
     }

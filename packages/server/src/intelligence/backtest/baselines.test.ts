@@ -5,7 +5,13 @@ import { vpaBaseline } from "./baselines.js";
 
 const DAY = 86_400;
 
-function job(i: number, t: number, gib: number, exe = "a", outcome: HistoryJob["outcome"] = "completed"): HistoryJob {
+function job(
+  i: number,
+  t: number,
+  gib: number,
+  exe = "a",
+  outcome: HistoryJob["outcome"] = "completed",
+): HistoryJob {
   return {
     id: String(i),
     submitTime: t,

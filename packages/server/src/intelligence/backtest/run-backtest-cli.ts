@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import type { ResourceName } from "../history-job.js";
 import { renderReport } from "./report.js";
 import { runBacktest } from "./run-backtest.js";
 
@@ -10,11 +11,14 @@ const { values, positionals } = parseArgs({
     window: { type: "string", default: "0.3" },
     json: { type: "boolean", default: false },
     retrain: { type: "string" },
+    resources: { type: "string" },
   },
 });
 const trace = positionals[0];
 if (!trace || values.format !== "swf") {
-  process.stderr.write("usage: run-backtest-cli <trace.swf[.gz]> [--format swf] [--window 0.3] [--json]\n");
+  process.stderr.write(
+    "usage: run-backtest-cli <trace.swf[.gz]> [--format swf] [--window 0.3] [--json] [--resources memory,walltime] [--retrain days]\n",
+  );
   process.exit(2);
 }
 const window = Number(values.window);
@@ -22,6 +26,7 @@ const tty = process.stderr.isTTY;
 const report = await runBacktest({
   trace,
   window,
+  resources: values.resources ? (values.resources.split(",") as ResourceName[]) : undefined,
   retrainEverySeconds: values.retrain ? Number(values.retrain) * 86_400 : undefined,
   onProgress: (phase, done) => {
     const width = 30;

@@ -24,7 +24,7 @@ function examples(n: number, seed: number): CalibrationExample[] {
 
 describe("fitConformal", () => {
   it("reaches the nominal miss rate and range coverage on fresh data, in every spread bin", () => {
-    const table = fitConformal(examples(20_000, 1), { missRate: 0.02, abstainShare: 0 });
+    const table = fitConformal(examples(20_000, 1), { missRate: 0.02, abstainShare: 0, usageMissRate: 0 });
     const test = examples(20_000, 2);
     const perBin = new Map<number, { n: number; miss: number }>();
     let inRange = 0;
@@ -42,6 +42,24 @@ describe("fitConformal", () => {
     for (const b of perBin.values()) expect(b.miss / b.n).toBeLessThan(0.045);
     expect(inRange / test.length).toBeGreaterThan(0.88);
     expect(inRange / test.length).toBeLessThan(0.92);
+  });
+
+  it("with usage weighting, also bounds the share of usage under-predicted", () => {
+    const table = fitConformal(examples(20_000, 6), { missRate: 0.02, usageMissRate: 0.02, abstainShare: 0 });
+    let missed = 0;
+    let total = 0;
+    let misses = 0;
+    const test = examples(20_000, 7);
+    for (const e of test) {
+      const r = applyConformal(table, e.m, e.s, e.logCap);
+      total += Math.exp(e.y);
+      if (e.y > r.logValue) {
+        missed += Math.exp(e.y);
+        misses++;
+      }
+    }
+    expect(missed / total).toBeLessThan(0.03);
+    expect(misses / test.length).toBeLessThan(0.02);
   });
 
   it("gives tight bounds to repetitive jobs and wide ones to erratic jobs", () => {

@@ -41,6 +41,12 @@ export type ConformalOptions = {
    */
   abstainShare?: number;
   /**
+   * Also bound the share of usage (not only of jobs) that is under-predicted, per bin, at this rate
+   * (0 turns it off).
+   * @default 0.015
+   */
+  usageMissRate?: number;
+  /**
    * Smallest spread used to scale scores (log scale).
    * @default 0.02
    */
@@ -62,6 +68,7 @@ export type ConformalBin = {
 /** A fitted locally-weighted, Mondrian conformal calibration: plain data, JSON-serialisable. */
 export type ConformalTable = {
   missRate: number;
+  usageMissRate: number;
   nominalLevel: number;
   spreadFloor: number;
   /** Upper spread edge of each spread bin but the last (ascending). */
@@ -69,8 +76,14 @@ export type ConformalTable = {
   /** Upper centre edge of each size bin but the last (ascending). */
   sizeEdges: number[];
   bins: ConformalBin[];
-  /** Largest log(value) − m the predictor will recommend; wider means abstain. */
-  maxLogWidth: number;
+  /**
+   * Largest expected excess the predictor will recommend with; above it, it abstains. The excess
+   * of a job is `e^m · (e^(log value − m) − 1 − typicalSlack)`: how much more it would waste than
+   * the typical job, in the resource's unit, so the big and wide guesses go first.
+   */
+  maxExcess: number;
+  /** Σ over-provision / Σ usage on the calibration jobs before abstention. */
+  typicalSlack: number;
   examples: number;
 };
 
@@ -113,25 +126,35 @@ export function fitConformal(examples: CalibrationExample[], options: ConformalO
   );
   const table: ConformalTable = {
     missRate,
+    usageMissRate: options.usageMissRate ?? 0.015,
     nominalLevel: 1 - rangeMiss,
     spreadFloor: floor,
     binEdges,
     sizeEdges,
     bins: [],
-    maxLogWidth: Number.MAX_VALUE,
+    maxExcess: Number.MAX_VALUE,
+    typicalSlack: 0,
     examples: examples.length,
   };
   fitBins(table, examples, rangeMiss);
   // Abstain on the widest share, then refit on the jobs that will really be recommended.
   const abstainShare = options.abstainShare ?? 0.08;
   if (abstainShare > 0 && examples.length > 0) {
-    const widths = examples.map((e) => width(table, e)).sort((a, b) => a - b);
-    table.maxLogWidth = quantileSorted(widths, 1 - abstainShare);
-    const kept = examples.filter((e) => width(table, e) <= table.maxLogWidth);
+    let over = 0;
+    let sum = 0;
+    for (const e of examples) {
+      const v = applyConformal(table, e.m, e.s, e.logCap, false).logValue;
+      over += Math.max(Math.exp(v) - Math.exp(e.y), 0);
+      sum += Math.exp(e.y);
+    }
+    table.typicalSlack = sum > 0 ? over / sum : 0;
+    const excesses = examples.map((e) => excess(table, e)).sort((a, b) => a - b);
+    table.maxExcess = quantileSorted(excesses, 1 - abstainShare);
+    const kept = examples.filter((e) => excess(table, e) <= table.maxExcess);
     fitBins(table, kept, rangeMiss);
     // The refit moves the widths a little: set the threshold again so the promised share holds.
-    const refit = examples.map((e) => width(table, e)).sort((a, b) => a - b);
-    table.maxLogWidth = quantileSorted(refit, 1 - abstainShare);
+    const refit = examples.map((e) => excess(table, e)).sort((a, b) => a - b);
+    table.maxExcess = quantileSorted(refit, 1 - abstainShare);
   }
   fitConfidence(table, examples);
   return table;
@@ -155,7 +178,10 @@ function fitBins(table: ConformalTable, examples: CalibrationExample[], rangeMis
       n,
       upper:
         n > 0
-          ? Math.max(upperQuantileSorted(z, level), weightedUpper(cell, table.missRate))
+          ? Math.max(
+              upperQuantileSorted(z, level),
+              table.usageMissRate > 0 ? weightedUpper(cell, table.usageMissRate) : Number.NEGATIVE_INFINITY,
+            )
           : Number.POSITIVE_INFINITY,
       low: n > 0 ? quantileSorted(z, rangeMiss / 2) : Number.NEGATIVE_INFINITY,
       high: n > 0 ? quantileSorted(z, 1 - rangeMiss / 2) : Number.POSITIVE_INFINITY,
@@ -185,7 +211,7 @@ function fillEmptyBins(table: ConformalTable): void {
     b.low = low;
     b.high = high;
   }
-  if (full.length === 0) table.maxLogWidth = -1;
+  if (full.length === 0) table.maxExcess = -Number.MAX_VALUE;
 }
 
 /** Score of a table with no examples at all: every job is too uncertain. */
@@ -252,9 +278,13 @@ function quantileEdges(values: number[], bins: number): number[] {
   return edges;
 }
 
-function width(table: ConformalTable, e: CalibrationExample): number {
+function excess(table: ConformalTable, e: CalibrationExample): number {
   const r = applyConformal(table, e.m, e.s, e.logCap, false);
-  return r.logValue - e.m;
+  return excessOf(table, e.m, r.logValue);
+}
+
+function excessOf(table: ConformalTable, m: number, logValue: number): number {
+  return Math.exp(m) * (Math.exp(logValue - m) - 1 - table.typicalSlack);
 }
 
 /** Calibrated bounds of one job from its model centre `m`, spread `s` and enforced limit. */
@@ -273,7 +303,7 @@ export function applyConformal(
   const logValue = capped ? logCap : raw;
   const logHigh = Math.min(m + b.high * spread, logCap);
   const logLow = Math.min(m + b.low * spread, logHigh);
-  const tooUncertain = checkWidth && !(logValue - m <= table.maxLogWidth);
+  const tooUncertain = checkWidth && !(excessOf(table, m, logValue) <= table.maxExcess);
   return {
     logValue,
     logLow,

@@ -28,7 +28,11 @@ export type AdmissionResponse = {
 };
 
 /** The AdmissionReview the API server expects back. */
-export type AdmissionReviewResponse = { apiVersion: string; kind: "AdmissionReview"; response: AdmissionResponse };
+export type AdmissionReviewResponse = {
+  apiVersion: string;
+  kind: "AdmissionReview";
+  response: AdmissionResponse;
+};
 
 /** What a body turned out to be. */
 export type ReadReview =
@@ -52,11 +56,20 @@ const API_GROUP = "admission.k8s.io/";
  */
 export function readAdmissionReview(body: unknown): ReadReview {
   if (!isObject(body) || body.kind !== "AdmissionReview") {
-    return { type: "not-a-review", message: 'the body is not an AdmissionReview (kind must be "AdmissionReview")' };
+    return {
+      type: "not-a-review",
+      message: 'the body is not an AdmissionReview (kind must be "AdmissionReview")',
+    };
   }
-  const apiVersion = typeof body.apiVersion === "string" && body.apiVersion.startsWith(API_GROUP) ? body.apiVersion : undefined;
+  const apiVersion =
+    typeof body.apiVersion === "string" && body.apiVersion.startsWith(API_GROUP)
+      ? body.apiVersion
+      : undefined;
   if (!apiVersion) {
-    return { type: "not-a-review", message: `apiVersion must be ${API_GROUP}v1, not ${String(body.apiVersion)}` };
+    return {
+      type: "not-a-review",
+      message: `apiVersion must be ${API_GROUP}v1, not ${String(body.apiVersion)}`,
+    };
   }
   const request = body.request;
   const uid = isObject(request) && typeof request.uid === "string" ? request.uid : "";
@@ -69,18 +82,25 @@ export function readAdmissionReview(body: unknown): ReadReview {
   }
   if (typeof request.operation !== "string") return malformed("request.operation is missing");
   const object = request.object;
-  if (request.operation === "CREATE" && !isObject(object)) return malformed("request.object is not an object");
+  if (request.operation === "CREATE" && !isObject(object))
+    return malformed("request.object is not an object");
   const userInfo = isObject(request.userInfo) ? request.userInfo : undefined;
   return {
     type: "review",
     apiVersion,
     request: {
       uid,
-      kind: { group: typeof kind.group === "string" ? kind.group : "", version: kind.version, kind: kind.kind },
+      kind: {
+        group: typeof kind.group === "string" ? kind.group : "",
+        version: kind.version,
+        kind: kind.kind,
+      },
       namespace: typeof request.namespace === "string" && request.namespace ? request.namespace : undefined,
       name: typeof request.name === "string" && request.name ? request.name : undefined,
       operation: request.operation,
-      userInfo: userInfo ? { username: typeof userInfo.username === "string" ? userInfo.username : undefined } : undefined,
+      userInfo: userInfo
+        ? { username: typeof userInfo.username === "string" ? userInfo.username : undefined }
+        : undefined,
       object: isObject(object) ? object : {},
       dryRun: request.dryRun === true,
     },
@@ -105,7 +125,11 @@ export type ResponseOptions = {
  * admissionReviewResponse("admission.k8s.io/v1", uid, { patch: [{ op: "add", path: "/metadata/labels/a", value: "b" }] });
  * ```
  */
-export function admissionReviewResponse(apiVersion: string, uid: string, options: ResponseOptions = {}): AdmissionReviewResponse {
+export function admissionReviewResponse(
+  apiVersion: string,
+  uid: string,
+  options: ResponseOptions = {},
+): AdmissionReviewResponse {
   const response: AdmissionResponse = { uid, allowed: true };
   if (options.patch && options.patch.length > 0) {
     response.patchType = "JSONPatch";

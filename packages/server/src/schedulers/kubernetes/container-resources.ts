@@ -6,7 +6,11 @@ import { formatCpuQuantity, formatMemoryQuantity, parseQuantity } from "./quanti
 export type PodResource = "memory" | "cores" | "gpus";
 
 /** The `resources.requests/limits` key of each. */
-export const RESOURCE_KEYS: Record<PodResource, string> = { memory: "memory", cores: "cpu", gpus: "nvidia.com/gpu" };
+export const RESOURCE_KEYS: Record<PodResource, string> = {
+  memory: "memory",
+  cores: "cpu",
+  gpus: "nvidia.com/gpu",
+};
 
 /** One resource of one container. */
 export type ContainerAmount = {
@@ -61,7 +65,11 @@ export function formatAmount(resource: PodResource, value: number): { text: stri
  * limit alone stays alone; a limit is raised when the new request would pass it, never lowered
  * otherwise. GPUs are set in limits, and in requests too when they are there (they must match).
  */
-export function planWrites(container: Record<string, unknown>, resource: PodResource, target: number): ResourceWrite[] {
+export function planWrites(
+  container: Record<string, unknown>,
+  resource: PodResource,
+  target: number,
+): ResourceWrite[] {
   const key = RESOURCE_KEYS[resource];
   const a = readAmount(container, resource);
   const { text, value } = formatAmount(resource, target);

@@ -17,18 +17,27 @@ describe("setMember", () => {
     const doc = { metadata: { annotations: { a: "1" } } };
     const ops = setMember(doc, ["metadata", "annotations"], "jobsight.io/changes", "{}");
     expect(ops).toEqual([{ op: "add", path: "/metadata/annotations/jobsight.io~1changes", value: "{}" }]);
-    expect(applyJsonPatch(doc, ops)).toEqual({ metadata: { annotations: { a: "1", "jobsight.io/changes": "{}" } } });
+    expect(applyJsonPatch(doc, ops)).toEqual({
+      metadata: { annotations: { a: "1", "jobsight.io/changes": "{}" } },
+    });
   });
 
   it("creates the missing levels in one operation, walking through arrays", () => {
     const doc = { spec: { templates: [{ name: "a" }, { name: "b" }] } };
     const ops = setMember(doc, ["spec", "templates", 1, "metadata", "annotations"], "k", "v");
-    expect(ops).toEqual([{ op: "add", path: "/spec/templates/1/metadata", value: { annotations: { k: "v" } } }]);
-    expect(applyJsonPatch(doc, ops).spec.templates).toEqual([{ name: "a" }, { name: "b", metadata: { annotations: { k: "v" } } }]);
+    expect(ops).toEqual([
+      { op: "add", path: "/spec/templates/1/metadata", value: { annotations: { k: "v" } } },
+    ]);
+    expect(applyJsonPatch(doc, ops).spec.templates).toEqual([
+      { name: "a" },
+      { name: "b", metadata: { annotations: { k: "v" } } },
+    ]);
   });
 
   it("replaces a null level", () => {
     const doc = { metadata: { annotations: null } };
-    expect(applyJsonPatch(doc, setMember(doc, ["metadata", "annotations"], "k", "v"))).toEqual({ metadata: { annotations: { k: "v" } } });
+    expect(applyJsonPatch(doc, setMember(doc, ["metadata", "annotations"], "k", "v"))).toEqual({
+      metadata: { annotations: { k: "v" } },
+    });
   });
 });

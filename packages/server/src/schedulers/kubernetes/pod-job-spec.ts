@@ -50,14 +50,21 @@ function bounded(text: string, max: number): string {
 }
 
 /** Whose job it is: the `jobsight.io/user` label, the person who created it, else its service account. */
-export function userOf(w: PodWorkload, requestUser: string | undefined, namespace: string | undefined): string {
+export function userOf(
+  w: PodWorkload,
+  requestUser: string | undefined,
+  namespace: string | undefined,
+): string {
   const label = w.labels[USER_LABEL];
   if (label) return bounded(label, 128);
   // Controllers (the Job controller, Argo) create pods as system:serviceaccount:…; the pod's own
   // service account then says more about whose work it is.
   if (requestUser && !requestUser.startsWith("system:")) return bounded(requestUser, 128);
   const sa = w.podFields.serviceAccountName ?? w.podFields.serviceAccount;
-  return bounded(`system:serviceaccount:${namespace ?? "default"}:${typeof sa === "string" && sa ? sa : "default"}`, 128);
+  return bounded(
+    `system:serviceaccount:${namespace ?? "default"}:${typeof sa === "string" && sa ? sa : "default"}`,
+    128,
+  );
 }
 
 function jobNameOf(w: PodWorkload): string {
@@ -90,15 +97,18 @@ export function jobSpecOf(
   const cores = podAmount(w, main, "cores").total;
   const gpus = podAmount(w, main, "gpus").total;
   if (memory !== undefined && memory > 0) spec.requested.memoryBytes = Math.ceil(memory);
-  if (cores !== undefined && cores > 0) spec.requested.cores = Math.max(0.001, Math.round(cores * 1000) / 1000);
+  if (cores !== undefined && cores > 0)
+    spec.requested.cores = Math.max(0.001, Math.round(cores * 1000) / 1000);
   if (gpus !== undefined) spec.requested.gpus = Math.round(gpus);
   const deadline = w.podFields.activeDeadlineSeconds;
-  if (typeof deadline === "number" && Number.isInteger(deadline) && deadline > 0) spec.requested.walltimeSeconds = deadline;
+  if (typeof deadline === "number" && Number.isInteger(deadline) && deadline > 0)
+    spec.requested.walltimeSeconds = deadline;
   const selector = w.podFields.nodeSelector;
   if (isObject(selector)) {
     const model = GPU_MODEL_LABELS.map((l) => selector[l]).find((v) => typeof v === "string" && v);
     if (typeof model === "string") spec.requested.gpuModel = bounded(model, 128);
   }
-  if (w.indexedCompletions !== undefined) spec.array = { arrayJobId: bounded(w.objectName, 128), taskCount: w.indexedCompletions };
+  if (w.indexedCompletions !== undefined)
+    spec.array = { arrayJobId: bounded(w.objectName, 128), taskCount: w.indexedCompletions };
   return spec;
 }

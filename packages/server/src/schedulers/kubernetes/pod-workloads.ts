@@ -42,7 +42,9 @@ function strings(value: unknown): Record<string, string> {
 function refs(list: unknown, base: PointerSegment[]): ContainerRef[] {
   if (!Array.isArray(list)) return [];
   return list.flatMap((c, i) =>
-    isObject(c) ? [{ path: [...base, i], name: typeof c.name === "string" ? c.name : `#${i}`, container: c }] : [],
+    isObject(c)
+      ? [{ path: [...base, i], name: typeof c.name === "string" ? c.name : `#${i}`, container: c }]
+      : [],
   );
 }
 
@@ -79,7 +81,12 @@ function podTemplate(
   };
 }
 
-function argoTemplates(root: Record<string, unknown>, kind: string, objectId: string, objectName: string): PodWorkload[] {
+function argoTemplates(
+  root: Record<string, unknown>,
+  kind: string,
+  objectId: string,
+  objectName: string,
+): PodWorkload[] {
   const specPath: PointerSegment[] = kind === "CronWorkflow" ? ["spec", "workflowSpec"] : ["spec"];
   const spec = valueAt(root, specPath);
   const templates = valueAt(spec, ["templates"]);
@@ -113,7 +120,12 @@ function argoTemplates(root: Record<string, unknown>, kind: string, objectId: st
 }
 
 /** What the review says about the object besides the object itself. */
-export type ReviewedObject = { kind: string; namespace?: string; name?: string; object: Record<string, unknown> };
+export type ReviewedObject = {
+  kind: string;
+  namespace?: string;
+  name?: string;
+  object: Record<string, unknown>;
+};
 
 /**
  * The workloads of an admitted object: one for a Pod, a Job or a CronJob (its pod template), one
@@ -128,7 +140,9 @@ export type ReviewedObject = { kind: string; namespace?: string; name?: string; 
 export function podWorkloads(reviewed: ReviewedObject): PodWorkload[] {
   const { kind, object } = reviewed;
   const objectName = nameOf(object.metadata, reviewed.name);
-  const ns = reviewed.namespace ?? (isObject(object.metadata) ? (object.metadata.namespace as string | undefined) : undefined);
+  const ns =
+    reviewed.namespace ??
+    (isObject(object.metadata) ? (object.metadata.namespace as string | undefined) : undefined);
   const objectId = `${kind} ${ns ? `${ns}/` : ""}${objectName}`;
   if (kind === "Pod") {
     const w = podTemplate(object, kind, objectId, objectName, ["spec"], ["metadata"], {});
@@ -142,15 +156,36 @@ export function podWorkloads(reviewed: ReviewedObject): PodWorkload[] {
     return [w];
   }
   if (kind === "Job") {
-    const w = podTemplate(object, kind, objectId, objectName, ["spec", "template", "spec"], ["spec", "template", "metadata"], strings(valueAt(object, ["metadata", "labels"])));
+    const w = podTemplate(
+      object,
+      kind,
+      objectId,
+      objectName,
+      ["spec", "template", "spec"],
+      ["spec", "template", "metadata"],
+      strings(valueAt(object, ["metadata", "labels"])),
+    );
     const completions = valueAt(object, ["spec", "completions"]);
-    if (w && valueAt(object, ["spec", "completionMode"]) === "Indexed" && Number.isInteger(completions) && (completions as number) >= 1)
+    if (
+      w &&
+      valueAt(object, ["spec", "completionMode"]) === "Indexed" &&
+      Number.isInteger(completions) &&
+      (completions as number) >= 1
+    )
       w.indexedCompletions = completions as number;
     return w ? [w] : [];
   }
   if (kind === "CronJob") {
     const base: PointerSegment[] = ["spec", "jobTemplate", "spec", "template"];
-    const w = podTemplate(object, kind, objectId, objectName, [...base, "spec"], [...base, "metadata"], strings(valueAt(object, ["metadata", "labels"])));
+    const w = podTemplate(
+      object,
+      kind,
+      objectId,
+      objectName,
+      [...base, "spec"],
+      [...base, "metadata"],
+      strings(valueAt(object, ["metadata", "labels"])),
+    );
     return w ? [w] : [];
   }
   if (ARGO_KINDS.has(kind)) return argoTemplates(object, kind, objectId, objectName);

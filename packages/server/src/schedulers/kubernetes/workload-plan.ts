@@ -1,6 +1,12 @@
 import type { PolicyAdjustment } from "@jobsight/schemas";
 import type { AppliedResource, PolicyDecision } from "../../policy/apply-policy.js";
-import { containerPatch, formatAmount, type PodResource, planWrites, type ResourceWrite } from "./container-resources.js";
+import {
+  containerPatch,
+  formatAmount,
+  type PodResource,
+  planWrites,
+  type ResourceWrite,
+} from "./container-resources.js";
 import type { JsonPatchOperation } from "./json-patch.js";
 import { podAmount } from "./pod-job-spec.js";
 import type { ContainerRef, PodWorkload } from "./pod-workloads.js";
@@ -33,8 +39,20 @@ export type WorkloadPlan = {
 
 const POD_RESOURCES: readonly PodResource[] = ["memory", "cores", "gpus"];
 
-function describe(ref: ContainerRef, resource: PodResource, writes: ResourceWrite[], target: number, before: number | undefined, rules: PolicyAdjustment["rule"][]): ContainerChange {
-  const change: ContainerChange = { container: ref.name, resource, after: writes[0]?.value ?? formatAmount(resource, target).text, rules };
+function describe(
+  ref: ContainerRef,
+  resource: PodResource,
+  writes: ResourceWrite[],
+  target: number,
+  before: number | undefined,
+  rules: PolicyAdjustment["rule"][],
+): ContainerChange {
+  const change: ContainerChange = {
+    container: ref.name,
+    resource,
+    after: writes[0]?.value ?? formatAmount(resource, target).text,
+    rules,
+  };
   if (before !== undefined) change.before = formatAmount(resource, before).text;
   return change;
 }

@@ -9,7 +9,14 @@ const GiB = 2 ** 30;
 const rec = (resource: ResourcePrediction["resource"], value: number): ResourcePrediction => ({
   resource,
   status: "ok",
-  unit: resource === "memory" ? "bytes" : resource === "walltime" ? "seconds" : resource === "gpus" ? "devices" : "cores",
+  unit:
+    resource === "memory"
+      ? "bytes"
+      : resource === "walltime"
+        ? "seconds"
+        : resource === "gpus"
+          ? "devices"
+          : "cores",
   value,
   confidence: 0.96,
   evidence: { group: "user=alice,script=train.sh", jobs: 42 },
@@ -22,7 +29,13 @@ function setup(resources: ResourcePrediction[], options: Partial<SlurmAdvisorOpt
     specs.push(spec);
     return { modelVersion: "m-3", resources };
   };
-  const advisor = new SlurmAdvisor({ cluster: "hpc1", predict, policy: { name: "default" }, audit: { record: async (r) => void audit.push(...r) }, ...options });
+  const advisor = new SlurmAdvisor({
+    cluster: "hpc1",
+    predict,
+    policy: { name: "default" },
+    audit: { record: async (r) => void audit.push(...r) },
+    ...options,
+  });
   return { advisor, specs, audit };
 }
 
@@ -30,10 +43,22 @@ const lines = (text: string) => text.trimEnd().split("\n");
 
 describe("SlurmAdvisor", () => {
   it("answers the options to set, one message line, and reads the job as SLURM would", async () => {
-    const { advisor, specs, audit } = setup([rec("memory", 5.5 * GiB), rec("walltime", 5100), rec("cores", 3)]);
+    const { advisor, specs, audit } = setup([
+      rec("memory", 5.5 * GiB),
+      rec("walltime", 5100),
+      rec("cores", 3),
+    ]);
     const advice = await advisor.advise({
       user: "alice",
-      options: { mem: "16G", time: "04:00:00", "cpus-per-task": "8", partition: "batch", account: "physics", "job-name": "train", script: "/home/alice/train.sh" },
+      options: {
+        mem: "16G",
+        time: "04:00:00",
+        "cpus-per-task": "8",
+        partition: "batch",
+        account: "physics",
+        "job-name": "train",
+        script: "/home/alice/train.sh",
+      },
     });
     expect(advice.statusCode).toBe(200);
     expect(lines(advice.text)).toEqual([
@@ -66,14 +91,27 @@ describe("SlurmAdvisor", () => {
     const advice = await advisor.advise({
       source: "job_submit",
       user: "bob",
-      options: { "mem-per-cpu": "4G", ntasks: "4", "cpus-per-task": "4", nodes: "2", gres: "gres/gpu:a100:2,gres/nvme:1" },
+      options: {
+        "mem-per-cpu": "4G",
+        ntasks: "4",
+        "cpus-per-task": "4",
+        nodes: "2",
+        gres: "gres/gpu:a100:2,gres/nvme:1",
+      },
     });
     expect(specs[0].requested).toEqual({ cores: 16, memoryBytes: 64 * GiB, gpus: 4 });
-    expect(lines(advice.text).slice(1, 5)).toEqual(["status=changed", "set.cpus-per-task=2", "set.mem-per-cpu=2048", "set.gres=gpu:a100:1,nvme:1"]);
+    expect(lines(advice.text).slice(1, 5)).toEqual([
+      "status=changed",
+      "set.cpus-per-task=2",
+      "set.mem-per-cpu=2048",
+      "set.gres=gpu:a100:1,nvme:1",
+    ]);
   });
 
   it("applies the policy and says which rule limited a change", async () => {
-    const { advisor } = setup([rec("memory", 1 * GiB), rec("gpus", 1)], { policy: { name: "strict", maxDecrease: { memory: 0.5 }, neverLower: ["gpus"] } });
+    const { advisor } = setup([rec("memory", 1 * GiB), rec("gpus", 1)], {
+      policy: { name: "strict", maxDecrease: { memory: 0.5 }, neverLower: ["gpus"] },
+    });
     const advice = await advisor.advise({ user: "alice", options: { mem: "8192", gpus: "2" } });
     expect(lines(advice.text).slice(1)).toEqual([
       "status=changed",
@@ -84,18 +122,37 @@ describe("SlurmAdvisor", () => {
 
   it("sets nothing when nothing changes, in shadow mode, or for a user who opted out", async () => {
     const same = setup([rec("memory", 8 * GiB)]);
-    expect(lines((await same.advisor.advise({ user: "a", options: { mem: "8G" } })).text)).toEqual(["jobsight-advice 1", "status=unchanged"]);
+    expect(lines((await same.advisor.advise({ user: "a", options: { mem: "8G" } })).text)).toEqual([
+      "jobsight-advice 1",
+      "status=unchanged",
+    ]);
     const shadow = setup([rec("memory", 2 * GiB)], { mode: "shadow" });
-    expect(lines((await shadow.advisor.advise({ user: "a", options: { mem: "8G" } })).text)).toEqual(["jobsight-advice 1", "status=shadow"]);
+    expect(lines((await shadow.advisor.advise({ user: "a", options: { mem: "8G" } })).text)).toEqual([
+      "jobsight-advice 1",
+      "status=shadow",
+    ]);
     expect(shadow.audit.map((r) => r.mode)).toEqual(["shadow"]);
     const out = setup([rec("memory", 2 * GiB)], { policy: { name: "p", optOutUsers: ["a"] } });
     expect((await out.advisor.advise({ user: "a", options: { mem: "8G" } })).outcome).toBe("unchanged");
   });
 
   it("fails open: a timeout or a predictor error answers status=error, a bad body 400", async () => {
-    const slow = new SlurmAdvisor({ cluster: "hpc1", policy: { name: "p" }, deadlineMs: 30, predict: () => new Promise(() => {}) });
-    expect(lines((await slow.advise({ user: "a", options: {} })).text)).toEqual(["jobsight-advice 1", "status=error", "reason=timeout"]);
-    const broken = new SlurmAdvisor({ cluster: "hpc1", policy: { name: "p" }, predict: async () => Promise.reject(new Error("x")) });
+    const slow = new SlurmAdvisor({
+      cluster: "hpc1",
+      policy: { name: "p" },
+      deadlineMs: 30,
+      predict: () => new Promise(() => {}),
+    });
+    expect(lines((await slow.advise({ user: "a", options: {} })).text)).toEqual([
+      "jobsight-advice 1",
+      "status=error",
+      "reason=timeout",
+    ]);
+    const broken = new SlurmAdvisor({
+      cluster: "hpc1",
+      policy: { name: "p" },
+      predict: async () => Promise.reject(new Error("x")),
+    });
     expect((await broken.advise({ uid: 1000, options: {} })).outcome).toBe("predictor_error");
     for (const body of [null, [], { user: "a" }, { options: {} }, { user: "a", options: "mem=1" }]) {
       const advice = await broken.advise(body);

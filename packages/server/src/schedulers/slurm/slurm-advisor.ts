@@ -2,7 +2,12 @@ import type { Policy, PredictionMode } from "@jobsight/schemas";
 import { applyPolicy } from "../../policy/apply-policy.js";
 import { auditRecordsFor, type PolicyAuditSink } from "../../policy/policy-audit.js";
 import { OutcomeCounter } from "../outcome-counter.js";
-import { type PredictFunction, type PredictionResult, SILENT_LOGGER, type SchedulerLogger } from "../predict-function.js";
+import {
+  type PredictFunction,
+  type PredictionResult,
+  type SchedulerLogger,
+  SILENT_LOGGER,
+} from "../predict-function.js";
 import { PredictTimeoutError, withDeadline } from "../with-deadline.js";
 import { type OptionChange, optionChanges, readSlurmOptions } from "./slurm-job-options.js";
 
@@ -10,7 +15,14 @@ import { type OptionChange, optionChanges, readSlurmOptions } from "./slurm-job-
 export const ADVICE_HEADER = "jobsight-advice 1";
 
 /** What the advisor did with one submission. */
-export type SlurmAdviceOutcome = "changed" | "unchanged" | "shadow" | "timeout" | "predictor_error" | "bad_request" | "internal_error";
+export type SlurmAdviceOutcome =
+  | "changed"
+  | "unchanged"
+  | "shadow"
+  | "timeout"
+  | "predictor_error"
+  | "bad_request"
+  | "internal_error";
 
 /** Options of {@link SlurmAdvisor}. */
 export type SlurmAdvisorOptions = {
@@ -47,21 +59,42 @@ export type SlurmAdvice = { statusCode: 200 | 400; text: string; outcome: SlurmA
 
 const CLUSTER_ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
-type AdviceRequest = { source: "cli_filter" | "job_submit"; cluster?: string; user: string; submittedBy?: string; options: Record<string, string> };
+type AdviceRequest = {
+  source: "cli_filter" | "job_submit";
+  cluster?: string;
+  user: string;
+  submittedBy?: string;
+  options: Record<string, string>;
+};
 
 function readRequest(body: unknown): AdviceRequest | string {
-  if (body === null || typeof body !== "object" || Array.isArray(body)) return "the body must be a JSON object";
+  if (body === null || typeof body !== "object" || Array.isArray(body))
+    return "the body must be a JSON object";
   const b = body as Record<string, unknown>;
   const raw = b.options;
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return "options must be an object of SLURM option strings";
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw))
+    return "options must be an object of SLURM option strings";
   const options: Record<string, string> = {};
   for (const [key, value] of Object.entries(raw as Record<string, unknown>).slice(0, 64)) {
-    if (typeof value === "string" || (typeof value === "number" && Number.isFinite(value))) options[key] = String(value).slice(0, 4096);
+    if (typeof value === "string" || (typeof value === "number" && Number.isFinite(value)))
+      options[key] = String(value).slice(0, 4096);
   }
-  const uid = typeof b.uid === "number" || (typeof b.uid === "string" && /^\d+$/.test(b.uid)) ? String(b.uid) : undefined;
-  const user = typeof b.user === "string" && b.user.trim() ? b.user.trim() : uid !== undefined ? `uid:${uid}` : undefined;
+  const uid =
+    typeof b.uid === "number" || (typeof b.uid === "string" && /^\d+$/.test(b.uid))
+      ? String(b.uid)
+      : undefined;
+  const user =
+    typeof b.user === "string" && b.user.trim()
+      ? b.user.trim()
+      : uid !== undefined
+        ? `uid:${uid}`
+        : undefined;
   if (!user) return "user (or uid) is required";
-  const request: AdviceRequest = { source: b.source === "job_submit" ? "job_submit" : "cli_filter", user, options };
+  const request: AdviceRequest = {
+    source: b.source === "job_submit" ? "job_submit" : "cli_filter",
+    user,
+    options,
+  };
   if (typeof b.cluster === "string" && CLUSTER_ID.test(b.cluster)) request.cluster = b.cluster;
   if (typeof b.submittedBy === "string" && b.submittedBy) request.submittedBy = b.submittedBy;
   return request;
@@ -112,14 +145,24 @@ export class SlurmAdvisor {
     return this.counts.snapshot();
   }
 
-  async advise(body: unknown, log: SchedulerLogger = this.options.logger ?? SILENT_LOGGER): Promise<SlurmAdvice> {
+  async advise(
+    body: unknown,
+    log: SchedulerLogger = this.options.logger ?? SILENT_LOGGER,
+  ): Promise<SlurmAdvice> {
     const request = readRequest(body);
-    if (typeof request === "string") return this.done("bad_request", 400, [["status", "error"], ["reason", request]]);
+    if (typeof request === "string")
+      return this.done("bad_request", 400, [
+        ["status", "error"],
+        ["reason", request],
+      ]);
     try {
       return await this.decide(request, log);
     } catch (error) {
       log.warn({ err: String(error) }, "jobsight slurm advice: internal error, submission unchanged");
-      return this.done("internal_error", 200, [["status", "error"], ["reason", "internal_error"]]);
+      return this.done("internal_error", 200, [
+        ["status", "error"],
+        ["reason", "internal_error"],
+      ]);
     }
   }
 
@@ -133,16 +176,28 @@ export class SlurmAdvisor {
     const read = readSlurmOptions(request.options, { cluster, user: request.user });
     let prediction: PredictionResult;
     try {
-      prediction = await withDeadline(this.options.deadlineMs ?? 1500, (signal) => this.options.predict(read.spec, { signal }));
+      prediction = await withDeadline(this.options.deadlineMs ?? 1500, (signal) =>
+        this.options.predict(read.spec, { signal }),
+      );
     } catch (error) {
       const outcome = error instanceof PredictTimeoutError ? "timeout" : "predictor_error";
-      log.warn({ reason: outcome, err: String(error), user: request.user }, "jobsight slurm advice: submission unchanged");
-      return this.done(outcome, 200, [["status", "error"], ["reason", outcome]]);
+      log.warn(
+        { reason: outcome, err: String(error), user: request.user },
+        "jobsight slurm advice: submission unchanged",
+      );
+      return this.done(outcome, 200, [
+        ["status", "error"],
+        ["reason", outcome],
+      ]);
     }
     const policy = typeof this.options.policy === "function" ? this.options.policy() : this.options.policy;
-    const configured = typeof this.options.mode === "function" ? this.options.mode() : (this.options.mode ?? "live");
+    const configured =
+      typeof this.options.mode === "function" ? this.options.mode() : (this.options.mode ?? "live");
     const mode = configured === "shadow" || prediction.mode === "shadow" ? "shadow" : "live";
-    const decision = applyPolicy(prediction.resources, read.spec, policy, { mode, memoryGranularityBytes: this.options.memoryGranularityBytes });
+    const decision = applyPolicy(prediction.resources, read.spec, policy, {
+      mode,
+      memoryGranularityBytes: this.options.memoryGranularityBytes,
+    });
     const changes = optionChanges(read, decision.resources);
     const written = new Set(changes.map((c) => c.resource));
     const records = auditRecordsFor(
@@ -162,7 +217,10 @@ export class SlurmAdvisor {
     this.recordAudit(records, log);
     if (changes.length === 0) return this.done("unchanged", 200, [["status", "unchanged"]]);
     if (mode === "shadow") return this.done("shadow", 200, [["status", "shadow"]]);
-    log.info({ user: read.spec.user, changes: changes.map((c) => c.description) }, "jobsight slurm advice: changed");
+    log.info(
+      { user: read.spec.user, changes: changes.map((c) => c.description) },
+      "jobsight slurm advice: changed",
+    );
     return this.done("changed", 200, [
       ["status", "changed"],
       ...changes.map((c): [string, string] => [`set.${c.key}`, c.value]),

@@ -61,12 +61,20 @@ function bounded(text: string, max: number): string {
  * // { memoryBytes: 17179869184, cores: 1, walltimeSeconds: 14400 }
  * ```
  */
-export function readSlurmOptions(options: Record<string, string>, context: { cluster: string; user: string }): SlurmJobOptions {
+export function readSlurmOptions(
+  options: Record<string, string>,
+  context: { cluster: string; user: string },
+): SlurmJobOptions {
   const nodes = positiveInt(options.nodes?.split("-")[0]) ?? 1;
   const ntasks = positiveInt(options.ntasks) ?? 1;
   const cpusPerTask = positiveInt(options["cpus-per-task"]);
   const cores = ntasks * (cpusPerTask ?? 1);
-  const spec: JobSpec = { cluster: context.cluster, scheduler: "slurm", user: bounded(context.user, 128), requested: { cores } };
+  const spec: JobSpec = {
+    cluster: context.cluster,
+    scheduler: "slurm",
+    user: bounded(context.user, 128),
+    requested: { cores },
+  };
   const read: SlurmJobOptions = { spec, nodes, ntasks, cpusPerTask };
   const text = (key: string, max: number) => (options[key] ? bounded(options[key], max) : undefined);
   spec.partition = text("partition", 128);
@@ -74,10 +82,12 @@ export function readSlurmOptions(options: Record<string, string>, context: { clu
   spec.qos = text("qos", 128);
   spec.jobName = text("job-name", 512);
   spec.executable = text("script", 1024);
-  for (const key of ["partition", "account", "qos", "jobName", "executable"] as const) if (spec[key] === undefined) delete spec[key];
+  for (const key of ["partition", "account", "qos", "jobName", "executable"] as const)
+    if (spec[key] === undefined) delete spec[key];
 
   const mem = options.mem !== undefined ? parseSlurmMemoryMb(options.mem) : undefined;
-  const perCpu = options["mem-per-cpu"] !== undefined ? parseSlurmMemoryMb(options["mem-per-cpu"]) : undefined;
+  const perCpu =
+    options["mem-per-cpu"] !== undefined ? parseSlurmMemoryMb(options["mem-per-cpu"]) : undefined;
   // --mem=0 asks for all of a node's memory: nothing to compare with, left alone.
   if (mem !== undefined && mem > 0) {
     read.memory = { key: "mem", mb: mem };
@@ -116,7 +126,8 @@ export function readSlurmOptions(options: Record<string, string>, context: { clu
  */
 export function optionChanges(read: SlurmJobOptions, resources: readonly AppliedResource[]): OptionChange[] {
   const changes: OptionChange[] = [];
-  const applied = (name: AppliedResource["resource"]) => resources.find((r) => r.resource === name && r.changed && r.value !== undefined);
+  const applied = (name: AppliedResource["resource"]) =>
+    resources.find((r) => r.resource === name && r.changed && r.value !== undefined);
   const rulesOf = (r: AppliedResource) => r.adjustments.map((a) => a.rule);
 
   let cpusPerTask = read.cpusPerTask ?? 1;
@@ -124,7 +135,13 @@ export function optionChanges(read: SlurmJobOptions, resources: readonly Applied
   if (cores) {
     const next = Math.max(1, Math.ceil(cores.value! / read.ntasks));
     if (next !== cpusPerTask) {
-      changes.push({ key: "cpus-per-task", value: String(next), resource: "cores", description: `--cpus-per-task ${cpusPerTask}->${next}`, rules: rulesOf(cores) });
+      changes.push({
+        key: "cpus-per-task",
+        value: String(next),
+        resource: "cores",
+        description: `--cpus-per-task ${cpusPerTask}->${next}`,
+        rules: rulesOf(cores),
+      });
       cpusPerTask = next;
     }
   }
@@ -137,7 +154,13 @@ export function optionChanges(read: SlurmJobOptions, resources: readonly Applied
     const next = Math.max(1, Math.ceil(totalMb / per));
     if (next !== read.memory?.mb) {
       const before = read.memory ? describeMemoryMb(read.memory.mb) : "default";
-      changes.push({ key, value: String(next), resource: "memory", description: `--${key} ${before}->${describeMemoryMb(next)}`, rules: rulesOf(memory) });
+      changes.push({
+        key,
+        value: String(next),
+        resource: "memory",
+        description: `--${key} ${before}->${describeMemoryMb(next)}`,
+        rules: rulesOf(memory),
+      });
     }
   }
 
@@ -148,7 +171,13 @@ export function optionChanges(read: SlurmJobOptions, resources: readonly Applied
     if (next !== gpuCount(g.list)) {
       const value = withGpuCount(g.list, next, g.implicit);
       const before = withGpuCount(g.list, gpuCount(g.list), g.implicit);
-      changes.push({ key: g.key, value, resource: "gpus", description: `--${g.key} ${before}->${value}`, rules: rulesOf(gpus) });
+      changes.push({
+        key: g.key,
+        value,
+        resource: "gpus",
+        description: `--${g.key} ${before}->${value}`,
+        rules: rulesOf(gpus),
+      });
     }
   }
 
@@ -157,7 +186,13 @@ export function optionChanges(read: SlurmJobOptions, resources: readonly Applied
     const next = Math.max(1, Math.ceil(walltime.value! / 60));
     if (next !== read.timeMinutes) {
       const before = read.timeMinutes !== undefined ? describeMinutes(read.timeMinutes) : "default";
-      changes.push({ key: "time", value: String(next), resource: "walltime", description: `--time ${before}->${describeMinutes(next)}`, rules: rulesOf(walltime) });
+      changes.push({
+        key: "time",
+        value: String(next),
+        resource: "walltime",
+        description: `--time ${before}->${describeMinutes(next)}`,
+        rules: rulesOf(walltime),
+      });
     }
   }
   return changes;

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { describeMinutes, gpuCount, parseGres, parseSlurmMemoryMb, parseSlurmTimeMinutes, withGpuCount } from "./slurm-values.js";
+import {
+  describeMinutes,
+  gpuCount,
+  parseGres,
+  parseSlurmMemoryMb,
+  parseSlurmTimeMinutes,
+  withGpuCount,
+} from "./slurm-values.js";
 
 describe("SLURM option strings", () => {
   it("reads memory as --mem takes it and mbytes_to_str writes it", () => {
@@ -19,7 +26,8 @@ describe("SLURM option strings", () => {
     expect(parseSlurmTimeMinutes("2-00")).toBe(2880);
     expect(parseSlurmTimeMinutes("1-02:30")).toBe(1590);
     expect(parseSlurmTimeMinutes("1-02:30:01")).toBe(1591);
-    for (const bad of ["UNLIMITED", "INFINITE", "", "1:2:3:4", "abc"]) expect(parseSlurmTimeMinutes(bad)).toBeUndefined();
+    for (const bad of ["UNLIMITED", "INFINITE", "", "1:2:3:4", "abc"])
+      expect(parseSlurmTimeMinutes(bad)).toBeUndefined();
     expect(describeMinutes(1590)).toBe("1-02:30:00");
     expect(describeMinutes(90)).toBe("01:30:00");
   });

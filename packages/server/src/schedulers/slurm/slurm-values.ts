@@ -1,7 +1,14 @@
 // SLURM's option strings, as cli_filter/lua hands them over (`options["mem"] == "500"`,
 // `options["time"] == "01:00:00"`) and as job_submit/lua's numbers are sent on.
 
-const MEMORY_UNITS: Record<string, number> = { "": 1, K: 1 / 1024, M: 1, G: 1024, T: 1024 ** 2, P: 1024 ** 3 };
+const MEMORY_UNITS: Record<string, number> = {
+  "": 1,
+  K: 1 / 1024,
+  M: 1,
+  G: 1024,
+  T: 1024 ** 2,
+  P: 1024 ** 3,
+};
 
 /**
  * Megabytes from a SLURM memory string: a number with an optional K, M, G, T (or P) suffix, MB by
@@ -86,7 +93,8 @@ export function parseGres(text: string, implicitName?: string): GresList | undef
     const counted = /^\d+$/.test(last);
     const count = counted ? Number(last) : 1;
     const named = counted ? parts.slice(0, -1) : parts;
-    if (implicitName !== undefined && (named.length === 0 || named[0] !== implicitName)) named.unshift(implicitName);
+    if (implicitName !== undefined && (named.length === 0 || named[0] !== implicitName))
+      named.unshift(implicitName);
     if (named.length === 0 || named.length > 2) return undefined;
     items.push({ name: named[0], ...(named[1] !== undefined ? { type: named[1] } : {}), count, raw });
   }

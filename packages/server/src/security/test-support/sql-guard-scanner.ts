@@ -43,6 +43,8 @@ const SCREAMING_CASE = /^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$/;
  * - `CONSTANT.map((c) => \`…${c}…\`).join(", ")` and calls of SCREAMING_CASE module functions with
  *   literal arguments only: text derived from constants alone;
  * - literals, and conditionals or nested templates made only of the above;
+ * - identifiers bound by a `const` (in an enclosing block or the module) whose initializer is
+ *   itself safe, e.g. `const column = asc ? "submitted_at" : "ended_at"`;
  * - anything on a line carrying (or following a line carrying) `sql-guard-allow: <reason>`, the
  *   documented escape for query builders whose parts are parameterised by construction.
  * A template or concatenation counts as SQL when its literal text holds an upper-case SQL keyword.
@@ -112,7 +114,57 @@ function isSafe(expr: T.Expression, constants: Set<string>, literalBefore: strin
     return true;
   }
   if (ts.isCallExpression(e) && IDENTIFIER_HELPERS.has(calleeName(e.expression))) return true;
+  if (ts.isIdentifier(e) && !resolving.has(e.text)) {
+    const initializer = localConstInitializer(e);
+    if (initializer) {
+      resolving.add(e.text);
+      try {
+        if (isSafe(initializer, constants, "")) return true;
+      } finally {
+        resolving.delete(e.text);
+      }
+    }
+  }
   return isConstant(e, constants);
+}
+
+// Names whose `const` initializer is being checked, so a self-reference cannot loop.
+const resolving = new Set<string>();
+
+// The initializer of the `const` an identifier refers to, found by walking out through the
+// enclosing blocks; `undefined` when the name is a parameter, a `let`/`var`, a destructured or
+// loop binding, or not declared in this file (none of which is known to be fixed text).
+function localConstInitializer(id: T.Identifier): T.Expression | undefined {
+  for (let node: T.Node | undefined = id.parent; node; node = node.parent) {
+    if (ts.isFunctionLike(node) && node.parameters.some((p) => binds(p.name, id.text))) return undefined;
+    if (
+      (ts.isForOfStatement(node) || ts.isForInStatement(node) || ts.isForStatement(node)) &&
+      node.initializer
+    ) {
+      if (
+        ts.isVariableDeclarationList(node.initializer) &&
+        node.initializer.declarations.some((d) => binds(d.name, id.text))
+      ) {
+        return undefined;
+      }
+    }
+    if (!(ts.isBlock(node) || ts.isSourceFile(node) || ts.isModuleBlock(node) || ts.isCaseClause(node)))
+      continue;
+    for (const statement of node.statements) {
+      if (!ts.isVariableStatement(statement)) continue;
+      for (const d of statement.declarationList.declarations) {
+        if (!binds(d.name, id.text)) continue;
+        const isConst = (statement.declarationList.flags & ts.NodeFlags.Const) !== 0;
+        return isConst && ts.isIdentifier(d.name) ? d.initializer : undefined;
+      }
+    }
+  }
+  return undefined;
+}
+
+function binds(name: T.BindingName, text: string): boolean {
+  if (ts.isIdentifier(name)) return name.text === text;
+  return name.elements.some((el) => !ts.isOmittedExpression(el) && binds(el.name, text));
 }
 
 function isConstant(e: T.Expression, constants: Set<string>): boolean {

@@ -38,8 +38,17 @@ describe("PolicyAuditStore on PostgreSQL", () => {
     await store.record([
       record(0),
       record(10, { user: "bob", submittedBy: "root", predictionId: "p-1" }),
-      record(20, { cluster: "k8s1", actor: "kubernetes-admission", job: "Pod ml/train container=main", resource: "cores", before: null, after: 2, limitedBy: null, adjustments: [] }),
-      record(30, { mode: "shadow", job: "O'Brien \"quoted\" {braces}, commas" }),
+      record(20, {
+        cluster: "k8s1",
+        actor: "kubernetes-admission",
+        job: "Pod ml/train container=main",
+        resource: "cores",
+        before: null,
+        after: 2,
+        limitedBy: null,
+        adjustments: [],
+      }),
+      record(30, { mode: "shadow", job: 'O\'Brien "quoted" {braces}, commas' }),
       record(40),
     ]);
   });
@@ -56,15 +65,30 @@ describe("PolicyAuditStore on PostgreSQL", () => {
     const { id, ...bob } = items[3];
     expect(id).toMatch(/^\d+$/);
     expect(bob).toEqual(record(10, { user: "bob", submittedBy: "root", predictionId: "p-1" }));
-    expect(items[1].job).toBe("O'Brien \"quoted\" {braces}, commas");
-    expect(items[2]).toMatchObject({ before: null, after: 2, limitedBy: null, adjustments: [], resource: "cores" });
+    expect(items[1].job).toBe('O\'Brien "quoted" {braces}, commas');
+    expect(items[2]).toMatchObject({
+      before: null,
+      after: 2,
+      limitedBy: null,
+      adjustments: [],
+      resource: "cores",
+    });
   });
 
   it("filters by cluster, user and time range", async () => {
-    expect((await store.query({ cluster: "k8s1" })).items.map((r) => r.actor)).toEqual(["kubernetes-admission"]);
+    expect((await store.query({ cluster: "k8s1" })).items.map((r) => r.actor)).toEqual([
+      "kubernetes-admission",
+    ]);
     expect((await store.query({ user: "bob" })).items).toHaveLength(1);
-    const window = await store.query({ cluster: "hpc1", from: record(10).recordedAt, to: new Date(record(40).recordedAt) });
-    expect(window.items.map((r) => r.job)).toEqual([record(30, { job: "O'Brien \"quoted\" {braces}, commas" }).job, "sbatch job-10.sh"]);
+    const window = await store.query({
+      cluster: "hpc1",
+      from: record(10).recordedAt,
+      to: new Date(record(40).recordedAt),
+    });
+    expect(window.items.map((r) => r.job)).toEqual([
+      record(30, { job: 'O\'Brien "quoted" {braces}, commas' }).job,
+      "sbatch job-10.sh",
+    ]);
   });
 
   it("pages with a cursor and rejects a cursor it did not issue", async () => {
@@ -72,7 +96,12 @@ describe("PolicyAuditStore on PostgreSQL", () => {
     expect(first.items).toHaveLength(3);
     const second = await store.query({ cluster: "hpc1", limit: 3, cursor: first.nextCursor! });
     const all = [...first.items, ...second.items].map((r) => r.job);
-    expect(all).toEqual(["sbatch job-40.sh", record(30, { job: "O'Brien \"quoted\" {braces}, commas" }).job, "sbatch job-10.sh", "sbatch job-0.sh"]);
+    expect(all).toEqual([
+      "sbatch job-40.sh",
+      record(30, { job: 'O\'Brien "quoted" {braces}, commas' }).job,
+      "sbatch job-10.sh",
+      "sbatch job-0.sh",
+    ]);
     expect(second.nextCursor).toBeNull();
     await expect(store.query({ cursor: "bm90IGEgY3Vyc29y" })).rejects.toBeInstanceOf(InvalidCursorError);
   });

@@ -13,7 +13,13 @@ import { migrate } from "../../../src/data-plane/migrator.js";
 import { LocalObjectStore } from "../../../src/data-plane/objects/local-object-store.js";
 import { createDataPlaneStorage } from "../../../src/data-plane/storage.js";
 import { errorCatalogue } from "../../../src/errors.js";
-import { arbitraryFor, brokenArbitraryFor, type JsonSchema, type SchemaContext } from "./support/json-schema-arbitrary.js";
+import { SERVER_VERSION } from "../../../src/version.js";
+import {
+  arbitraryFor,
+  brokenArbitraryFor,
+  type JsonSchema,
+  type SchemaContext,
+} from "./support/json-schema-arbitrary.js";
 
 // Property-based fuzzing of every operation of the OpenAPI document against the real app and a
 // real PostgreSQL: schema-shaped and broken inputs, every role and bad credentials. No answer may
@@ -37,7 +43,7 @@ type Operation = {
   requestBody?: { content: Record<string, { schema: JsonSchema }> };
 };
 
-const doc = buildOpenApiDocument() as unknown as {
+const doc = buildOpenApiDocument(SERVER_VERSION) as unknown as {
   paths: Record<string, Record<string, Operation>>;
   components: { schemas: Record<string, JsonSchema> };
 };
@@ -48,8 +54,19 @@ const ctx: SchemaContext = {
   components: doc.components.schemas,
   favourites: { cluster: ["hpc1"], id: ["hpc1"], user: ["alice"], jobId: ["4242"] },
 };
-// Path parameters are never empty: `/v1/jobs/` is another route (the job list).
-const WEIRD = [".", "..", "%", "%00", "\u0000", "a/b", "💥", "x".repeat(300), "' OR 1=1 --", "${jndi:x}", "__proto__"];
+// Path parameters are never empty or dot segments: `/v1/jobs/`, `/v1/jobs/.` and `/v1/jobs/..`
+// are other routes (the job list) once the URL is normalised.
+const WEIRD = [
+  "%",
+  "%00",
+  "\u0000",
+  "a/b",
+  "💥",
+  "x".repeat(300),
+  "' OR 1=1 --",
+  "$" + "{jndi:x}",
+  "__proto__",
+];
 
 function requestArbitrary(op: Operation) {
   const params = op.parameters ?? [];
@@ -61,36 +78,78 @@ function requestArbitrary(op: Operation) {
         fc
           .oneof(arbitraryFor(p.schema, ctx, p.name), fc.constantFrom(...WEIRD), fc.string())
           .map(String)
-          .filter((s) => s.length > 0 && s.length <= MAX_PATH_PARAM),
+          .filter((s) => s.length > 0 && s !== "." && s !== ".." && s.length <= MAX_PATH_PARAM),
       ]),
   );
   const query = Object.fromEntries(
     params
       .filter((p) => p.in === "query")
-      .map((p) => [p.name, fc.option(fc.oneof(arbitraryFor(p.schema, ctx, p.name), fc.string({ maxLength: 12 })), { nil: undefined })]),
+      .map((p) => [
+        p.name,
+        fc.option(fc.oneof(arbitraryFor(p.schema, ctx, p.name), fc.string({ maxLength: 12 })), {
+          nil: undefined,
+        }),
+      ]),
   );
   const json = op.requestBody?.content["application/json"]?.schema;
   const raw = op.requestBody?.content["application/octet-stream"];
   const body = json
     ? fc.oneof(
-        { weight: 3, arbitrary: arbitraryFor(json, ctx).map((v) => ({ payload: JSON.stringify(v), type: "application/json" })) },
-        { weight: 2, arbitrary: brokenArbitraryFor(json, ctx).map((v) => ({ payload: JSON.stringify(v) ?? "null", type: "application/json" })) },
-        { weight: 1, arbitrary: fc.record({ payload: fc.constantFrom("", "{", "[1,", "null", "\u0000"), type: fc.constantFrom("application/json", "text/plain", "application/x-www-form-urlencoded") }) },
+        {
+          weight: 3,
+          arbitrary: arbitraryFor(json, ctx).map((v) => ({
+            payload: JSON.stringify(v),
+            type: "application/json",
+          })),
+        },
+        {
+          weight: 2,
+          arbitrary: brokenArbitraryFor(json, ctx).map((v) => ({
+            payload: JSON.stringify(v) ?? "null",
+            type: "application/json",
+          })),
+        },
+        {
+          weight: 1,
+          arbitrary: fc.record({
+            payload: fc.constantFrom("", "{", "[1,", "null", "\u0000"),
+            type: fc.constantFrom("application/json", "text/plain", "application/x-www-form-urlencoded"),
+          }),
+        },
       )
     : raw
-      ? fc.record({ payload: fc.uint8Array({ maxLength: 4096 }).map((b) => Buffer.from(b)), type: fc.constantFrom("application/octet-stream", "text/x-shellscript", "application/json") })
+      ? fc.record({
+          payload: fc.uint8Array({ maxLength: 4096 }).map((b) => Buffer.from(b)),
+          type: fc.constantFrom("application/octet-stream", "text/x-shellscript", "application/json"),
+        })
       : fc.constant(undefined);
   return fc.record({
-    token: fc.constantFrom<string | undefined>(...Object.values(TOKENS), undefined, "garbage", `jst_${"A".repeat(43)}`, "eyJhbGciOiJub25lIn0.e30."),
+    token: fc.constantFrom<string | undefined>(
+      ...Object.values(TOKENS),
+      undefined,
+      "garbage",
+      `jst_${"A".repeat(43)}`,
+      "eyJhbGciOiJub25lIn0.e30.",
+    ),
     pathParams: fc.record(pathParams),
     query: fc.record(query, { requiredKeys: [] }),
-    extraQuery: fc.option(fc.tuple(fc.constantFrom("unknown", "cluster", "limit"), fc.string({ maxLength: 8 })), { nil: undefined }),
+    extraQuery: fc.option(
+      fc.tuple(fc.constantFrom("unknown", "cluster", "limit"), fc.string({ maxLength: 8 })),
+      { nil: undefined },
+    ),
     body,
   });
 }
 
-function url(op: Operation, pathParams: Record<string, unknown>, query: Record<string, unknown>, extra?: [string, string]): string {
-  const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(pathParams[name])));
+function url(
+  op: Operation,
+  pathParams: Record<string, unknown>,
+  query: Record<string, unknown>,
+  extra?: [string, string],
+): string {
+  const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) =>
+    encodeURIComponent(String(pathParams[name])),
+  );
   const search = new URLSearchParams();
   for (const [k, v] of Object.entries(query)) if (v !== undefined) search.append(k, String(v));
   if (extra) search.append(extra[0], extra[1]);
@@ -126,7 +185,12 @@ describe("fuzzing every operation of the OpenAPI document", () => {
         ],
       },
     });
-    app = await buildApp({ config, storage, objectStore: new LocalObjectStore({ dir: objectsDir }), logger: false });
+    app = await buildApp({
+      config,
+      storage,
+      objectStore: new LocalObjectStore({ dir: objectsDir }),
+      logger: false,
+    });
     await app.ready();
   });
 
@@ -170,7 +234,10 @@ describe("fuzzing every operation of the OpenAPI document", () => {
             expect(body.statusCode, where).toBe(response.statusCode);
             expect(body.message.length, where).toBeGreaterThan(0);
             if (body.code === "VALIDATION_FAILED") expect(body.errors?.length, where).toBeGreaterThan(0);
-          } else if (validResponse && response.headers["content-type"]?.startsWith("application/json")) {
+          } else if (
+            validResponse &&
+            String(response.headers["content-type"]).startsWith("application/json")
+          ) {
             const result = validResponse.validate(response.json());
             expect(result.ok ? [] : result.errors, where).toEqual([]);
           }
@@ -179,6 +246,24 @@ describe("fuzzing every operation of the OpenAPI document", () => {
       );
     });
   }
+
+  // fastify answers these before any hook or error handler unless the app sets `frameworkErrors`
+  // (and a `routerOptions.maxParamLength` above the schemas' 256-character ids).
+  it("answers malformed escapes and over-long ids with an ApiError", async () => {
+    const token = { authorization: `Bearer ${TOKENS.platform}` };
+    for (const url of [
+      "/v1/jobs/%zz",
+      "/v1/jobs/%E0%A4%A",
+      `/v1/jobs/${"x".repeat(256)}`,
+      `/v1/jobs/${"x".repeat(5000)}/usage`,
+    ]) {
+      const response = await app.inject({ method: "GET", url, headers: token });
+      const where = `${url.slice(0, 40)} → ${response.statusCode} ${response.body.slice(0, 120)}`;
+      expect(response.statusCode, where).toBeGreaterThanOrEqual(400);
+      expect(response.statusCode, where).toBeLessThan(500);
+      expect(validateApiError(response.json()).ok, where).toBe(true);
+    }
+  });
 
   it("left no promise rejected unhandled", () => {
     expect(unhandled).toEqual([]);

@@ -1,7 +1,9 @@
 // AdmissionReview requests as the API server sends them (admission.k8s.io/v1, the format of the
 // Kubernetes API reference), around the objects the tests admit.
 
-type Json = Record<string, unknown>;
+/** A manifest as plain JSON; tests walk into it freely. */
+// biome-ignore lint/suspicious/noExplicitAny: fixtures are walked into by the tests
+export type Json = Record<string, any>;
 
 const RESOURCES: Record<string, { group: string; version: string; resource: string }> = {
   Pod: { group: "", version: "v1", resource: "pods" },
@@ -11,7 +13,10 @@ const RESOURCES: Record<string, { group: string; version: string; resource: stri
 };
 
 /** An AdmissionReview request for creating `object` in `namespace`. */
-export function admissionReview(object: Json, options: { namespace?: string; uid?: string; operation?: string; dryRun?: boolean; username?: string } = {}): Json {
+export function admissionReview(
+  object: Json,
+  options: { namespace?: string; uid?: string; operation?: string; dryRun?: boolean; username?: string } = {},
+): Json {
   const kind = String(object.kind);
   const r = RESOURCES[kind] ?? { group: "example.com", version: "v1", resource: `${kind.toLowerCase()}s` };
   const gvk = { group: r.group, version: r.version, kind };
@@ -46,10 +51,19 @@ export function trainingPod(): Json {
   return {
     apiVersion: "v1",
     kind: "Pod",
-    metadata: { name: "train-7f9c", namespace: "ml", labels: { app: "train", "kueue.x-k8s.io/queue-name": "gpu-queue" } },
+    metadata: {
+      name: "train-7f9c",
+      namespace: "ml",
+      labels: { app: "train", "kueue.x-k8s.io/queue-name": "gpu-queue" },
+    },
     spec: {
       initContainers: [
-        { name: "fetch-data", image: "busybox:1.36", command: ["sh", "-c", "cp /src/* /data"], resources: { requests: { memory: "64Mi", cpu: "100m" } } },
+        {
+          name: "fetch-data",
+          image: "busybox:1.36",
+          command: ["sh", "-c", "cp /src/* /data"],
+          resources: { requests: { memory: "64Mi", cpu: "100m" } },
+        },
       ],
       containers: [
         {
@@ -61,7 +75,11 @@ export function trainingPod(): Json {
             limits: { memory: "24Gi", "nvidia.com/gpu": "2" },
           },
         },
-        { name: "log-shipper", image: "fluent/fluent-bit:3.0", resources: { requests: { memory: "128Mi", cpu: "100m" }, limits: { memory: "128Mi", cpu: "100m" } } },
+        {
+          name: "log-shipper",
+          image: "fluent/fluent-bit:3.0",
+          resources: { requests: { memory: "128Mi", cpu: "100m" }, limits: { memory: "128Mi", cpu: "100m" } },
+        },
       ],
       restartPolicy: "Never",
       priorityClassName: "batch-high",
@@ -106,7 +124,11 @@ export function cronJob(): Json {
             metadata: { labels: { app: "report" } },
             spec: {
               containers: [
-                { name: "report", image: "registry.example.org/report:1", resources: { requests: { memory: "8Gi", cpu: "2" }, limits: { memory: "8Gi", cpu: "2" } } },
+                {
+                  name: "report",
+                  image: "registry.example.org/report:1",
+                  resources: { requests: { memory: "8Gi", cpu: "2" }, limits: { memory: "8Gi", cpu: "2" } },
+                },
               ],
               restartPolicy: "OnFailure",
             },
@@ -126,9 +148,33 @@ export function argoWorkflow(): Json {
     spec: {
       entrypoint: "main",
       templates: [
-        { name: "main", dag: { tasks: [{ name: "prep", template: "prep" }, { name: "fit", template: "fit", dependencies: ["prep"] }] } },
-        { name: "prep", script: { image: "python:3.12", command: ["python"], source: "print('prep')", resources: { requests: { memory: "2Gi" } } } },
-        { name: "fit", metadata: { labels: { stage: "fit" } }, container: { image: "registry.example.org/fit:3", command: ["python", "fit.py"], resources: { limits: { memory: "32Gi", cpu: "8" } } } },
+        {
+          name: "main",
+          dag: {
+            tasks: [
+              { name: "prep", template: "prep" },
+              { name: "fit", template: "fit", dependencies: ["prep"] },
+            ],
+          },
+        },
+        {
+          name: "prep",
+          script: {
+            image: "python:3.12",
+            command: ["python"],
+            source: "print('prep')",
+            resources: { requests: { memory: "2Gi" } },
+          },
+        },
+        {
+          name: "fit",
+          metadata: { labels: { stage: "fit" } },
+          container: {
+            image: "registry.example.org/fit:3",
+            command: ["python", "fit.py"],
+            resources: { limits: { memory: "32Gi", cpu: "8" } },
+          },
+        },
       ],
     },
   };
@@ -142,15 +188,36 @@ export function argoPod(): Json {
     metadata: {
       name: "pipeline-x7k2p-fit-2712345",
       namespace: "ml",
-      labels: { "workflows.argoproj.io/workflow": "pipeline-x7k2p", "workflows.argoproj.io/completed": "false" },
-      annotations: { "workflows.argoproj.io/node-name": "pipeline-x7k2p.fit", "workflows.argoproj.io/node-id": "pipeline-x7k2p-2712345" },
+      labels: {
+        "workflows.argoproj.io/workflow": "pipeline-x7k2p",
+        "workflows.argoproj.io/completed": "false",
+      },
+      annotations: {
+        "workflows.argoproj.io/node-name": "pipeline-x7k2p.fit",
+        "workflows.argoproj.io/node-id": "pipeline-x7k2p-2712345",
+      },
     },
     spec: {
       serviceAccountName: "argo-workflow",
-      initContainers: [{ name: "init", image: "quay.io/argoproj/argoexec:v3.5.5", resources: { requests: { cpu: "10m", memory: "64Mi" } } }],
+      initContainers: [
+        {
+          name: "init",
+          image: "quay.io/argoproj/argoexec:v3.5.5",
+          resources: { requests: { cpu: "10m", memory: "64Mi" } },
+        },
+      ],
       containers: [
-        { name: "wait", image: "quay.io/argoproj/argoexec:v3.5.5", resources: { requests: { cpu: "10m", memory: "64Mi" } } },
-        { name: "main", image: "registry.example.org/fit:3", command: ["python", "fit.py"], resources: { limits: { memory: "32Gi", cpu: "8" } } },
+        {
+          name: "wait",
+          image: "quay.io/argoproj/argoexec:v3.5.5",
+          resources: { requests: { cpu: "10m", memory: "64Mi" } },
+        },
+        {
+          name: "main",
+          image: "registry.example.org/fit:3",
+          command: ["python", "fit.py"],
+          resources: { limits: { memory: "32Gi", cpu: "8" } },
+        },
       ],
       restartPolicy: "Never",
     },

@@ -1,6 +1,6 @@
 import type { JsonPatchOperation } from "../json-patch.js";
 
-function unescape(segment: string): string {
+function unescapeSegment(segment: string): string {
   return segment.replaceAll("~1", "/").replaceAll("~0", "~");
 }
 
@@ -13,11 +13,12 @@ export function applyJsonPatch<T>(document: T, ops: readonly JsonPatchOperation[
   for (const op of ops) {
     if (op.op !== "add") throw new Error(`unsupported op ${op.op}`);
     if (!op.path.startsWith("/")) throw new Error(`bad path ${op.path}`);
-    const segments = op.path.slice(1).split("/").map(unescape);
+    const segments = op.path.slice(1).split("/").map(unescapeSegment);
     const last = segments.pop()!;
     let parent: unknown = root;
     for (const s of segments) {
-      if (parent === null || typeof parent !== "object") throw new Error(`path ${op.path}: no parent at ${s}`);
+      if (parent === null || typeof parent !== "object")
+        throw new Error(`path ${op.path}: no parent at ${s}`);
       parent = (parent as Record<string, unknown>)[s];
     }
     if (parent === null || typeof parent !== "object") throw new Error(`path ${op.path}: parent missing`);

@@ -22,7 +22,12 @@ const MAX_EXTRA_ITEMS = 2;
  * fc.sample(arbitraryFor({ $ref: "#/components/schemas/UsageBatch" }, ctx), 1);
  * ```
  */
-export function arbitraryFor(schema: JsonSchema, ctx: SchemaContext, name = "", depth = 0): fc.Arbitrary<unknown> {
+export function arbitraryFor(
+  schema: JsonSchema,
+  ctx: SchemaContext,
+  name = "",
+  depth = 0,
+): fc.Arbitrary<unknown> {
   if (typeof schema.$ref === "string") {
     const target = ctx.components[schema.$ref.replace("#/components/schemas/", "")];
     return target ? arbitraryFor(target, ctx, name, depth) : fc.jsonValue();
@@ -34,14 +39,18 @@ export function arbitraryFor(schema: JsonSchema, ctx: SchemaContext, name = "", 
 
 function baseArbitrary(schema: JsonSchema, ctx: SchemaContext, depth: number): fc.Arbitrary<unknown> {
   if ("const" in schema) return fc.constant(schema.const);
-  if (Array.isArray(schema.anyOf)) return fc.oneof(...(schema.anyOf as JsonSchema[]).map((s) => arbitraryFor(s, ctx, "", depth)));
+  if (Array.isArray(schema.anyOf))
+    return fc.oneof(...(schema.anyOf as JsonSchema[]).map((s) => arbitraryFor(s, ctx, "", depth)));
   if (Array.isArray(schema.enum)) return fc.constantFrom(...(schema.enum as unknown[]));
   switch (schema.type) {
     case "object":
       return objectArbitrary(schema, ctx, depth);
     case "array": {
       const min = (schema.minItems as number | undefined) ?? 0;
-      const max = Math.min((schema.maxItems as number | undefined) ?? min + MAX_EXTRA_ITEMS, min + MAX_EXTRA_ITEMS);
+      const max = Math.min(
+        (schema.maxItems as number | undefined) ?? min + MAX_EXTRA_ITEMS,
+        min + MAX_EXTRA_ITEMS,
+      );
       const items = arbitraryFor((schema.items as JsonSchema) ?? {}, ctx, "", depth + 1);
       return schema.uniqueItems
         ? fc.uniqueArray(items, { minLength: min, maxLength: max, selector: (v) => JSON.stringify(v) })
@@ -81,9 +90,13 @@ function objectArbitrary(schema: JsonSchema, ctx: SchemaContext, depth: number):
   const patterns = schema.patternProperties as Record<string, JsonSchema> | undefined;
   if (!patterns) return record;
   const [pattern, valueSchema] = Object.entries(patterns)[0];
-  const dict = fc.dictionary(fc.stringMatching(new RegExp(pattern)), arbitraryFor(valueSchema, ctx, "", depth + 1), {
-    maxKeys: 3,
-  });
+  const dict = fc.dictionary(
+    fc.stringMatching(new RegExp(pattern)),
+    arbitraryFor(valueSchema, ctx, "", depth + 1),
+    {
+      maxKeys: 3,
+    },
+  );
   return fc.tuple(record, dict).map(([r, d]) => ({ ...d, ...(r as object) }));
 }
 
@@ -92,13 +105,19 @@ function stringArbitrary(schema: JsonSchema): fc.Arbitrary<string> {
   const max = (schema.maxLength as number | undefined) ?? Number.POSITIVE_INFINITY;
   if (schema.format === "date-time") {
     return fc
-      .date({ min: new Date("2020-01-01T00:00:00Z"), max: new Date("2030-01-01T00:00:00Z"), noInvalidDate: true })
+      .date({
+        min: new Date("2020-01-01T00:00:00Z"),
+        max: new Date("2030-01-01T00:00:00Z"),
+        noInvalidDate: true,
+      })
       .map((d) => d.toISOString());
   }
   if (typeof schema.pattern === "string") {
     return fc.stringMatching(new RegExp(schema.pattern)).filter((s) => s.length >= min && s.length <= max);
   }
-  return fc.string({ minLength: min, maxLength: Math.min(max, min + 24), unit: "grapheme" }).filter((s) => s.length <= max);
+  return fc
+    .string({ minLength: min, maxLength: Math.min(max, min + 24), unit: "grapheme" })
+    .filter((s) => s.length <= max);
 }
 
 /**
@@ -109,9 +128,9 @@ export function brokenArbitraryFor(schema: JsonSchema, ctx: SchemaContext): fc.A
   const valid = arbitraryFor(schema, ctx);
   return fc.oneof(
     fc.jsonValue({ maxDepth: 3 }),
-    fc.tuple(valid, fc.jsonValue({ maxDepth: 2 }), fc.nat(), fc.constantFrom("replace", "remove", "add")).map(
-      ([value, junk, pick, how]) => mutate(value, junk, pick, how),
-    ),
+    fc
+      .tuple(valid, fc.jsonValue({ maxDepth: 2 }), fc.nat(), fc.constantFrom("replace", "remove", "add"))
+      .map(([value, junk, pick, how]) => mutate(value, junk, pick, how)),
   );
 }
 

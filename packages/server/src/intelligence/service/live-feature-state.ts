@@ -1,0 +1,101 @@
+import { FeatureBuilder, type GroupSummary } from "../features/feature-builder.js";
+import { FEATURE_NAMES, groupFeatureIndex } from "../features/group-features.js";
+import type { HistoryJob, ResourceName } from "../history-job.js";
+import { ALL_RESOURCES, resourceSpec } from "../resources.js";
+
+/** A user's jobs in flight and their last submission (Unix seconds; NaN when unknown). */
+export type UserActivity = { lastSubmit: number; running: number };
+
+/**
+ * The history a prediction's features are computed from, kept up to date while the server runs:
+ * one {@link FeatureBuilder} per resource (the very code training replays), fed with ended jobs
+ * in end order, plus what each user has in flight. A job about to be submitted gets the same row
+ * the model was trained on: at training time the replay computes exactly this state at each
+ * job's submission.
+ *
+ * @example
+ * ```ts
+ * const state = new LiveFeatureState();
+ * for (const job of endedInEndOrder) state.observeEnded(job);
+ * const row = state.features("memory", specToHistoryJob(spec, Date.now() / 1000));
+ * ```
+ */
+export class LiveFeatureState {
+  readonly #builders = new Map<ResourceName, FeatureBuilder>();
+  readonly #seen = new Set<string>();
+  readonly #activity = new Map<string, UserActivity>();
+  readonly #userCount = groupFeatureIndex("user", "count");
+  /** Ended jobs observed. */
+  jobs = 0;
+
+  constructor() {
+    for (const name of ALL_RESOURCES) this.#builders.set(name, new FeatureBuilder(resourceSpec(name)));
+  }
+
+  /** Number of features of a row. */
+  get width(): number {
+    return FEATURE_NAMES.length;
+  }
+
+  /**
+   * Adds an ended job (call in end order); a job already observed (by `id`) is ignored, so a feed
+   * that reads overlapping windows never counts a job twice. Returns whether it was new.
+   */
+  observeEnded(job: HistoryJob): boolean {
+    if (this.#seen.has(job.id)) return false;
+    this.#seen.add(job.id);
+    this.jobs++;
+    for (const b of this.#builders.values()) b.observeEnded(job);
+    const a = this.#activity.get(job.user);
+    if (!a) this.#activity.set(job.user, { lastSubmit: job.submitTime, running: 0 });
+    else if (!(a.lastSubmit >= job.submitTime)) a.lastSubmit = job.submitTime;
+    return true;
+  }
+
+  /** Sets what a user has in flight, from the data plane's jobs that have not ended. */
+  setActivity(user: string, activity: UserActivity): void {
+    const known = this.#activity.get(user);
+    const lastSubmit =
+      known && known.lastSubmit > activity.lastSubmit ? known.lastSubmit : activity.lastSubmit;
+    this.#activity.set(user, { lastSubmit, running: activity.running });
+  }
+
+  /** Forgets in-flight counts of users not in the latest activity read. */
+  resetRunning(except: ReadonlySet<string>): void {
+    for (const [user, a] of this.#activity) if (!except.has(user)) a.running = 0;
+  }
+
+  /** The activity features of a job submitted now, as the replay computes them. */
+  activityOf(job: HistoryJob): { sinceLastSubmit: number; running: number } {
+    const a = this.#activity.get(job.user);
+    return a
+      ? { sinceLastSubmit: job.submitTime - a.lastSubmit, running: a.running }
+      : { sinceLastSubmit: Number.NaN, running: 0 };
+  }
+
+  /** Writes the feature row of `job` for one resource into `out` (at `offset`). */
+  features(
+    resource: ResourceName,
+    job: HistoryJob,
+    out: Float32Array = new Float32Array(FEATURE_NAMES.length),
+    offset = 0,
+  ): Float32Array {
+    const row = out.subarray(offset, offset + FEATURE_NAMES.length);
+    this.#builder(resource).features(job, this.activityOf(job), row);
+    return out;
+  }
+
+  /** Completed jobs of the job's user with a measured `resource`, read from a feature row. */
+  userJobs(row: ArrayLike<number>, offset = 0): number {
+    return Math.round(Math.expm1(row[offset + this.#userCount]));
+  }
+
+  /** The most specific group with at least `minJobs` exact values, for evidence. */
+  summary(resource: ResourceName, job: HistoryJob, minJobs = 3): GroupSummary | undefined {
+    return this.#builder(resource).summary(job, minJobs);
+  }
+
+  #builder(resource: ResourceName): FeatureBuilder {
+    return this.#builders.get(resource) as FeatureBuilder;
+  }
+}

@@ -1,0 +1,179 @@
+import type { JobSpec, Prediction, ResourcePrediction } from "@jobsight/schemas";
+import type pg from "pg";
+import { copyRows } from "../../data-plane/copy-rows.js";
+import { query, withTransaction } from "../../data-plane/database.js";
+
+/** A prediction as recorded: what the caller got, and in full what was predicted. */
+export type RecordedPrediction = {
+  /** The answer as the caller got it (no resources in shadow mode). */
+  answer: Prediction;
+  /** Every resource as served after the policy, even when the caller saw none (shadow). */
+  resources: ResourcePrediction[];
+  /** The model's own outcome per resource, rounded, before the policy: what accuracy is judged on. */
+  recommendations: ResourcePrediction[];
+  spec: JobSpec;
+  linkKey: string;
+  /** The user of the token that asked. */
+  requestedBy: string;
+  idempotencyKey?: string;
+};
+
+/** What the accuracy report reads of a recorded prediction. */
+export type PredictionForAccuracy = {
+  id: string;
+  createdAt: number;
+  cluster: string;
+  partition?: string;
+  linkKey: string;
+  submitTime?: number;
+  recommendations: ResourcePrediction[];
+};
+
+const COLUMNS = [
+  "id",
+  "created_at",
+  "mode",
+  "model_version",
+  "cluster",
+  "user_name",
+  "partition",
+  "link_key",
+  "submit_time",
+  "spec",
+  "resources",
+  "recommendations",
+  "shadow_until",
+  "notice",
+  "requested_by",
+  "idempotency_key",
+];
+const STAGING = "predictions_staging";
+
+/**
+ * Writes recorded predictions in one transaction: COPY into a staging table, then one insert
+ * that skips a resent idempotency key (the first answer stands).
+ */
+export async function insertPredictions(pool: pg.Pool, items: readonly RecordedPrediction[]): Promise<void> {
+  if (items.length === 0) return;
+  await withTransaction(pool, async (client) => {
+    await client.query(
+      `CREATE TEMP TABLE IF NOT EXISTS ${STAGING} (LIKE predictions INCLUDING DEFAULTS) ON COMMIT DELETE ROWS`,
+    );
+    await copyRows(
+      client,
+      STAGING,
+      COLUMNS,
+      items.map((p) => [
+        p.answer.id,
+        p.answer.createdAt,
+        p.answer.mode,
+        p.answer.modelVersion,
+        p.answer.cluster,
+        p.answer.user,
+        p.spec.partition,
+        p.linkKey,
+        p.spec.submitTime,
+        p.spec,
+        p.resources,
+        p.recommendations,
+        p.answer.shadowUntil,
+        p.answer.notice,
+        p.requestedBy,
+        p.idempotencyKey,
+      ]),
+    );
+    await client.query(
+      `INSERT INTO predictions (${COLUMNS.join(", ")}) SELECT ${COLUMNS.join(", ")} FROM ${STAGING} ON CONFLICT DO NOTHING`,
+    );
+  });
+}
+
+const ISO = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+type AnswerRow = {
+  id: string;
+  created_at: string;
+  mode: Prediction["mode"];
+  model_version: string;
+  cluster: string;
+  user_name: string;
+  resources: ResourcePrediction[];
+  shadow_until: string | null;
+  notice: string | null;
+};
+
+function toAnswer(r: AnswerRow): Prediction {
+  const p: Prediction = {
+    id: r.id,
+    createdAt: r.created_at,
+    mode: r.mode,
+    modelVersion: r.model_version,
+    cluster: r.cluster,
+    user: r.user_name,
+    resources: r.mode === "shadow" ? [] : r.resources,
+  };
+  if (r.shadow_until) p.shadowUntil = r.shadow_until;
+  if (r.notice) p.notice = r.notice;
+  return p;
+}
+
+const ANSWER = `SELECT id, ${ISO("created_at")} AS created_at, mode, model_version, cluster, user_name, resources,
+  ${ISO("shadow_until")} AS shadow_until, notice FROM predictions`;
+
+/** A recorded prediction as its caller got it, or undefined. */
+export async function findPrediction(pool: pg.Pool, id: string): Promise<Prediction | undefined> {
+  const { rows } = await query<AnswerRow>(pool, `${ANSWER} WHERE id = $1`, [id]);
+  return rows[0] ? toAnswer(rows[0]) : undefined;
+}
+
+/** The prediction recorded for an idempotency key of a user on a cluster, or undefined. */
+export async function findIdempotentPrediction(
+  pool: pg.Pool,
+  cluster: string,
+  user: string,
+  key: string,
+): Promise<Prediction | undefined> {
+  const { rows } = await query<AnswerRow>(
+    pool,
+    `${ANSWER} WHERE cluster = $1 AND user_name = $2 AND idempotency_key = $3`,
+    [cluster, user, key],
+  );
+  return rows[0] ? toAnswer(rows[0]) : undefined;
+}
+
+/** Predictions made since `fromSeconds` (Unix), optionally of one cluster, oldest first. */
+export async function predictionsSince(
+  pool: pg.Pool,
+  fromSeconds: number,
+  cluster: string | undefined,
+  limit: number,
+): Promise<PredictionForAccuracy[]> {
+  const { rows } = await query<{
+    id: string;
+    created: number;
+    cluster: string;
+    partition: string | null;
+    link_key: string;
+    submit: number | null;
+    recommendations: ResourcePrediction[];
+  }>(
+    pool,
+    `SELECT id, extract(epoch FROM created_at)::float8 AS created, cluster, partition, link_key,
+       extract(epoch FROM submit_time)::float8 AS submit, recommendations
+     FROM predictions WHERE created_at >= to_timestamp($1) AND ($2::text IS NULL OR cluster = $2)
+     ORDER BY created_at LIMIT $3`,
+    [fromSeconds, cluster ?? null, limit],
+  );
+  return rows.map((r) => {
+    const p: PredictionForAccuracy = {
+      id: r.id,
+      createdAt: r.created,
+      cluster: r.cluster,
+      linkKey: r.link_key,
+      recommendations: r.recommendations,
+    };
+    if (r.partition !== null) p.partition = r.partition;
+    if (r.submit !== null) p.submitTime = r.submit;
+    return p;
+  });
+}

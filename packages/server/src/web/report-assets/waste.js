@@ -1,0 +1,98 @@
+// Waste: requested against used resources of ended jobs, by user, account and partition.
+import { apiGet } from "./api.js";
+import { barChart, COLORS } from "./charts.js";
+import { byId, fill, h, table } from "./dom.js";
+import { formatBytes, formatNumber, formatPercent } from "./format.js";
+import { loading, showError, startPage } from "./layout.js";
+
+const HOUR = 3600;
+const GROUPINGS = ["user", "account", "partition"];
+const CHART_GROUPS = 20;
+
+/** Each resource's two sums in a report row, and how to show them (per hour of run time). */
+const RESOURCES = {
+  memory: {
+    requested: (r) => r.memoryRequestedByteSeconds,
+    used: (r) => r.memoryUsedByteSeconds,
+    format: (v) => `${formatBytes(v / HOUR)}·h`,
+  },
+  cores: {
+    requested: (r) => r.coreSecondsRequested,
+    used: (r) => r.coreSecondsUsed,
+    format: (v) => `${formatNumber(v / HOUR)} core·h`,
+  },
+  gpus: {
+    requested: (r) => r.gpuSecondsRequested,
+    used: (r) => r.gpuSecondsUsed,
+    format: (v) => `${formatNumber(v / HOUR)} GPU·h`,
+  },
+  walltime: {
+    requested: (r) => r.walltimeRequestedSeconds,
+    used: (r) => r.walltimeUsedSeconds,
+    format: (v) => `${formatNumber(v / HOUR)} h`,
+  },
+};
+
+const reports = {};
+
+startPage("waste.html", async () => {
+  const select = byId("resource");
+  select.onchange = drawAll;
+  await Promise.all(
+    GROUPINGS.map(async (by) => {
+      const slot = byId(`waste-${by}`);
+      loading(slot, `waste by ${by}`);
+      try {
+        reports[by] = await apiGet("v1/reports/waste", { by });
+        draw(by);
+      } catch (error) {
+        showError(slot, error, `the waste report by ${by}`);
+      }
+    }),
+  );
+});
+
+function drawAll() {
+  for (const by of GROUPINGS) if (reports[by]) draw(by);
+}
+
+function draw(by) {
+  const slot = byId(`waste-${by}`);
+  const resource = RESOURCES[byId("resource").value];
+  const rows = reports[by].rows
+    .map((row) => ({ row, requested: resource.requested(row), used: resource.used(row) }))
+    .filter((r) => r.requested > 0 || r.used > 0)
+    .sort((a, b) => b.requested - b.used - (a.requested - a.used));
+  if (rows.length === 0) return fill(slot, h("p", { class: "muted" }, "No ended jobs with this resource measured."));
+  const total = rows.reduce((t, r) => ({ requested: t.requested + r.requested, used: t.used + r.used }), { requested: 0, used: 0 });
+  const shown = rows.slice(0, CHART_GROUPS);
+  const box = h("div", { class: "chart", dataset: { chart: `waste-${by}` } });
+  const columns = [
+    { label: by.charAt(0).toUpperCase() + by.slice(1), value: (r) => r.row.key || "(none)" },
+    { label: "Jobs", class: "num", value: (r) => String(r.row.jobs) },
+    { label: "Requested", class: "num", value: (r) => resource.format(r.requested) },
+    { label: "Used", class: "num", value: (r) => resource.format(r.used) },
+    { label: "Unused", class: "num", value: (r) => resource.format(Math.max(r.requested - r.used, 0)) },
+    { label: "Used share", class: "num", value: (r) => (r.requested > 0 ? formatPercent(r.used / r.requested) : "–") },
+  ];
+  fill(
+    slot,
+    h(
+      "p",
+      { class: "muted small" },
+      `${rows.length} ${by}s; in all ${resource.format(total.requested)} requested, ${resource.format(total.used)} used`,
+      total.requested > 0 ? ` (${formatPercent(total.used / total.requested)}).` : ".",
+      rows.length > CHART_GROUPS ? ` The chart shows the ${CHART_GROUPS} with most unused.` : "",
+    ),
+    box,
+    h("div", { class: "table-wrap" }, table(columns, rows)),
+  );
+  barChart(box, {
+    categories: shown.map((r) => r.row.key),
+    format: resource.format,
+    series: [
+      { label: "requested", values: shown.map((r) => r.requested), color: "#93c5fd", fill: "#dbeafe", size: 0.8 },
+      { label: "used", values: shown.map((r) => r.used), color: COLORS.blue, fill: COLORS.blue, size: 0.4 },
+    ],
+  });
+}
