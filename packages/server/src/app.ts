@@ -6,7 +6,7 @@ import type { DataPlaneStorage } from "./data-plane/storage.js";
 import { ApiTokenVerifier } from "./plugins/auth/api-token-verifier.js";
 import type { TokenVerifier } from "./plugins/auth/principal.js";
 import { authPlugin } from "./plugins/auth.js";
-import { errorHandlerPlugin } from "./plugins/error-handler.js";
+import { errorHandlerPlugin, sendApiError, toJobsightError } from "./plugins/error-handler.js";
 import { objectStorePlugin } from "./plugins/object-store.js";
 import { postgresPlugin } from "./plugins/postgres.js";
 import { rateLimitPlugin } from "./plugins/rate-limit.js";
@@ -71,7 +71,12 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     pluginTimeout: 180_000,
     forceCloseConnections: "idle",
     return503OnClosing: true,
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
+    // Errors fastify answers before routing (malformed escapes, over-long parameters) get the
+    // ApiError shape too.
+    frameworkErrors: (error, _request, reply) => {
+      sendApiError(reply, toJobsightError(error));
+    },
   });
 
   await app.register(errorHandlerPlugin, { bodyLimitBytes: config.http.bodyLimitBytes });

@@ -76,6 +76,11 @@ export async function openStorage(options: OpenStorageOptions): Promise<OpenedSt
     "error",
     options.onPoolError ?? ((error) => log(`idle PostgreSQL connection failed: ${error.message}`)),
   );
+  // The pool listens for errors only on idle clients. A checked-out client (a transaction in
+  // progress) whose server goes away emits an 'error' event nobody hears, which would crash the
+  // process; its query fails anyway and the client is discarded on release, so a listener is all
+  // that is missing.
+  pool.on("connect", (client) => client.on("error", () => {}));
   const close = async () => {
     await pool.end().catch(() => {});
     await embedded?.stop();

@@ -29,6 +29,8 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: "MALFORMED_BODY",
   FST_ERR_CTP_INVALID_JSON_BODY: "MALFORMED_BODY",
   FST_ERR_BAD_URL: "NOT_FOUND",
+  // A path parameter longer than any id we accept cannot name anything.
+  FST_ERR_MAX_PARAM_LENGTH: "NOT_FOUND",
 };
 
 const STATUS_CODES: Record<number, ErrorCode> = {

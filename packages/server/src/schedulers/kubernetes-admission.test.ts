@@ -1,6 +1,12 @@
 import type { ResourcePrediction } from "@jobsight/schemas";
 import { describe, expect, it } from "vitest";
-import { argoPod, argoWorkflow, bareJob, cronJob, trainingPod } from "./kubernetes/test-support/admission-fixtures.js";
+import {
+  argoPod,
+  argoWorkflow,
+  bareJob,
+  cronJob,
+  trainingPod,
+} from "./kubernetes/test-support/admission-fixtures.js";
 import { changesOf, GiB, MiB, rec, review, setup } from "./kubernetes/test-support/admission-harness.js";
 
 describe("KubernetesAdmission with pods", () => {
@@ -215,4 +221,3 @@ describe("KubernetesAdmission with Jobs, CronJobs and Argo Workflows", () => {
     expect(patched.spec.templates[0]).toEqual(argoWorkflow().spec.templates[0]);
   });
 });
-

@@ -138,7 +138,7 @@ describe("OTLP receivers given bad input: clear errors, no crash, nothing writte
     expect(await fx.rowCount()).toBe(2);
   });
 
-  it("refuses callers without a valid collector token of a registered cluster, before decoding", async () => {
+  it("refuses callers without a valid collector token of a registered cluster (401, 403)", async () => {
     const body = valid();
     const cases: [Record<string, string>, number, GrpcStatus, string | undefined, RegExp][] = [
       [{}, 401, GrpcStatus.UNAUTHENTICATED, undefined, /bearer token/],

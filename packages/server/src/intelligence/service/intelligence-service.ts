@@ -1,0 +1,285 @@
+import type { AccuracyReport, Diagnosis, JobRecord, Policy, Prediction, PredictionRequest } from "@jobsight/schemas";
+import { diagnose } from "../diagnosis/diagnose.js";
+import { buildAccuracyReport } from "./accuracy-report.js";
+import { BackgroundLoop } from "./background-loop.js";
+import { COMPARISON_THRESHOLDS } from "./compare-backtests.js";
+import { loadDiagnosisInput } from "./diagnosis-input.js";
+import { LINK_WINDOW } from "./link-predictions.js";
+import { LiveStateFeed } from "./live-state-feed.js";
+import { makePredictions } from "./make-predictions.js";
+import { type ModelRecord, ModelRegistry } from "./model-registry.js";
+import { type TrainReport, type TrainSettings, trainAndRegister } from "./model-trainer.js";
+import { type RawOutcome, predictSpecs, type SpecToPredict } from "./predict-specs.js";
+import { PredictionRecorder } from "./prediction-recorder.js";
+import { DEFAULT_POLICY, loadPolicy, savePolicy } from "./policy-store.js";
+import { READINESS_THRESHOLDS } from "./readiness.js";
+import { type Engine, IncompatibleModelError, ServedModel } from "./served-model.js";
+import type { IntelligenceServiceOptions, ServiceLogger } from "./service-options.js";
+import { type ModeState, modeAt, recordFirstStart } from "./shadow-mode.js";
+
+const SILENT: ServiceLogger = { info: () => {}, warn: () => {}, error: () => {} };
+// A replaced model stays open this long for predictions that had already picked it.
+const RETIRE_GRACE_MS = 30_000;
+
+/**
+ * The intelligence plane of a deployment: trains the site's model on the data plane's jobs (in a
+ * worker thread, on a schedule and on demand, keeping the previous model when a new one
+ * backtests worse), serves predictions through ONNX Runtime from the live history of each user
+ * and application, applies the policy, records every prediction (shadow mode first), reports
+ * accuracy, and diagnoses jobs from what was observed.
+ *
+ * @example
+ * ```ts
+ * const service = new IntelligenceService({ storage, objectStore, log: app.log });
+ * await service.start();
+ * const [prediction] = await service.predict([{ spec }], "alice");
+ * await service.stop();
+ * ```
+ */
+export class IntelligenceService {
+  readonly #o: IntelligenceServiceOptions;
+  readonly #log: ServiceLogger;
+  readonly #registry: ModelRegistry;
+  readonly #feed: LiveStateFeed;
+  readonly #recorder: PredictionRecorder;
+  readonly #refreshLoop: BackgroundLoop;
+  readonly #retrainLoop: BackgroundLoop;
+  readonly #abort = new AbortController();
+  #served: ServedModel | undefined;
+  #activeLoaded: Promise<void> | undefined;
+  #policy: Policy = DEFAULT_POLICY;
+  #firstStart = new Date();
+  #training: Promise<TrainReport> | undefined;
+  #started = false;
+  readonly #unservable = new Set<string>();
+
+  constructor(options: IntelligenceServiceOptions) {
+    this.#o = options;
+    this.#log = options.log ?? SILENT;
+    const pool = options.storage.pool;
+    this.#registry = new ModelRegistry(pool, options.objectStore);
+    this.#feed = new LiveStateFeed(pool, {
+      pageSize: options.pageSize,
+      activityWindowSeconds: options.activityWindowSeconds,
+    });
+    this.#recorder = new PredictionRecorder(pool, {
+      ...options.recorder,
+      onError: (error, pending) => {
+        this.#log.error({ err: error, pending }, "recording predictions failed; retrying");
+        options.recorder?.onError?.(error, pending);
+      },
+    });
+    this.#refreshLoop = new BackgroundLoop({
+      intervalMs: options.refreshIntervalMs ?? 10_000,
+      run: () => this.refresh(),
+      onError: (error, failures) => this.#log.warn({ err: error, failures }, "intelligence refresh failed"),
+    });
+    this.#retrainLoop = new BackgroundLoop({
+      intervalMs: options.retrainIntervalMs || 86_400_000,
+      run: async () => void (await this.train({ trigger: "schedule" })),
+      onError: (error, failures) => this.#log.error({ err: error, failures }, "scheduled training failed"),
+    });
+  }
+
+  /**
+   * Loads the policy, the active model and the job history, then starts the background refresh
+   * and retraining (and a first training when no model is active). Resolves when predictions
+   * can be served.
+   */
+  async start(): Promise<void> {
+    if (this.#started) return;
+    this.#started = true;
+    this.#firstStart = await recordFirstStart(this.#o.storage.pool);
+    this.#policy = (await loadPolicy(this.#o.storage.pool)) ?? DEFAULT_POLICY;
+    await this.#loadActiveOnce();
+    await this.#feed.rebuild();
+    this.#refreshLoop.start();
+    if ((this.#o.retrainIntervalMs ?? 86_400_000) > 0) this.#retrainLoop.start();
+    if (!this.#served && (this.#o.trainOnStart ?? true)) void this.#retrainLoop.runNow();
+  }
+
+  /** Stops the loops and a training in progress, writes the recorded predictions, frees the model. */
+  async stop(): Promise<void> {
+    this.#abort.abort();
+    await Promise.all([this.#refreshLoop.stop(), this.#retrainLoop.stop()]);
+    await this.#training?.catch(() => {});
+    await this.#recorder.close().catch((error) => this.#log.error({ err: error }, "final write of predictions failed"));
+    await this.#served?.close();
+    this.#served = undefined;
+  }
+
+  /** The version of the model in service, or undefined. */
+  get activeVersion(): string | undefined {
+    return this.#served?.version;
+  }
+
+  /** Shadow or live, now. */
+  mode(): ModeState {
+    return modeAt(this.#now(), this.#firstStart, this.#o.mode ?? "auto", this.#o.shadowDays ?? 30);
+  }
+
+  /**
+   * Predicts and records a batch of requests (in order). A request with an idempotency key
+   * already used by the same user on the same cluster gets the first answer again.
+   */
+  async predict(requests: readonly PredictionRequest[], requestedBy: string): Promise<Prediction[]> {
+    const answers: (Prediction | undefined)[] = await Promise.all(
+      requests.map((r) =>
+        r.idempotencyKey ? this.#recorder.findIdempotent(r.spec.cluster, r.spec.user, r.idempotencyKey) : undefined,
+      ),
+    );
+    const todo = requests.filter((_, i) => answers[i] === undefined);
+    if (todo.length > 0) {
+      const recorded = await makePredictions(todo, {
+        state: this.#feed.state,
+        served: this.#served,
+        policy: this.#policy,
+        mode: this.mode(),
+        now: this.#now(),
+        engine: this.#o.engine ?? "onnx",
+        rounding: this.#o.rounding,
+        requestedBy,
+      });
+      this.#recorder.record(recorded);
+      let k = 0;
+      for (let i = 0; i < answers.length; i++) if (answers[i] === undefined) answers[i] = recorded[k++].answer;
+    }
+    return answers as Prediction[];
+  }
+
+  /** The model's raw outcomes (unrounded, no policy, not recorded): for checks of the serving path. */
+  predictRaw(items: readonly SpecToPredict[], engine: Engine = this.#o.engine ?? "onnx"): Promise<RawOutcome[][]> {
+    return predictSpecs(items, this.#feed.state, this.#served, this.#now().getTime() / 1000, engine);
+  }
+
+  /** A recorded prediction as its caller got it. */
+  getPrediction(id: string): Promise<Prediction | undefined> {
+    return this.#recorder.get(id);
+  }
+
+  /** Writes every recorded prediction now. */
+  flush(): Promise<void> {
+    return this.#recorder.flush();
+  }
+
+  /** Recorded predictions against what their jobs then did, and whether the site is ready. */
+  async accuracy(cluster?: string): Promise<AccuracyReport> {
+    await this.#recorder.flush().catch((error) => this.#log.warn({ err: error }, "accuracy: unwritten predictions left out"));
+    return buildAccuracyReport(this.#o.storage.pool, cluster, this.#now(), this.mode(), {
+      days: this.#o.accuracyDays ?? 84,
+      link: { ...LINK_WINDOW, ...this.#o.link },
+      readiness: { ...READINESS_THRESHOLDS, ...this.#o.readiness },
+      maxRows: 1_000_000,
+    });
+  }
+
+  /** A diagnosis of a job from everything stored about it. */
+  async diagnose(record: JobRecord): Promise<Diagnosis> {
+    const input = await loadDiagnosisInput(this.#o.storage, this.#o.objectStore, record, {
+      ...this.#o.diagnosis,
+      now: this.#now().getTime(),
+    });
+    return diagnose(input, { now: this.#now().toISOString() });
+  }
+
+  /** The policy in force. */
+  policy(): Policy {
+    return this.#policy;
+  }
+
+  /** Stores a policy (already validated) and puts it in force. */
+  async setPolicy(policy: Policy, setBy: string): Promise<Policy> {
+    await savePolicy(this.#o.storage.pool, policy, setBy);
+    this.#policy = policy;
+    return policy;
+  }
+
+  /**
+   * Trains a new model now (the one in progress, if any, is awaited instead) and puts it into
+   * service unless it backtests worse than the active one. Predictions go on meanwhile.
+   */
+  train(run: { trigger?: string; training?: TrainSettings["training"] } = {}): Promise<TrainReport> {
+    if (this.#training) return this.#training;
+    const training = this.#train(run.trigger ?? "demand", run.training).finally(() => {
+      this.#training = undefined;
+    });
+    this.#training = training;
+    return training;
+  }
+
+  /** Puts the previously active model back into service; returns its version. */
+  async rollback(): Promise<string | undefined> {
+    const version = await this.#registry.rollback();
+    if (version) await this.#serveActive();
+    return version;
+  }
+
+  /** Every trained model, newest first. */
+  models(): Promise<ModelRecord[]> {
+    return this.#registry.list();
+  }
+
+  /** Reads the jobs changed since the last refresh, the active model (another server may have trained) and the policy. */
+  async refresh(): Promise<void> {
+    await this.#feed.refresh();
+    const active = await this.#registry.active();
+    if (active && active.version !== this.#served?.version && !this.#unservable.has(active.version)) {
+      await this.#serveActive();
+    }
+    this.#policy = (await loadPolicy(this.#o.storage.pool)) ?? DEFAULT_POLICY;
+  }
+
+  async #train(trigger: string, training: TrainSettings["training"] | undefined): Promise<TrainReport> {
+    await this.#loadActiveOnce();
+    const o = this.#o;
+    const report = await trainAndRegister(
+      o.storage.pool,
+      this.#registry,
+      o.storage.artifacts,
+      this.#served?.manifest,
+      {
+        place: o.trainIn ?? "worker",
+        training: training ?? o.training,
+        minJobs: o.minJobsPerResource ?? 500,
+        holdoutShare: o.holdoutShare ?? 0.15,
+        minComparisonJobs: o.minComparisonJobs ?? 100,
+        comparison: { ...COMPARISON_THRESHOLDS, ...o.comparison },
+        pageSize: o.pageSize ?? 5000,
+      },
+      { trigger, now: this.#now(), signal: this.#abort.signal },
+    );
+    this.#log.info({ ...report, trigger }, report.accepted ? "new model in service" : "new model not in service");
+    if (report.accepted) await this.#serveActive();
+    return report;
+  }
+
+  #loadActiveOnce(): Promise<void> {
+    this.#activeLoaded ??= this.#serveActive().catch((error) => {
+      this.#log.error({ err: error }, "the active model could not be loaded; predictions say no_model until one is trained");
+    });
+    return this.#activeLoaded;
+  }
+
+  async #serveActive(): Promise<void> {
+    const active = await this.#registry.active();
+    if (!active) return;
+    if (active.version === this.#served?.version) return;
+    let next: ServedModel;
+    try {
+      const manifest = await this.#registry.manifest(active.manifestSha256);
+      next = await ServedModel.load(manifest, (sha) => this.#registry.bytes(sha));
+    } catch (error) {
+      // Not tried again on every refresh; a model trained by this server replaces it.
+      this.#unservable.add(active.version);
+      if (error instanceof IncompatibleModelError && !this.#abort.signal.aborted) void this.#retrainLoop.runNow();
+      throw error;
+    }
+    const previous = this.#served;
+    this.#served = next;
+    if (previous) setTimeout(() => void previous.close(), RETIRE_GRACE_MS).unref();
+  }
+
+  #now(): Date {
+    return this.#o.now?.() ?? new Date();
+  }
+}
