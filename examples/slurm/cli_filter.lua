@@ -16,6 +16,7 @@ Configure in /etc/slurm/jobsight.conf (key = value lines) or the environment:
   token_file = /etc/slurm/jobsight.token (JOBSIGHT_TOKEN_FILE; or the token in JOBSIGHT_TOKEN)
   cluster = hpc1                        (JOBSIGHT_CLUSTER)
   curl = curl                           (JOBSIGHT_CURL)
+  cacert = /etc/slurm/jobsight-ca.pem   (JOBSIGHT_CACERT, for a server certificate of a private CA)
   types = sbatch                        (which commands to adjust: sbatch, salloc, srun)
 The cli_filter runs as the submitting user: the token must be one that may only ask for advice.
 A user can skip the filter for one submission with JOBSIGHT_DISABLE=1.
@@ -52,7 +53,7 @@ local function read_config()
   local env = {
     url = "JOBSIGHT_URL", timeout = "JOBSIGHT_TIMEOUT", connect_timeout = "JOBSIGHT_CONNECT_TIMEOUT",
     token = "JOBSIGHT_TOKEN", token_file = "JOBSIGHT_TOKEN_FILE", cluster = "JOBSIGHT_CLUSTER",
-    curl = "JOBSIGHT_CURL", types = "JOBSIGHT_TYPES",
+    curl = "JOBSIGHT_CURL", types = "JOBSIGHT_TYPES", cacert = "JOBSIGHT_CACERT",
   }
   for k, name in pairs(env) do
     local v = os.getenv(name)
@@ -133,6 +134,10 @@ local function post(conf, curl, body)
     shell_quote(curl), "-sS", "--max-time", conf.timeout, "--connect-timeout", conf.connect_timeout,
     "-H", shell_quote("Content-Type: application/json"), "--data-binary", shell_quote("@" .. body_file),
   }
+  if conf.cacert then
+    args[#args + 1] = "--cacert"
+    args[#args + 1] = shell_quote(conf.cacert)
+  end
   local token = token_of(conf)
   if token and string.match(token, "^[%w%._~+/=-]+$") then
     local config_file = os.tmpname()

@@ -23,6 +23,7 @@ Configure in /etc/slurm/jobsight.conf (key = value lines) or slurmctld's environ
   token_file = /etc/slurm/jobsight.token (JOBSIGHT_TOKEN_FILE, readable by SlurmUser only)
   cluster = hpc1                        (JOBSIGHT_CLUSTER)
   curl = curl                           (JOBSIGHT_CURL)
+  cacert = /etc/slurm/jobsight-ca.pem   (JOBSIGHT_CACERT, for a server certificate of a private CA)
   types = batch                         (batch, interactive: which jobs to adjust)
 ]]
 
@@ -55,7 +56,7 @@ local function read_config()
   local env = {
     url = "JOBSIGHT_URL", timeout = "JOBSIGHT_TIMEOUT", connect_timeout = "JOBSIGHT_CONNECT_TIMEOUT",
     token = "JOBSIGHT_TOKEN", token_file = "JOBSIGHT_TOKEN_FILE", cluster = "JOBSIGHT_CLUSTER",
-    curl = "JOBSIGHT_CURL", types = "JOBSIGHT_TYPES",
+    curl = "JOBSIGHT_CURL", types = "JOBSIGHT_TYPES", cacert = "JOBSIGHT_CACERT",
   }
   for k, name in pairs(env) do
     local v = os.getenv(name)
@@ -136,6 +137,10 @@ local function post(conf, curl, body)
     shell_quote(curl), "-sS", "--max-time", conf.timeout, "--connect-timeout", conf.connect_timeout,
     "-H", shell_quote("Content-Type: application/json"), "--data-binary", shell_quote("@" .. body_file),
   }
+  if conf.cacert then
+    args[#args + 1] = "--cacert"
+    args[#args + 1] = shell_quote(conf.cacert)
+  end
   local token = token_of(conf)
   if token and string.match(token, "^[%w%._~+/=-]+$") then
     local config_file = os.tmpname()

@@ -1,12 +1,12 @@
 import { existsSync } from "node:fs";
 import { OpenFileCache } from "../util/open-file-cache.js";
 import {
+  flatKeyedValue,
   parseCpuMax,
-  parseFlatKeyed,
   parseIoStat,
   parseMaxValue,
-  parsePressure,
   parseSingleValue,
+  pressureAvg10,
 } from "./cgroup-formats.js";
 import type { CgroupReader, CgroupUsage } from "./cgroup-usage.js";
 
@@ -65,37 +65,35 @@ export class CgroupV2Reader implements CgroupReader {
       const peak = peakText === undefined ? undefined : parseSingleValue(peakText);
       const maxText = f("memory.max");
       const limit = maxText === undefined ? undefined : parseMaxValue(maxText);
-      const statText = f("memory.stat");
-      const stat = statText === undefined ? undefined : parseFlatKeyed(statText);
+      const stat = f("memory.stat");
       const swapText = f("memory.swap.current");
-      const eventsText = f("memory.events");
-      const events = eventsText === undefined ? undefined : parseFlatKeyed(eventsText);
+      const events = f("memory.events");
       usage.memory = defined({
         currentBytes: current,
         peakBytes: peak ?? seen,
         limitBytes: limit ?? undefined,
-        anonBytes: stat?.get("anon"),
-        fileBytes: stat?.get("file"),
-        shmemBytes: stat?.get("shmem"),
+        anonBytes: stat === undefined ? undefined : flatKeyedValue(stat, "anon"),
+        fileBytes: stat === undefined ? undefined : flatKeyedValue(stat, "file"),
+        shmemBytes: stat === undefined ? undefined : flatKeyedValue(stat, "shmem"),
         swapBytes: swapText === undefined ? undefined : parseSingleValue(swapText),
-        oomEvents: events?.get("oom"),
-        oomKillEvents: events?.get("oom_kill"),
+        oomEvents: events === undefined ? undefined : flatKeyedValue(events, "oom"),
+        oomKillEvents: events === undefined ? undefined : flatKeyedValue(events, "oom_kill"),
       });
     }
 
     if (cpuStatText !== undefined) {
-      const stat = parseFlatKeyed(cpuStatText);
-      const usageUsec = stat.get("usage_usec");
+      const stat = (key: string) => flatKeyedValue(cpuStatText, key);
+      const usageUsec = stat("usage_usec");
       if (usageUsec !== undefined) {
         const maxText = f("cpu.max");
         const limit = maxText === undefined ? undefined : parseCpuMax(maxText);
         usage.cpu = defined({
           usageSeconds: usageUsec / 1e6,
-          userSeconds: usec(stat.get("user_usec")),
-          systemSeconds: usec(stat.get("system_usec")),
-          periods: stat.get("nr_periods"),
-          throttledPeriods: stat.get("nr_throttled"),
-          throttledSeconds: usec(stat.get("throttled_usec")),
+          userSeconds: usec(stat("user_usec")),
+          systemSeconds: usec(stat("system_usec")),
+          periods: stat("nr_periods"),
+          throttledPeriods: stat("nr_throttled"),
+          throttledSeconds: usec(stat("throttled_usec")),
           limitCores: limit ?? undefined,
         });
       }
@@ -111,15 +109,17 @@ export class CgroupV2Reader implements CgroupReader {
     const pids = pidsText === undefined ? undefined : parseSingleValue(pidsText);
     if (pids !== undefined) usage.pids = pids;
 
-    const cpuP = readPressure(f("cpu.pressure"));
-    const memP = readPressure(f("memory.pressure"));
-    const ioP = readPressure(f("io.pressure"));
+    const cpuP = f("cpu.pressure");
+    const memP = f("memory.pressure");
+    const ioP = f("io.pressure");
+    const avg = (text: string | undefined, kind: "some" | "full") =>
+      text === undefined ? undefined : clampPercent(pressureAvg10(text, kind));
     const pressure = defined({
-      cpuSome: clampPercent(cpuP?.some?.avg10),
-      memorySome: clampPercent(memP?.some?.avg10),
-      memoryFull: clampPercent(memP?.full?.avg10),
-      ioSome: clampPercent(ioP?.some?.avg10),
-      ioFull: clampPercent(ioP?.full?.avg10),
+      cpuSome: avg(cpuP, "some"),
+      memorySome: avg(memP, "some"),
+      memoryFull: avg(memP, "full"),
+      ioSome: avg(ioP, "some"),
+      ioFull: avg(ioP, "full"),
     });
     if (Object.keys(pressure).length > 0) usage.pressure = pressure;
 
@@ -137,8 +137,4 @@ export class CgroupV2Reader implements CgroupReader {
   close(): void {
     this.files.closeAll();
   }
-}
-
-function readPressure(text: string | undefined) {
-  return text === undefined ? undefined : parsePressure(text);
 }

@@ -23,7 +23,8 @@ export function prefersMarkdown(accept: string | undefined): boolean {
     const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
     const quality = q ? Number(q.slice(2)) : 1;
     if (type === "text/markdown") markdown = Math.max(markdown, quality);
-    else if (type === "application/json" || type === "application/*" || type === "*/*") json = Math.max(json, quality);
+    else if (type === "application/json" || type === "application/*" || type === "*/*")
+      json = Math.max(json, quality);
   }
   return markdown > 0 && markdown > json;
 }

@@ -19,7 +19,9 @@ export function policyRoutes(service: IntelligenceService): RouteHandlers {
     getPolicy: async () => service.policy(),
     putPolicy: async ({ body, principal }: RouteContext<Policy>) => {
       if (principal?.cluster) {
-        throw new ForbiddenError(`The policy is site-wide; a token bound to cluster ${principal.cluster} may not change it`);
+        throw new ForbiddenError(
+          `The policy is site-wide; a token bound to cluster ${principal.cluster} may not change it`,
+        );
       }
       const problems = checkPolicy(body);
       if (problems.length > 0) throw new ValidationError(problems);

@@ -9,7 +9,11 @@ import type { RouteContext, RouteHandlers } from "./route-handler.js";
  * Refuses specs the caller may not ask about: a researcher only for their own jobs, a token bound
  * to a cluster only for that cluster. Every offending field is listed.
  */
-function assertMayPredict(principal: Principal | undefined, specs: readonly JobSpec[], path: (i: number) => string) {
+function assertMayPredict(
+  principal: Principal | undefined,
+  specs: readonly JobSpec[],
+  path: (i: number) => string,
+) {
   if (!principal) throw new ForbiddenError("Authentication required");
   const errors: FieldError[] = [];
   specs.forEach((spec, i) => {
@@ -21,7 +25,10 @@ function assertMayPredict(principal: Principal | undefined, specs: readonly JobS
     }
   });
   if (errors.length > 0) {
-    throw new ForbiddenError(`This token may not ask for ${errors.length === 1 ? "this prediction" : "these predictions"}`, errors.slice(0, 100));
+    throw new ForbiddenError(
+      `This token may not ask for ${errors.length === 1 ? "this prediction" : "these predictions"}`,
+      errors.slice(0, 100),
+    );
   }
 }
 

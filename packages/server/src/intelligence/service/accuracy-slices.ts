@@ -155,7 +155,10 @@ export function accuracySlices(pairs: readonly LinkedPrediction[]): AccuracySlic
   const byWeek = new Map<string, Sums>();
   const get = (map: Map<string, Sums>, key: string) => {
     let s = map.get(key);
-    if (!s) map.set(key, (s = empty()));
+    if (!s) {
+      s = empty();
+      map.set(key, s);
+    }
     return s;
   };
   for (const { prediction, job } of pairs) {

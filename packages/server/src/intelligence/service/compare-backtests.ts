@@ -69,7 +69,8 @@ export function compareBacktests(
   activeVersion: string | undefined,
   thresholds: ComparisonThresholds = COMPARISON_THRESHOLDS,
 ): ModelDecision {
-  if (activeVersion === undefined) return { accepted: true, reasons: ["first model: nothing to compare with"] };
+  if (activeVersion === undefined)
+    return { accepted: true, reasons: ["first model: nothing to compare with"] };
   const t = thresholds;
   const worse: string[] = [];
   const fine: string[] = [];
@@ -87,12 +88,18 @@ export function compareBacktests(
       continue;
     }
     const before = worse.length;
-    if (c.underPredictionRate > Math.max(a.underPredictionRate, t.underPredictionGoal) + t.underPredictionTolerance) {
-      worse.push(`${name}: under-prediction ${pct(c.underPredictionRate)} vs ${pct(a.underPredictionRate)} (${on})`);
+    if (
+      c.underPredictionRate >
+      Math.max(a.underPredictionRate, t.underPredictionGoal) + t.underPredictionTolerance
+    ) {
+      worse.push(
+        `${name}: under-prediction ${pct(c.underPredictionRate)} vs ${pct(a.underPredictionRate)} (${on})`,
+      );
     }
     if (
       c.weightedUnderPredictionRate >
-      Math.max(a.weightedUnderPredictionRate, t.weightedUnderPredictionGoal) + t.weightedUnderPredictionTolerance
+      Math.max(a.weightedUnderPredictionRate, t.weightedUnderPredictionGoal) +
+        t.weightedUnderPredictionTolerance
     ) {
       worse.push(
         `${name}: weighted under-prediction ${pct(c.weightedUnderPredictionRate)} vs ${pct(a.weightedUnderPredictionRate)} (${on})`,
@@ -112,5 +119,9 @@ export function compareBacktests(
   }
   return worse.length > 0
     ? { accepted: false, comparedWith: activeVersion, reasons: worse }
-    : { accepted: true, comparedWith: activeVersion, reasons: fine.length > 0 ? fine : ["no figures to compare"] };
+    : {
+        accepted: true,
+        comparedWith: activeVersion,
+        reasons: fine.length > 0 ? fine : ["no figures to compare"],
+      };
 }

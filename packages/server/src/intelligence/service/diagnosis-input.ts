@@ -132,7 +132,8 @@ async function jobArtifacts(
     if (Number(r.size) > maxBytes) continue;
     if (r.kind === "log") {
       const text = await read(r.sha256);
-      for (const line of text?.split(/\r?\n/) ?? []) if (line.length > 0) logLines.push({ source: "job-log", line: line.slice(0, 4096) });
+      for (const line of text?.split(/\r?\n/) ?? [])
+        if (line.length > 0) logLines.push({ source: "job-log", line: line.slice(0, 4096) });
     } else if (!named) {
       submission = (await read(r.sha256)) ?? submission;
     }

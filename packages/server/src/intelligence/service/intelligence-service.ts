@@ -1,4 +1,11 @@
-import type { AccuracyReport, Diagnosis, JobRecord, Policy, Prediction, PredictionRequest } from "@jobsight/schemas";
+import type {
+  AccuracyReport,
+  Diagnosis,
+  JobRecord,
+  Policy,
+  Prediction,
+  PredictionRequest,
+} from "@jobsight/schemas";
 import { diagnose } from "../diagnosis/diagnose.js";
 import { buildAccuracyReport } from "./accuracy-report.js";
 import { BackgroundLoop } from "./background-loop.js";
@@ -9,9 +16,9 @@ import { LiveStateFeed } from "./live-state-feed.js";
 import { makePredictions } from "./make-predictions.js";
 import { type ModelRecord, ModelRegistry } from "./model-registry.js";
 import { type TrainReport, type TrainSettings, trainAndRegister } from "./model-trainer.js";
-import { type RawOutcome, predictSpecs, type SpecToPredict } from "./predict-specs.js";
-import { PredictionRecorder } from "./prediction-recorder.js";
 import { DEFAULT_POLICY, loadPolicy, savePolicy } from "./policy-store.js";
+import { predictSpecs, type RawOutcome, type SpecToPredict } from "./predict-specs.js";
+import { PredictionRecorder } from "./prediction-recorder.js";
 import { READINESS_THRESHOLDS } from "./readiness.js";
 import { type Engine, IncompatibleModelError, ServedModel } from "./served-model.js";
 import type { IntelligenceServiceOptions, ServiceLogger } from "./service-options.js";
@@ -103,7 +110,9 @@ export class IntelligenceService {
     this.#abort.abort();
     await Promise.all([this.#refreshLoop.stop(), this.#retrainLoop.stop()]);
     await this.#training?.catch(() => {});
-    await this.#recorder.close().catch((error) => this.#log.error({ err: error }, "final write of predictions failed"));
+    await this.#recorder
+      .close()
+      .catch((error) => this.#log.error({ err: error }, "final write of predictions failed"));
     await this.#served?.close();
     this.#served = undefined;
   }
@@ -125,7 +134,9 @@ export class IntelligenceService {
   async predict(requests: readonly PredictionRequest[], requestedBy: string): Promise<Prediction[]> {
     const answers: (Prediction | undefined)[] = await Promise.all(
       requests.map((r) =>
-        r.idempotencyKey ? this.#recorder.findIdempotent(r.spec.cluster, r.spec.user, r.idempotencyKey) : undefined,
+        r.idempotencyKey
+          ? this.#recorder.findIdempotent(r.spec.cluster, r.spec.user, r.idempotencyKey)
+          : undefined,
       ),
     );
     const todo = requests.filter((_, i) => answers[i] === undefined);
@@ -142,13 +153,17 @@ export class IntelligenceService {
       });
       this.#recorder.record(recorded);
       let k = 0;
-      for (let i = 0; i < answers.length; i++) if (answers[i] === undefined) answers[i] = recorded[k++].answer;
+      for (let i = 0; i < answers.length; i++)
+        if (answers[i] === undefined) answers[i] = recorded[k++].answer;
     }
     return answers as Prediction[];
   }
 
   /** The model's raw outcomes (unrounded, no policy, not recorded): for checks of the serving path. */
-  predictRaw(items: readonly SpecToPredict[], engine: Engine = this.#o.engine ?? "onnx"): Promise<RawOutcome[][]> {
+  predictRaw(
+    items: readonly SpecToPredict[],
+    engine: Engine = this.#o.engine ?? "onnx",
+  ): Promise<RawOutcome[][]> {
     return predictSpecs(items, this.#feed.state, this.#served, this.#now().getTime() / 1000, engine);
   }
 
@@ -164,7 +179,9 @@ export class IntelligenceService {
 
   /** Recorded predictions against what their jobs then did, and whether the site is ready. */
   async accuracy(cluster?: string): Promise<AccuracyReport> {
-    await this.#recorder.flush().catch((error) => this.#log.warn({ err: error }, "accuracy: unwritten predictions left out"));
+    await this.#recorder
+      .flush()
+      .catch((error) => this.#log.warn({ err: error }, "accuracy: unwritten predictions left out"));
     return buildAccuracyReport(this.#o.storage.pool, cluster, this.#now(), this.mode(), {
       days: this.#o.accuracyDays ?? 84,
       link: { ...LINK_WINDOW, ...this.#o.link },
@@ -248,14 +265,20 @@ export class IntelligenceService {
       },
       { trigger, now: this.#now(), signal: this.#abort.signal },
     );
-    this.#log.info({ ...report, trigger }, report.accepted ? "new model in service" : "new model not in service");
+    this.#log.info(
+      { ...report, trigger },
+      report.accepted ? "new model in service" : "new model not in service",
+    );
     if (report.accepted) await this.#serveActive();
     return report;
   }
 
   #loadActiveOnce(): Promise<void> {
     this.#activeLoaded ??= this.#serveActive().catch((error) => {
-      this.#log.error({ err: error }, "the active model could not be loaded; predictions say no_model until one is trained");
+      this.#log.error(
+        { err: error },
+        "the active model could not be loaded; predictions say no_model until one is trained",
+      );
     });
     return this.#activeLoaded;
   }
@@ -271,7 +294,8 @@ export class IntelligenceService {
     } catch (error) {
       // Not tried again on every refresh; a model trained by this server replaces it.
       this.#unservable.add(active.version);
-      if (error instanceof IncompatibleModelError && !this.#abort.signal.aborted) void this.#retrainLoop.runNow();
+      if (error instanceof IncompatibleModelError && !this.#abort.signal.aborted)
+        void this.#retrainLoop.runNow();
       throw error;
     }
     const previous = this.#served;

@@ -2,7 +2,12 @@ import type pg from "pg";
 import type { HistoryJob } from "../history-job.js";
 import { LiveFeatureState } from "./live-feature-state.js";
 import { historyUser, storedJobToHistoryJob } from "./record-to-history.js";
-import { endedJobsPage, endedJobsUpdatedSince, newestEndedUpdate, recentUserActivity } from "./stored-jobs.js";
+import {
+  endedJobsPage,
+  endedJobsUpdatedSince,
+  newestEndedUpdate,
+  recentUserActivity,
+} from "./stored-jobs.js";
 
 /** Options of {@link LiveStateFeed}. */
 export type LiveStateFeedOptions = {

@@ -1,12 +1,18 @@
 import { randomUUID } from "node:crypto";
 import type { Policy, Prediction, PredictionRequest } from "@jobsight/schemas";
-import type { LiveFeatureState } from "./live-feature-state.js";
 import { linkKeyOf } from "./link-predictions.js";
+import type { LiveFeatureState } from "./live-feature-state.js";
 import { predictSpecs } from "./predict-specs.js";
 import type { RecordedPrediction } from "./prediction-store.js";
 import type { Engine, ServedModel } from "./served-model.js";
 import type { ModeState } from "./shadow-mode.js";
-import { granularityFor, granularityOptionsFor, type RoundingOptions, toWireResource, withPolicy } from "./wire-prediction.js";
+import {
+  granularityFor,
+  granularityOptionsFor,
+  type RoundingOptions,
+  toWireResource,
+  withPolicy,
+} from "./wire-prediction.js";
 
 /** What a batch of predictions is made with. */
 export type PredictionContext = {
@@ -49,7 +55,13 @@ export async function makePredictions(
     const spec = request.spec;
     const granularity = granularityFor(spec, ctx.rounding);
     const recommendations = raw[i].map((o) => toWireResource(o, spec, granularity));
-    const resources = withPolicy(recommendations, spec, ctx.policy, ctx.mode.mode, granularityOptionsFor(spec, ctx.rounding));
+    const resources = withPolicy(
+      recommendations,
+      spec,
+      ctx.policy,
+      ctx.mode.mode,
+      granularityOptionsFor(spec, ctx.rounding),
+    );
     const answer: Prediction = {
       id: randomUUID(),
       createdAt,
@@ -61,7 +73,9 @@ export async function makePredictions(
     };
     if (ctx.mode.shadowUntil) answer.shadowUntil = ctx.mode.shadowUntil;
     if (ctx.mode.mode === "shadow") answer.notice = shadowNotice(ctx.mode, version);
-    else if (!ctx.served) answer.notice = "No model has been trained on this site's jobs yet: every resource is insufficient_evidence.";
+    else if (!ctx.served)
+      answer.notice =
+        "No model has been trained on this site's jobs yet: every resource is insufficient_evidence.";
     const recorded: RecordedPrediction = {
       answer,
       resources,

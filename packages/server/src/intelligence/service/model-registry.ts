@@ -1,10 +1,15 @@
 import type pg from "pg";
 import { query, withTransaction } from "../../data-plane/database.js";
-import { readAll } from "../../data-plane/objects/object-store.js";
 import type { ObjectStore } from "../../data-plane/objects/object-store.js";
+import { readAll } from "../../data-plane/objects/object-store.js";
 import type { ResourceName } from "../history-job.js";
 import type { ModelDecision } from "./compare-backtests.js";
-import { type BacktestFigures, decodeManifest, encodeManifest, type ModelManifest } from "./model-manifest.js";
+import {
+  type BacktestFigures,
+  decodeManifest,
+  encodeManifest,
+  type ModelManifest,
+} from "./model-manifest.js";
 
 /** A stored file of a model. */
 export type ModelFile = { sha256: string; sizeBytes: number; contentType: string };
@@ -89,7 +94,10 @@ export class ModelRegistry {
   ) {}
 
   /** Stores the files of a model: each resource's ONNX model, then the manifest (listed last). */
-  async storeFiles(manifest: ModelManifest, onnx: Partial<Record<ResourceName, Uint8Array>>): Promise<ModelFile[]> {
+  async storeFiles(
+    manifest: ModelManifest,
+    onnx: Partial<Record<ResourceName, Uint8Array>>,
+  ): Promise<ModelFile[]> {
     const files: ModelFile[] = [];
     for (const bytes of Object.values(onnx) as Uint8Array[]) {
       const stored = await this.objects.put(bytes);
@@ -104,7 +112,10 @@ export class ModelRegistry {
    * Records a trained model; when `activate`, it becomes the active one and the previous active
    * model is retired, in one transaction.
    */
-  async record(model: Omit<ModelRecord, "createdAt" | "activatedAt" | "status">, activate: boolean): Promise<void> {
+  async record(
+    model: Omit<ModelRecord, "createdAt" | "activatedAt" | "status">,
+    activate: boolean,
+  ): Promise<void> {
     await withTransaction(this.pool, async (client) => {
       if (activate) await client.query("UPDATE models SET status = 'retired' WHERE status = 'active'");
       await client.query(
@@ -163,8 +174,11 @@ export class ModelRegistry {
       );
       const back = previous.rows[0]?.version;
       if (!back) return undefined;
-      if (now) await client.query("UPDATE models SET status = 'rolled_back' WHERE version = $1", [now.version]);
-      await client.query("UPDATE models SET status = 'active', activated_at = now() WHERE version = $1", [back]);
+      if (now)
+        await client.query("UPDATE models SET status = 'rolled_back' WHERE version = $1", [now.version]);
+      await client.query("UPDATE models SET status = 'active', activated_at = now() WHERE version = $1", [
+        back,
+      ]);
       return back;
     });
   }

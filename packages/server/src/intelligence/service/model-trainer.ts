@@ -4,7 +4,12 @@ import type { ArtifactStore } from "../../data-plane/artifact-store.js";
 import type { HistoryJob, ResourceName } from "../history-job.js";
 import { ALL_RESOURCES } from "../resources.js";
 import type { TrainResourceModelOptions } from "../training/train-resource-model.js";
-import { type ComparisonThresholds, compareBacktests, type ModelDecision, type ResourceComparison } from "./compare-backtests.js";
+import {
+  type ComparisonThresholds,
+  compareBacktests,
+  type ModelDecision,
+  type ResourceComparison,
+} from "./compare-backtests.js";
 import type { BacktestFigures, ModelManifest } from "./model-manifest.js";
 import type { ModelRegistry } from "./model-registry.js";
 import { storedJobToHistoryJob } from "./record-to-history.js";
@@ -44,11 +49,18 @@ const TRAINING_LOCK = 0x6a6f6273; // "jobs"
 
 /** A model version: its creation time and a random suffix, e.g. `20261202T103000Z-3fa2c1`. */
 export function newModelVersion(now: Date): string {
-  const stamp = now.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "Z");
   return `${stamp}-${randomBytes(3).toString("hex")}`;
 }
 
-async function* historyPages(pool: pg.Pool, pageSize: number, count: { jobs: number }): AsyncGenerator<HistoryJob[]> {
+async function* historyPages(
+  pool: pg.Pool,
+  pageSize: number,
+  count: { jobs: number },
+): AsyncGenerator<HistoryJob[]> {
   let page = await endedJobsPage(pool, "submitted", undefined, pageSize);
   for (;;) {
     count.jobs += page.jobs.length;
@@ -92,9 +104,18 @@ export async function trainAndRegister(
 ): Promise<TrainReport> {
   const lock = await pool.connect();
   try {
-    const { rows } = await lock.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1) AS ok", [TRAINING_LOCK]);
+    const { rows } = await lock.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1) AS ok", [
+      TRAINING_LOCK,
+    ]);
     if (!rows[0].ok) {
-      return { trained: false, accepted: false, jobs: 0, resources: [], backtest: {}, reason: "another server is training" };
+      return {
+        trained: false,
+        accepted: false,
+        jobs: 0,
+        resources: [],
+        backtest: {},
+        reason: "another server is training",
+      };
     }
     try {
       return await trainLocked(pool, registry, artifacts, active, settings, run);
@@ -156,7 +177,8 @@ async function trainLocked(
   const files = await registry.storeFiles(manifest, result.onnx);
   const manifestSha256 = files[files.length - 1].sha256;
   // Linked as artifacts of kind `model`, so platform tokens can fetch the files over the API.
-  for (const file of files) await artifacts.link({ ...file, kind: "model", uploadedBy: "jobsight-intelligence" });
+  for (const file of files)
+    await artifacts.link({ ...file, kind: "model", uploadedBy: "jobsight-intelligence" });
   await registry.record(
     {
       version,

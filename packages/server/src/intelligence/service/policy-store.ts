@@ -14,7 +14,10 @@ export const DEFAULT_POLICY: Policy = { name: "default" };
  * ```
  */
 export async function loadPolicy(pool: pg.Pool): Promise<Policy | undefined> {
-  const { rows } = await query<{ policy: Policy }>(pool, "SELECT policy FROM policies ORDER BY id DESC LIMIT 1");
+  const { rows } = await query<{ policy: Policy }>(
+    pool,
+    "SELECT policy FROM policies ORDER BY id DESC LIMIT 1",
+  );
   return rows[0]?.policy;
 }
 

@@ -5,9 +5,9 @@ import { type HistoryJob, RESOURCE_FIELDS, type ResourceName } from "../history-
 import type { ResourceModel } from "../model/resource-model.js";
 import type { TreeEnsemble } from "../model/tree-ensemble.js";
 import {
+  type ResourcePrediction as ModelPrediction,
   type PredictionEvidence,
   predictResource,
-  type ResourcePrediction as ModelPrediction,
   topFeatures,
 } from "../predictor.js";
 import { ALL_RESOURCES } from "../resources.js";
@@ -29,7 +29,13 @@ export type RawOutcome = {
 export type SpecToPredict = { spec: JobSpec; resources?: readonly ResourceName[] };
 
 function constant(value: number, like: TreeEnsemble): TreeEnsemble {
-  return { baseScore: value, learningRate: 1, trees: [], featureNames: like.featureNames, quantile: like.quantile };
+  return {
+    baseScore: value,
+    learningRate: 1,
+    trees: [],
+    featureNames: like.featureNames,
+    quantile: like.quantile,
+  };
 }
 
 /** Why a resource has no model, in words. */
@@ -69,7 +75,8 @@ export async function predictSpecs(
     return specToHistoryJob(item.spec, Number.isFinite(at) ? at : nowSeconds);
   });
   const out: (RawOutcome | undefined)[][] = items.map(() => ALL_RESOURCES.map(() => undefined));
-  const wanted = (i: number, r: ResourceName) => items[i].resources === undefined || items[i].resources!.includes(r);
+  const wanted = (i: number, r: ResourceName) =>
+    items[i].resources === undefined || items[i].resources!.includes(r);
   const F = FEATURE_NAMES.length;
   for (const [k, resource] of ALL_RESOURCES.entries()) {
     const model = served?.model(resource);
@@ -79,21 +86,40 @@ export async function predictSpecs(
       if ((resource === "gpus" || resource === "gpuMemory") && !asksForGpus(items[i].spec)) {
         out[i][k] = {
           resource,
-          prediction: { status: "insufficient_evidence", reasonCode: "not_requested", reason: "the job asks for no GPU" },
+          prediction: {
+            status: "insufficient_evidence",
+            reasonCode: "not_requested",
+            reason: "the job asks for no GPU",
+          },
         };
       } else if (!model) {
         out[i][k] = {
           resource,
-          prediction: { status: "insufficient_evidence", reasonCode: "no_model", reason: noModelReason(served, resource) },
+          prediction: {
+            status: "insufficient_evidence",
+            reasonCode: "no_model",
+            reason: noModelReason(served, resource),
+          },
         };
       } else batch.push(i);
     }
     if (batch.length === 0 || !model || !served) continue;
     const rows = new Float32Array(batch.length * F);
-    batch.forEach((i, b) => state.features(resource, jobs[i], rows, b * F));
+    batch.forEach((i, b) => {
+      state.features(resource, jobs[i], rows, b * F);
+    });
     const { centre, upper } = await served.evaluate(resource, rows, batch.length, engine);
     batch.forEach((i, b) => {
-      out[i][k] = predictOne(model, resource, jobs[i], rows.subarray(b * F, (b + 1) * F), centre[b], upper[b], state, items[i].spec.cluster);
+      out[i][k] = predictOne(
+        model,
+        resource,
+        jobs[i],
+        rows.subarray(b * F, (b + 1) * F),
+        centre[b],
+        upper[b],
+        state,
+        items[i].spec.cluster,
+      );
     });
   }
   return out.map((row) => row.filter((o): o is RawOutcome => o !== undefined));
@@ -113,19 +139,32 @@ function predictOne(
   const summary = state.summary(resource, job, 3);
   // The ensembles were evaluated already (by ONNX Runtime or the TypeScript trees): the predictor
   // gets them as constants, so its calibration and abstention rules run unchanged.
-  const evaluated: ResourceModel = { ...model, centre: constant(m, model.centre), upper: constant(u, model.upper) };
+  const evaluated: ResourceModel = {
+    ...model,
+    centre: constant(m, model.centre),
+    upper: constant(u, model.upper),
+  };
   const prediction = predictResource(evaluated, row, {
     logRequest: req !== undefined && req > 0 ? Math.log(req) : Number.NaN,
     userJobs: state.userJobs(row),
     evidence: summary
-      ? { group: describeGroup(job, summary.level), jobs: summary.jobs, censoredJobs: summary.censoredJobs, since: summary.since }
+      ? {
+          group: describeGroup(job, summary.level),
+          jobs: summary.jobs,
+          censoredJobs: summary.censoredJobs,
+          since: summary.since,
+        }
       : undefined,
   });
   // Users and executables are namespaced by cluster inside; the evidence names them as the site does.
   const strip = (group: string) => group.split(`${cluster}/`).join("");
   const outcome: RawOutcome = { resource, prediction };
   if (prediction.status === "ok") {
-    prediction.evidence = { ...prediction.evidence, group: strip(prediction.evidence.group), features: topFeatures(model) };
+    prediction.evidence = {
+      ...prediction.evidence,
+      group: strip(prediction.evidence.group),
+      features: topFeatures(model),
+    };
   } else if (summary) {
     outcome.evidence = {
       group: strip(describeGroup(job, summary.level)),

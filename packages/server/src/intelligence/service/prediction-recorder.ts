@@ -45,7 +45,8 @@ export class PredictionRecorder {
   readonly #byId = new Map<string, RecordedPrediction>();
   #writing: Promise<void> | undefined;
   readonly #timer: NodeJS.Timeout;
-  readonly #options: Required<Omit<PredictionRecorderOptions, "onError">> & Pick<PredictionRecorderOptions, "onError">;
+  readonly #options: Required<Omit<PredictionRecorderOptions, "onError">> &
+    Pick<PredictionRecorderOptions, "onError">;
   /** Predictions dropped because storage was unreachable too long. */
   dropped = 0;
   /** Predictions written. */

@@ -59,7 +59,9 @@ export function readiness(
   const failures: string[] = [];
   const passes: string[] = [];
   if (input.endedJobs < t.minEndedJobs) {
-    failures.push(`only ${input.endedJobs} ended jobs have a recorded prediction; ${t.minEndedJobs} are needed`);
+    failures.push(
+      `only ${input.endedJobs} ended jobs have a recorded prediction; ${t.minEndedJobs} are needed`,
+    );
   }
   if (input.spanDays < t.minSpanDays) {
     failures.push(`predictions cover ${input.spanDays.toFixed(1)} days of jobs; ${t.minSpanDays} are needed`);
@@ -70,7 +72,9 @@ export function readiness(
     const r = s.resource;
     const before = failures.length;
     if (s.underPredictionRate > t.maxUnderPredictionRate) {
-      failures.push(`${r}: ${pct(s.underPredictionRate)} of recommended jobs needed more (at most ${pct(t.maxUnderPredictionRate)})`);
+      failures.push(
+        `${r}: ${pct(s.underPredictionRate)} of recommended jobs needed more (at most ${pct(t.maxUnderPredictionRate)})`,
+      );
     }
     if (s.weightedUnderPredictionRate > t.maxWeightedUnderPredictionRate) {
       failures.push(
@@ -81,7 +85,9 @@ export function readiness(
       failures.push(`${r}: ${pct(s.coverage)} of jobs got a recommendation (at least ${pct(t.minCoverage)})`);
     }
     if (s.requestSlack !== undefined && s.slack >= s.requestSlack) {
-      failures.push(`${r}: slack ${pct(s.slack)} is no better than the users' requests (${pct(s.requestSlack)})`);
+      failures.push(
+        `${r}: slack ${pct(s.slack)} is no better than the users' requests (${pct(s.requestSlack)})`,
+      );
     }
     if (failures.length === before) {
       passes.push(

@@ -109,13 +109,15 @@ export function storedJobToHistoryJob(job: StoredJob): HistoryJob {
   const start = job.startedAt ?? job.submittedAt;
   const p = job.peaks ?? {};
   const run =
-    p.runTimeSeconds ?? (job.endedAt !== undefined && job.startedAt !== undefined ? job.endedAt - start : undefined);
+    p.runTimeSeconds ??
+    (job.endedAt !== undefined && job.startedAt !== undefined ? job.endedAt - start : undefined);
   out.startTime = start;
   out.endTime = job.endedAt ?? start + (run ?? 0);
   const used: JobQuantities = {};
   if (p.memoryBytes !== undefined) used.memoryBytes = p.memoryBytes;
   const cores =
-    p.coresUsed ?? (p.cpuTimeSeconds !== undefined && run !== undefined && run > 0 ? p.cpuTimeSeconds / run : undefined);
+    p.coresUsed ??
+    (p.cpuTimeSeconds !== undefined && run !== undefined && run > 0 ? p.cpuTimeSeconds / run : undefined);
   if (cores !== undefined) used.cores = cores;
   if (p.gpusUsed !== undefined) used.gpus = p.gpusUsed;
   if (p.gpuMemoryBytes !== undefined) used.gpuMemoryBytes = p.gpuMemoryBytes;

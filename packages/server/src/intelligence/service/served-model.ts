@@ -44,7 +44,10 @@ export class ServedModel {
   ): Promise<ServedModel> {
     const runners = new Map<ResourceName, OnnxModelRunner>();
     try {
-      for (const [name, r] of Object.entries(manifest.resources) as [ResourceName, { onnxSha256: string; model: ResourceModel }][]) {
+      for (const [name, r] of Object.entries(manifest.resources) as [
+        ResourceName,
+        { onnxSha256: string; model: ResourceModel },
+      ][]) {
         const names = r.model.featureNames;
         if (names.length !== FEATURE_NAMES.length || names.some((n, i) => n !== FEATURE_NAMES[i])) {
           throw new IncompatibleModelError(manifest.version, name);

@@ -23,7 +23,10 @@ export async function recordFirstStart(pool: pg.Pool): Promise<Date> {
     `INSERT INTO deployment_state (key, value) VALUES ('first_start', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
      ON CONFLICT (key) DO NOTHING`,
   );
-  const { rows } = await query<{ value: string }>(pool, "SELECT value FROM deployment_state WHERE key = 'first_start'");
+  const { rows } = await query<{ value: string }>(
+    pool,
+    "SELECT value FROM deployment_state WHERE key = 'first_start'",
+  );
   return new Date(rows[0].value);
 }
 

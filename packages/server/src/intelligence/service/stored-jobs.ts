@@ -120,7 +120,12 @@ export async function recentUserActivity(pool: pg.Pool, sinceSeconds: number): P
      FROM jobs WHERE submitted_at > now() - make_interval(secs => $1) GROUP BY cluster, user_name`,
     [sinceSeconds],
   );
-  return rows.map((r) => ({ cluster: r.cluster, user: r.user_name, running: r.running, lastSubmit: r.last_submit }));
+  return rows.map((r) => ({
+    cluster: r.cluster,
+    user: r.user_name,
+    running: r.running,
+    lastSubmit: r.last_submit,
+  }));
 }
 
 /**

@@ -1,3 +1,4 @@
+import { sha256Hex } from "../../data-plane/objects/object-store.js";
 import { buildFeatureTable } from "../features/feature-table.js";
 import type { HistoryJob, ResourceName } from "../history-job.js";
 import type { ResourceModel } from "../model/resource-model.js";
@@ -6,7 +7,6 @@ import { ALL_RESOURCES, resourceSpec } from "../resources.js";
 import { type TrainResourceModelOptions, trainResourceModel } from "../training/train-resource-model.js";
 import { type HoldoutResult, holdoutBacktest } from "./holdout-backtest.js";
 import { MANIFEST_FORMAT, type ModelManifest } from "./model-manifest.js";
-import { sha256Hex } from "../../data-plane/objects/object-store.js";
 
 /** Options of {@link trainCandidate}; plain data, so they cross into a worker thread. */
 export type TrainCandidateOptions = {
@@ -58,7 +58,9 @@ export function trainCandidate(
     lastEnd = Math.max(lastEnd, j.endTime);
   }
   const range =
-    jobs.length > 0 ? { start: iso(firstSubmit), end: iso(lastEnd) } : { start: options.createdAt, end: options.createdAt };
+    jobs.length > 0
+      ? { start: iso(firstSubmit), end: iso(lastEnd) }
+      : { start: options.createdAt, end: options.createdAt };
   const manifest: ModelManifest = {
     format: MANIFEST_FORMAT,
     version: options.version,

@@ -46,7 +46,9 @@ export async function runTraining(
       else reject(new TrainingWorkerError(m.message, m.stack));
     });
     worker.once("error", reject);
-    worker.once("exit", (code) => reject(new TrainingWorkerError(`the training worker exited (code ${code})`)));
+    worker.once("exit", (code) =>
+      reject(new TrainingWorkerError(`the training worker exited (code ${code})`)),
+    );
   });
   // Without a handler, a rejection while pages are still being sent would be unhandled.
   done.catch(() => {});

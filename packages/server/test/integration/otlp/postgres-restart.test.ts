@@ -43,7 +43,6 @@ async function sendAll(
       await sleep(150);
     }
     acknowledged.add(`restart-${transport}-${i}`);
-    console.log(transport, i, Date.now() % 100000);
     await pace();
   }
 }
@@ -104,12 +103,9 @@ describe("reliability: PostgreSQL restarted during OTLP ingest", () => {
       if (acknowledged.size === 4 && !restarted) {
         restarted = (async () => {
           const stoppedAt = Date.now();
-          console.log("stopping", Date.now() % 100000);
           await postgres.stop();
-          console.log("stopped", Date.now() % 100000);
           await sleep(1_000);
           await postgres.start();
-          console.log("started", Date.now() % 100000);
           downFor.ms = Date.now() - stoppedAt;
         })();
       }

@@ -1,0 +1,119 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { JobSpec } from "@jobsight/schemas";
+import type { FastifyInstance } from "fastify";
+import { buildApp } from "../../../src/app.js";
+import { parseServerConfig } from "../../../src/config/parse-config.js";
+import { LocalObjectStore } from "../../../src/data-plane/objects/local-object-store.js";
+import { type ImportItem, importHistory } from "../../../src/history/import-history.js";
+import { swfItems } from "../../../src/history/import-swf.js";
+import { SwfReader } from "../../../src/history/swf-parser.js";
+import { IntelligenceService } from "../../../src/intelligence/service/intelligence-service.js";
+import type { IntelligenceServiceOptions } from "../../../src/intelligence/service/service-options.js";
+import { intelligenceHandlers } from "../../../src/routes/intelligence-handlers.js";
+import { openTestStorage, type StorageFixture } from "../storage-fixture.js";
+
+export const LANL = "/work/shared/data/LANL-CM5-1994-4.1-cln.swf.gz";
+
+export const TOKENS = {
+  alice: "researcher-alice-token-000001",
+  bob: "researcher-bob-token-00000001",
+  collector: "collector-hpc1-token-0000001",
+  collectorLanl: "collector-lanl-token-0000001",
+  platform: "platform-site-token-000000001",
+  platformHpc2: "platform-hpc2-token-00000001",
+  scheduler: "scheduler-lanl-token-0000001",
+};
+
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** Small, fast training for tests: the same code path with fewer and shallower trees. */
+export const FAST_TRAINING: IntelligenceServiceOptions["training"] = { trees: 20, maxDepth: 4 };
+
+/** A fresh database, a local object folder, and the first `jobs` jobs of LANL-CM5 imported. */
+export type IntelligenceFixture = {
+  fx: StorageFixture;
+  objects: LocalObjectStore;
+  objectsDir: string;
+  dispose(): Promise<void>;
+};
+
+async function* firstJobs(items: AsyncIterable<ImportItem>, count: number): AsyncGenerator<ImportItem> {
+  let n = 0;
+  for await (const item of items) {
+    if ("record" in item && n++ >= count) return;
+    yield item;
+  }
+}
+
+export async function openIntelligenceFixture(prefix: string, jobs: number): Promise<IntelligenceFixture> {
+  const fx = await openTestStorage(prefix);
+  const objectsDir = await mkdtemp(join(tmpdir(), `jobsight-${prefix}-`));
+  const objects = new LocalObjectStore({ dir: objectsDir });
+  if (jobs > 0) {
+    const items = swfItems(SwfReader.fromFile(LANL), "lanl");
+    await importHistory(firstJobs(items, jobs), { storage: fx.storage, sourceId: `${prefix}-lanl`, sourceKind: "swf" });
+  }
+  return {
+    fx,
+    objects,
+    objectsDir,
+    dispose: async () => {
+      await objects.close();
+      await fx.dispose();
+      await rm(objectsDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A service over the fixture with the test defaults (no background timers unless asked). */
+export function testService(f: IntelligenceFixture, options: Partial<IntelligenceServiceOptions> = {}) {
+  return new IntelligenceService({
+    storage: f.fx.storage,
+    objectStore: f.objects,
+    trainOnStart: false,
+    retrainIntervalMs: 0,
+    refreshIntervalMs: 3_600_000,
+    minJobsPerResource: 200,
+    holdoutShare: 0.2,
+    minComparisonJobs: 50,
+    training: FAST_TRAINING,
+    ...options,
+  });
+}
+
+/** The app with the intelligence handlers of `service`. */
+export async function testApp(f: IntelligenceFixture, service: IntelligenceService): Promise<FastifyInstance> {
+  const config = parseServerConfig({
+    objectStore: { dir: f.objectsDir },
+    rateLimit: { enabled: false },
+    http: { logLevel: "silent" },
+    auth: {
+      tokens: [
+        { token: TOKENS.alice, role: "researcher", user: "alice" },
+        { token: TOKENS.bob, role: "researcher", user: "bob" },
+        { token: TOKENS.collector, role: "collector", user: "svc-collector", cluster: "hpc1" },
+        { token: TOKENS.collectorLanl, role: "collector", user: "svc-collector", cluster: "lanl" },
+        { token: TOKENS.platform, role: "platform", user: "ops" },
+        { token: TOKENS.platformHpc2, role: "platform", user: "ops2", cluster: "hpc2" },
+        { token: TOKENS.scheduler, role: "scheduler", user: "slurmctld", cluster: "lanl" },
+      ],
+    },
+  });
+  return buildApp({
+    config,
+    storage: f.fx.storage,
+    objectStore: f.objects,
+    handlers: (deps) => intelligenceHandlers(deps, service),
+  });
+}
+
+/** The spec of a stored job (what its submission asked for), read back from the database. */
+export async function storedSpecs(f: IntelligenceFixture, limit: number, offset = 0): Promise<JobSpec[]> {
+  const { rows } = await f.fx.storage.pool.query<{ spec: JobSpec }>(
+    "SELECT record->'spec' AS spec FROM jobs ORDER BY submitted_at DESC, job_id DESC LIMIT $1 OFFSET $2",
+    [limit, offset],
+  );
+  return rows.map((r) => r.spec);
+}
