@@ -34,12 +34,18 @@ export async function ensureChromium(options: EnsureChromiumOptions = {}): Promi
   const executablePath = options.executablePath ?? DEBIAN_CHROMIUM;
   const present = await browserVersion(executablePath);
   if (present.ok) return { ok: true, executablePath, version: present.output, installed: false, ms: ms() };
-  if (process.platform !== "linux") return { ok: false, reason: `needs Linux, this is ${process.platform}`, ms: ms() };
+  if (process.platform !== "linux")
+    return { ok: false, reason: `needs Linux, this is ${process.platform}`, ms: ms() };
   if (options.install === false) return { ok: false, reason: `${executablePath} is missing`, ms: ms() };
   if (process.getuid?.() !== 0) {
-    return { ok: false, reason: "Chromium is missing and only root can install it (apt-get install chromium)", ms: ms() };
+    return {
+      ok: false,
+      reason: "Chromium is missing and only root can install it (apt-get install chromium)",
+      ms: ms(),
+    };
   }
-  if (!(await onPath("apt-get"))) return { ok: false, reason: "Chromium is missing and there is no apt-get", ms: ms() };
+  if (!(await onPath("apt-get")))
+    return { ok: false, reason: "Chromium is missing and there is no apt-get", ms: ms() };
 
   // Another test file (or a person) may hold the dpkg lock: wait for it rather than fail.
   const apt = ["-o", "DPkg::Lock::Timeout=300", "-q"];
@@ -47,9 +53,15 @@ export async function ensureChromium(options: EnsureChromiumOptions = {}): Promi
   const update = await run("apt-get", [...apt, "update"], env);
   if (!update.ok) return { ok: false, reason: `apt-get update failed: ${tail(update.output)}`, ms: ms() };
   const install = await run("apt-get", [...apt, "install", "-y", "--no-install-recommends", "chromium"], env);
-  if (!install.ok) return { ok: false, reason: `apt-get install chromium failed: ${tail(install.output)}`, ms: ms() };
+  if (!install.ok)
+    return { ok: false, reason: `apt-get install chromium failed: ${tail(install.output)}`, ms: ms() };
   const after = await browserVersion(executablePath);
-  if (!after.ok) return { ok: false, reason: `installed, yet ${executablePath} does not run: ${tail(after.output)}`, ms: ms() };
+  if (!after.ok)
+    return {
+      ok: false,
+      reason: `installed, yet ${executablePath} does not run: ${tail(after.output)}`,
+      ms: ms(),
+    };
   return { ok: true, executablePath, version: after.output, installed: true, ms: ms() };
 }
 
@@ -96,7 +108,11 @@ async function onPath(command: string): Promise<boolean> {
   return false;
 }
 
-function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ ok: boolean; output: string }> {
+function run(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ ok: boolean; output: string }> {
   return new Promise((resolve) => {
     const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
     const chunks: string[] = [];

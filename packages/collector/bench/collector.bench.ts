@@ -3,7 +3,7 @@
 // The rounds run in a child `node` process on the built package (dist/), so the figures are the
 // collector's own. Run: pnpm --filter @jobsight/collector build && npx tsx packages/collector/bench/collector.bench.ts
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CgroupTree } from "../src/test-support/cgroup-tree.js";
@@ -41,16 +41,32 @@ try {
   }
   for (let p = 0; p < 100; p++) proc.add({ pid: 100 + p, comm: "kworker" });
 
+  // Run the rounds the way the installed command runs: same environment and V8 flags as the
+  // `#!/usr/bin/env -S …` line of the built CLI, so the figures cannot drift from what ships.
+  const shebang = readFileSync(join(import.meta.dirname, "..", "dist", "cli.js"), "utf8").split("\n")[0];
+  const words = shebang
+    .replace(/^#!\S*env\s+(-S\s+)?/, "")
+    .split(/\s+/)
+    .filter(Boolean);
+  const envAssignments = Object.fromEntries(
+    words.filter((w) => /^[A-Z_]+=/.test(w)).map((w) => w.split("=")),
+  );
+  const nodeFlags = words.filter((w) => w.startsWith("--"));
   const child = spawnSync(
     process.execPath,
     [
+      ...nodeFlags,
       join(import.meta.dirname, "measure-rounds.mjs"),
       tree.root,
       proc.root,
       join(work, "spool"),
       String(ROUNDS),
     ],
-    { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, NODE_OPTIONS: "" } },
+    {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"],
+      env: { ...process.env, ...envAssignments, NODE_OPTIONS: "" },
+    },
   );
   if (child.status !== 0) throw new Error(`measurement failed (exit ${child.status})`);
   const result = JSON.parse(child.stdout.trim().split("\n").pop()!) as {

@@ -23,7 +23,7 @@ for (let i = 0; i < rounds; i++) {
   const used = process.cpuUsage(before);
   cpu.push((used.user + used.system) / 1e6);
   rss = Math.max(rss, process.memoryUsage.rss());
-  if (process.env.BENCH_TRACE) console.error(i, (process.memoryUsage.rss() / 1048576).toFixed(1), (process.memoryUsage().heapUsed / 1048576).toFixed(1), (process.memoryUsage().heapTotal / 1048576).toFixed(1), (process.memoryUsage().external / 1048576).toFixed(1), (process.memoryUsage().arrayBuffers / 1048576).toFixed(1));
+
   // The shipper acknowledges in production; keep the spool from growing during the run.
   const batch = await spool.peek({ maxRecords: 10_000 });
   if (batch.length) await spool.ack(batch[batch.length - 1].seq, batch.length);

@@ -5,8 +5,9 @@
 JOB="${SLURM_JOB_ID:-}"
 [ -n "$JOB" ] || exit 0
 BIN="${JOBSIGHT_COLLECTOR_BIN:-jobsight-collector}"
+LIMIT="${JOBSIGHT_EPILOG_TIMEOUT:-5}"
 if command -v timeout >/dev/null 2>&1; then
-  timeout -k 1 5 "$BIN" epilog --job "$JOB" >/dev/null 2>&1 || true
+  timeout -k 1 "$LIMIT" "$BIN" epilog --job "$JOB" >/dev/null 2>&1 || true
 else
   "$BIN" epilog --job "$JOB" >/dev/null 2>&1 || true
 fi

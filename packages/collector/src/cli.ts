@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=1 --max-old-space-size=128
 import { readFileSync } from "node:fs";
 import { helpText, loadConfig, parseArgv } from "./config/load-config.js";
 import { ConfigError } from "./errors.js";

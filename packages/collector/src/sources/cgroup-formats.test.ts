@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { parseCpuMax, parseFlatKeyed, parseIoStat, parseMaxValue, parsePressure } from "./cgroup-formats.js";
+import { memoryStatV2 } from "../test-support/cgroup-tree.js";
+import {
+  flatKeyedValue,
+  parseCpuMax,
+  parseFlatKeyed,
+  parseIoStat,
+  parseMaxValue,
+  parsePressure,
+  pressureAvg10,
+} from "./cgroup-formats.js";
 
 describe("cgroup file formats", () => {
   it("sums io.stat over devices (kernel documentation example)", () => {
@@ -30,5 +39,20 @@ describe("cgroup file formats", () => {
     expect(m.get("usage_usec")).toBe(100);
     expect(m.get("core_sched.force_idle_usec")).toBe(0);
     expect(m.size).toBe(4);
+  });
+
+  it("looks single keys up without confusing prefixes", () => {
+    const stat = memoryStatV2(1000, 2000, 30);
+    expect(flatKeyedValue(stat, "anon")).toBe(1000);
+    expect(flatKeyedValue(stat, "file")).toBe(2000);
+    expect(flatKeyedValue(stat, "shmem")).toBe(30);
+    expect(flatKeyedValue(stat, "anon_thp")).toBe(0);
+    expect(flatKeyedValue(stat, "nope")).toBeUndefined();
+    const events = "low 0\nhigh 0\nmax 3\noom 2\noom_kill 1\noom_group_kill 0\n";
+    expect([flatKeyedValue(events, "oom"), flatKeyedValue(events, "oom_kill")]).toEqual([2, 1]);
+    const psi =
+      "some avg10=12.34 avg60=5.00 avg300=1.25 total=987654\nfull avg10=3.50 avg60=0.00 avg300=0.00 total=1234\n";
+    expect([pressureAvg10(psi, "some"), pressureAvg10(psi, "full")]).toEqual([12.34, 3.5]);
+    expect(pressureAvg10("some avg10=0.00 avg60=0.00 avg300=0.00 total=0\n", "full")).toBeUndefined();
   });
 });

@@ -5,7 +5,8 @@ import { query, toNumber, withTransaction } from "./database.js";
 import type { StorageFlavour } from "./migration-files.js";
 import { type SamplePartitions, utcDay } from "./sample-partitions.js";
 
-const COLUMNS = [
+/** Columns of `usage_samples`, in the order of {@link sampleRow}. */
+export const SAMPLE_COLUMNS = [
   "time",
   "cluster",
   "job_id",
@@ -18,6 +19,7 @@ const COLUMNS = [
   "gpu_utilization",
   "sample",
 ] as const;
+const COLUMNS = SAMPLE_COLUMNS;
 const STAGING = "usage_samples_staging";
 const CREATE_STAGING = `CREATE TEMP TABLE IF NOT EXISTS ${STAGING} (
   time timestamptz NOT NULL, cluster text NOT NULL, job_id text NOT NULL, node text NOT NULL, step text NOT NULL,
@@ -57,7 +59,16 @@ export type JobUsageSummary = {
   lastTime?: string;
 };
 
-function sampleRow(s: UsageSample): CopyValue[] {
+/**
+ * The `usage_samples` row of a sample, in {@link SAMPLE_COLUMNS} order (also what the ingest
+ * benchmark COPYs raw as its reference).
+ *
+ * @example
+ * ```ts
+ * await copyRows(client, "usage_samples", SAMPLE_COLUMNS, samples.map(sampleRow));
+ * ```
+ */
+export function sampleRow(s: UsageSample): CopyValue[] {
   const gpus = s.gpus ?? [];
   const gpuMemory = gpus.length > 0 ? gpus.reduce((sum, g) => sum + g.memoryUsedBytes, 0) : undefined;
   const gpuUtil =

@@ -6,7 +6,7 @@ import type { RouteContext, RouteHandlers } from "./route-handler.js";
 
 /**
  * Whether the caller prefers Markdown to JSON: the `Accept` media type with the higher quality
- * wins; JSON when neither is named or they tie.
+ * wins, a named type beats a wildcard of the same quality, and JSON wins a tie or an absence.
  *
  * @example
  * ```ts
@@ -18,15 +18,17 @@ export function prefersMarkdown(accept: string | undefined): boolean {
   if (!accept) return false;
   let markdown = -1;
   let json = -1;
+  let wildcard = -1;
   for (const part of accept.split(",")) {
     const [type, ...params] = part.trim().toLowerCase().split(";");
     const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
     const quality = q ? Number(q.slice(2)) : 1;
     if (type === "text/markdown") markdown = Math.max(markdown, quality);
-    else if (type === "application/json" || type === "application/*" || type === "*/*")
-      json = Math.max(json, quality);
+    else if (type === "application/json") json = Math.max(json, quality);
+    else if (type === "application/*" || type === "*/*") wildcard = Math.max(wildcard, quality);
   }
-  return markdown > 0 && markdown > json;
+  // A named type outranks a wildcard of the same quality; JSON wins a tie with Markdown.
+  return markdown > 0 && markdown > json && markdown >= wildcard;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { wasteReport, type WasteGrouping } from "../data-plane/waste-query.js";
+import { type WasteGrouping, wasteReport } from "../data-plane/waste-query.js";
 import { readScope } from "./access.js";
 import type { RouteDeps } from "./route-deps.js";
 import type { RouteContext, RouteHandlers } from "./route-handler.js";

@@ -57,8 +57,10 @@ export async function webReportPlugin(app: FastifyInstance, options: WebReportPl
   app.get<{ Params: { file: string } }>("/report/:file", { onRequest: limit }, async (request, reply) =>
     send(request, reply, request.params.file || "index.html"),
   );
-  app.get<{ Params: { file: string } }>("/report/vendor/:file", { onRequest: limit }, async (request, reply) =>
-    send(request, reply, `vendor/${request.params.file}`),
+  app.get<{ Params: { file: string } }>(
+    "/report/vendor/:file",
+    { onRequest: limit },
+    async (request, reply) => send(request, reply, `vendor/${request.params.file}`),
   );
 }
 

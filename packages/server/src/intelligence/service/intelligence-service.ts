@@ -23,6 +23,7 @@ import { READINESS_THRESHOLDS } from "./readiness.js";
 import { type Engine, IncompatibleModelError, ServedModel } from "./served-model.js";
 import type { IntelligenceServiceOptions, ServiceLogger } from "./service-options.js";
 import { type ModeState, modeAt, recordFirstStart } from "./shadow-mode.js";
+import type { TrainingProgress } from "./training-runner.js";
 
 const SILENT: ServiceLogger = { info: () => {}, warn: () => {}, error: () => {} };
 // A replaced model stays open this long for predictions that had already picked it.
@@ -215,9 +216,11 @@ export class IntelligenceService {
    * Trains a new model now (the one in progress, if any, is awaited instead) and puts it into
    * service unless it backtests worse than the active one. Predictions go on meanwhile.
    */
-  train(run: { trigger?: string; training?: TrainSettings["training"] } = {}): Promise<TrainReport> {
+  train(
+    run: { trigger?: string; training?: TrainSettings["training"]; onProgress?: TrainingProgress } = {},
+  ): Promise<TrainReport> {
     if (this.#training) return this.#training;
-    const training = this.#train(run.trigger ?? "demand", run.training).finally(() => {
+    const training = this.#train(run.trigger ?? "demand", run.training, run.onProgress).finally(() => {
       this.#training = undefined;
     });
     this.#training = training;
@@ -246,7 +249,11 @@ export class IntelligenceService {
     this.#policy = (await loadPolicy(this.#o.storage.pool)) ?? DEFAULT_POLICY;
   }
 
-  async #train(trigger: string, training: TrainSettings["training"] | undefined): Promise<TrainReport> {
+  async #train(
+    trigger: string,
+    training: TrainSettings["training"] | undefined,
+    onProgress: TrainingProgress | undefined,
+  ): Promise<TrainReport> {
     await this.#loadActiveOnce();
     const o = this.#o;
     const report = await trainAndRegister(
@@ -263,7 +270,7 @@ export class IntelligenceService {
         comparison: { ...COMPARISON_THRESHOLDS, ...o.comparison },
         pageSize: o.pageSize ?? 5000,
       },
-      { trigger, now: this.#now(), signal: this.#abort.signal },
+      { trigger, now: this.#now(), signal: this.#abort.signal, onProgress },
     );
     this.#log.info(
       { ...report, trigger },

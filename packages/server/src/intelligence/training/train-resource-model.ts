@@ -10,7 +10,7 @@ import { trainQuantileGbdt } from "./quantile-gbdt.js";
 export type TrainResourceModelOptions = {
   /**
    * Boosting rounds of each of the two ensembles.
-   * @default 50
+   * @default 100
    */
   trees?: number;
   /**
@@ -25,7 +25,7 @@ export type TrainResourceModelOptions = {
   upperQuantile?: number;
   /**
    * Most recent labelled jobs the ensembles train on (older ones are left out for speed).
-   * @default 40000
+   * @default 100000
    */
   maxTrainingRows?: number;
   /**
@@ -74,7 +74,7 @@ export function trainResourceModel(
     Math.floor(labelled.length * (options.calibrationShare ?? 0.2)),
   );
   const calibrationRows = labelled.slice(labelled.length - calCount);
-  const trainRows = labelled.slice(0, labelled.length - calCount).slice(-(options.maxTrainingRows ?? 40_000));
+  const trainRows = labelled.slice(0, labelled.length - calCount).slice(-(options.maxTrainingRows ?? 100_000));
   const F = table.featureNames.length;
   const x = new Float32Array(trainRows.length * F);
   const y = new Float64Array(trainRows.length);
@@ -88,7 +88,7 @@ export function trainResourceModel(
   });
   const bins = new FeatureBins(x, trainRows.length, F);
   const data = { x, y, censored, featureNames: table.featureNames, bins };
-  const common = { trees: options.trees ?? 50, maxDepth: options.maxDepth ?? 6 };
+  const common = { trees: options.trees ?? 100, maxDepth: options.maxDepth ?? 6 };
   const centre = trainQuantileGbdt(data, { ...common, quantile: 0.5, seed: 1 });
   const upper = trainQuantileGbdt(data, { ...common, quantile: options.upperQuantile ?? 0.9, seed: 2 });
   const model: ResourceModel = {

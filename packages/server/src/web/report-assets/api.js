@@ -53,13 +53,19 @@ export async function apiGet(path, query = {}) {
   }
   let response;
   try {
-    response = await fetch(url, { headers: { authorization: `Bearer ${token}`, accept: "application/json" } });
+    response = await fetch(url, {
+      headers: { authorization: `Bearer ${token}`, accept: "application/json" },
+    });
   } catch (error) {
     throw new ApiError(0, "NETWORK", `The server did not answer: ${error.message}`);
   }
   const body = await response.json().catch(() => undefined);
   if (!response.ok) {
-    throw new ApiError(response.status, body?.code ?? `HTTP_${response.status}`, body?.message ?? response.statusText);
+    throw new ApiError(
+      response.status,
+      body?.code ?? `HTTP_${response.status}`,
+      body?.message ?? response.statusText,
+    );
   }
   return body;
 }

@@ -1,4 +1,4 @@
-// A tiny DOM builder: the pages build every element with it, so no data ever goes through innerHTML.
+// A tiny DOM builder: the pages build every element with it, so no data is ever parsed as markup.
 
 /**
  * `h("a", { href: "x", class: "link", onclick }, "text", child)`: an element with attributes,
@@ -45,7 +45,15 @@ export function table(columns, items, { rowAttributes } = {}) {
   return h(
     "table",
     {},
-    h("thead", {}, h("tr", {}, columns.map((c) => h("th", { class: c.class }, c.label)))),
+    h(
+      "thead",
+      {},
+      h(
+        "tr",
+        {},
+        columns.map((c) => h("th", { class: c.class }, c.label)),
+      ),
+    ),
     h(
       "tbody",
       {},

@@ -12,7 +12,8 @@ export function formatBytes(bytes) {
     unit++;
   }
   const sign = bytes < 0 ? "−" : "";
-  return `${sign}${value >= 100 || unit === 0 ? value.toFixed(0) : value.toFixed(1)} ${BINARY[unit]}`;
+  const digits = value >= 100 || unit === 0 ? value.toFixed(0) : value.toFixed(1).replace(/\.0$/, "");
+  return `${sign}${digits} ${BINARY[unit]}`;
 }
 
 export function formatNumber(value, digits = 1) {
@@ -38,6 +39,16 @@ export function formatDuration(seconds) {
   const hours = Math.floor(m / 60);
   if (hours < 48) return `${hours} h ${String(m % 60).padStart(2, "0")} min`;
   return `${(hours / 24).toFixed(1)} d`;
+}
+
+/** A duration in one unit, for axes: `42 s`, `16.7 min`, `2.8 h`, `3.1 d`. */
+export function formatDurationShort(seconds) {
+  if (seconds === undefined || seconds === null || !Number.isFinite(seconds)) return "–";
+  const trim = (v) => (v >= 10 ? v.toFixed(0) : v.toFixed(1).replace(/\.0$/, ""));
+  if (seconds < 60) return `${trim(seconds)} s`;
+  if (seconds < 3600) return `${trim(seconds / 60)} min`;
+  if (seconds < 2 * 86_400) return `${trim(seconds / 3600)} h`;
+  return `${trim(seconds / 86_400)} d`;
 }
 
 /** `2026-12-01 10:04:05 UTC` from an RFC 3339 time. */

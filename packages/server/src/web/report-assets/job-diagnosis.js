@@ -35,7 +35,12 @@ export function drawDiagnosis(slot, diagnosis, onSelect) {
     const timed = finding.evidence.filter((e) => e.window);
     const claim = h(
       "button",
-      { type: "button", class: "claim", "aria-pressed": "false", dataset: { finding: String(index), kind: finding.kind } },
+      {
+        type: "button",
+        class: "claim",
+        "aria-pressed": "false",
+        dataset: { finding: String(index), kind: finding.kind },
+      },
       finding.claim,
       timed.length > 0 ? h("span", { class: "hint" }, "show on the charts") : null,
     );
@@ -47,10 +52,14 @@ export function drawDiagnosis(slot, diagnosis, onSelect) {
         "div",
         { class: "toolbar" },
         h("span", { class: `badge ${finding.severity}` }, finding.severity),
-        h("span", { class: "muted small" }, `${finding.kind.replaceAll("_", " ")} · confidence ${formatPercent(finding.confidence, 0)}`),
+        h(
+          "span",
+          { class: "muted small" },
+          `${finding.kind.replaceAll("_", " ")} · confidence ${formatPercent(finding.confidence, 0)}`,
+        ),
       ),
       claim,
-      h("ul", { class: "evidence" }, finding.evidence.map((e) => evidenceItem(e, select))),
+      evidenceList(finding.evidence, select),
     );
   });
   fill(
@@ -58,19 +67,55 @@ export function drawDiagnosis(slot, diagnosis, onSelect) {
     h(
       "p",
       {},
-      h("span", { class: `badge ${diagnosis.causeDetermined ? "ok" : "warning"}` }, diagnosis.causeDetermined ? "cause determined" : "cause not determined"),
+      h(
+        "span",
+        { class: `badge ${diagnosis.causeDetermined ? "ok" : "warning"}` },
+        diagnosis.causeDetermined ? "cause determined" : "cause not determined",
+      ),
       " ",
       diagnosis.summary,
     ),
-    diagnosis.findings.length > 0 ? h("ul", { class: "findings" }, findings) : h("p", { class: "muted" }, "No findings: nothing stood out."),
+    diagnosis.findings.length > 0
+      ? h("ul", { class: "findings" }, findings)
+      : h("p", { class: "muted" }, "No findings: nothing stood out."),
     unseenList(diagnosis.unseen),
-    diagnosis.prose ? h("details", {}, h("summary", {}, "In other words (language model; adds no claims)"), h("p", {}, diagnosis.prose)) : null,
+    diagnosis.prose
+      ? h(
+          "details",
+          {},
+          h("summary", {}, "In other words (language model; adds no claims)"),
+          h("p", {}, diagnosis.prose),
+        )
+      : null,
     h("p", { class: "muted small" }, `Diagnosed ${formatTime(diagnosis.generatedAt)}`),
   );
 }
 
+// The first few pieces of evidence are enough to follow a claim; the rest fold away.
+const EVIDENCE_SHOWN = 5;
+
+function evidenceList(evidence, select) {
+  const items = evidence.map((e) => evidenceItem(e, select));
+  if (items.length <= EVIDENCE_SHOWN + 1) return h("ul", { class: "evidence" }, items);
+  return [
+    h("ul", { class: "evidence" }, items.slice(0, EVIDENCE_SHOWN)),
+    h(
+      "details",
+      { class: "more-evidence" },
+      h("summary", {}, `${items.length - EVIDENCE_SHOWN} more pieces of evidence`),
+      h("ul", { class: "evidence" }, items.slice(EVIDENCE_SHOWN)),
+    ),
+  ];
+}
+
 function evidenceItem(evidence, select) {
-  const where = [evidence.source, evidence.metric, evidence.node, evidence.step, evidence.gpuIndex !== undefined ? `GPU ${evidence.gpuIndex}` : undefined]
+  const where = [
+    evidence.source,
+    evidence.metric,
+    evidence.node,
+    evidence.step,
+    evidence.gpuIndex !== undefined ? `GPU ${evidence.gpuIndex}` : undefined,
+  ]
     .filter((part) => part !== undefined)
     .join(" · ");
   let windowButton = null;
@@ -78,7 +123,9 @@ function evidenceItem(evidence, select) {
     windowButton = h(
       "button",
       { type: "button", class: "window", "aria-pressed": "false", title: "Shade this window on the charts" },
-      `${formatClock(evidence.window.start)}–${formatClock(evidence.window.end)}`,
+      evidence.window.start === evidence.window.end
+        ? formatClock(evidence.window.start)
+        : `${formatClock(evidence.window.start)}–${formatClock(evidence.window.end)}`,
     );
     windowButton.addEventListener("click", () => select(windowButton, [evidence]));
   }
@@ -86,7 +133,13 @@ function evidenceItem(evidence, select) {
     "li",
     {},
     h("span", { class: "kind" }, evidence.kind),
-    h("span", {}, evidence.text, h("span", { class: "muted" }, ` (${where})`), evidence.line ? h("code", { class: "mono" }, ` ${evidence.line}`) : null),
+    h(
+      "span",
+      {},
+      evidence.text,
+      h("span", { class: "muted" }, ` (${where})`),
+      evidence.line ? h("code", { class: "mono" }, ` ${evidence.line}`) : null,
+    ),
     windowButton,
   );
 }
@@ -97,6 +150,10 @@ function unseenList(unseen) {
     "div",
     { class: "notice warning" },
     h("strong", {}, "Could not be seen: "),
-    h("ul", {}, unseen.map((u) => h("li", {}, h("code", {}, u.source), ` ${u.reason}`))),
+    h(
+      "ul",
+      {},
+      unseen.map((u) => h("li", {}, h("code", {}, u.source), ` ${u.reason}`)),
+    ),
   );
 }

@@ -40,11 +40,19 @@ export function jobSeries(samples, job) {
       }
       if (s.cpu) previous = s;
     }
-    if (current.some((v) => v !== null)) out.memory.push({ label: name("in use", key), values: current, color });
+    if (current.some((v) => v !== null))
+      out.memory.push({ label: name("in use", key), values: current, color });
     if (limit.some((v) => v !== null)) {
-      out.memory.push({ label: name("limit", key), values: limit, color: COLORS.red, dash: [8, 4], width: 2 });
+      out.memory.push({
+        label: name("limit", key),
+        values: limit,
+        color: COLORS.red,
+        dash: [8, 4],
+        width: 2,
+      });
     }
-    if (cores.some((v) => v !== null)) out.cpu.push({ label: name("cores in use", key), values: cores, color: single ? COLORS.green : color });
+    if (cores.some((v) => v !== null))
+      out.cpu.push({ label: name("cores in use", key), values: cores, color: single ? COLORS.green : color });
     gpuLines(list, key, single, at, empty, out);
   }
   addRequestLines(out, job, empty);
@@ -74,8 +82,17 @@ function gpuLines(list, key, single, at, empty, out) {
 function addRequestLines(out, job, empty) {
   const requested = job?.spec?.requested ?? {};
   const constant = (value) => empty().map(() => value);
-  if (!out.memory.some((s) => s.label.startsWith("limit")) && requested.memoryBytes && out.memory.length > 0) {
-    out.memory.push({ label: "requested", values: constant(requested.memoryBytes), color: COLORS.grey, dash: [6, 4] });
+  if (
+    !out.memory.some((s) => s.label.startsWith("limit")) &&
+    requested.memoryBytes &&
+    out.memory.length > 0
+  ) {
+    out.memory.push({
+      label: "requested",
+      values: constant(requested.memoryBytes),
+      color: COLORS.grey,
+      dash: [6, 4],
+    });
   }
   const cores = job?.allocated?.cores ?? requested.cores;
   if (cores && out.cpu.length > 0) {

@@ -1,7 +1,7 @@
 // A job's page: what it asked for and used, its diagnosis linked to the charts, its time series,
 // its node events and the prompt for a coding agent.
 import { apiGet } from "./api.js";
-import { setBands, setMarkers, timeChart } from "./charts.js";
+import { BYTE_INCRS, setBands, setMarkers, timeChart } from "./charts.js";
 import { byId, fill, h, table } from "./dom.js";
 import { formatBytes, formatDuration, formatNumber, formatTime, toEpochSeconds } from "./format.js";
 import { chartsForEvidence, drawDiagnosis } from "./job-diagnosis.js";
@@ -11,10 +11,10 @@ import { loading, showError, startPage } from "./layout.js";
 // Raw samples for runs up to this many points per line; longer runs are bucketed by the server.
 const MAX_POINTS = 1500;
 const CHARTS = [
-  { key: "memory", title: "Memory", format: formatBytes },
+  { key: "memory", title: "Memory", format: formatBytes, incrs: BYTE_INCRS },
   { key: "cpu", title: "CPU cores in use", format: (v) => formatNumber(v, 1) },
   { key: "gpu", title: "GPU utilisation", format: (v) => `${Math.round(v)}%` },
-  { key: "gpuMemory", title: "GPU memory", format: formatBytes },
+  { key: "gpuMemory", title: "GPU memory", format: formatBytes, incrs: BYTE_INCRS },
 ];
 const plots = new Map();
 
@@ -24,7 +24,8 @@ startPage("", async () => {
   const cluster = params.get("cluster") ?? undefined;
   const slots = ["job-head", "diagnosis", "charts", "events"].map(byId);
   if (!id) {
-    for (const slot of slots) fill(slot, h("p", { class: "notice" }, "No job chosen: open one from the overview."));
+    for (const slot of slots)
+      fill(slot, h("p", { class: "notice" }, "No job chosen: open one from the overview."));
     return;
   }
   document.title = `Jobsight · job ${id}`;
@@ -49,7 +50,10 @@ startPage("", async () => {
   if (events.status === "fulfilled") drawEvents(eventList);
   else showError(byId("events"), events.reason, "the job's events");
   for (const plot of plots.values()) {
-    setMarkers(plot, eventList.map((e) => ({ time: toEpochSeconds(e.time), kind: e.kind, label: `${e.kind} on ${e.node}` })));
+    setMarkers(
+      plot,
+      eventList.map((e) => ({ time: toEpochSeconds(e.time), kind: e.kind, label: `${e.kind} on ${e.node}` })),
+    );
   }
   if (diagnosis.status === "fulfilled") {
     drawDiagnosis(byId("diagnosis"), diagnosis.value, highlight);
@@ -71,11 +75,17 @@ function stepFor(job) {
 function drawHead(job) {
   const r = job.spec.requested;
   const p = job.peaks ?? {};
-  const runTime = p.runTimeSeconds ?? (job.startedAt && job.endedAt ? (Date.parse(job.endedAt) - Date.parse(job.startedAt)) / 1000 : undefined);
+  const runTime =
+    p.runTimeSeconds ??
+    (job.startedAt && job.endedAt ? (Date.parse(job.endedAt) - Date.parse(job.startedAt)) / 1000 : undefined);
   const fact = (label, value) => h("div", {}, h("dt", {}, label), h("dd", {}, value ?? "–"));
   const rows = [
     { resource: "Memory", requested: formatBytes(r.memoryBytes), used: formatBytes(p.memoryBytes) },
-    { resource: "CPU cores", requested: r.cores ?? "–", used: p.coresUsed !== undefined ? formatNumber(p.coresUsed, 1) : "–" },
+    {
+      resource: "CPU cores",
+      requested: r.cores ?? "–",
+      used: p.coresUsed !== undefined ? formatNumber(p.coresUsed, 1) : "–",
+    },
     { resource: "GPUs", requested: r.gpus ?? "–", used: p.gpusUsed ?? "–" },
     { resource: "GPU memory", requested: formatBytes(r.gpuMemoryBytes), used: formatBytes(p.gpuMemoryBytes) },
     { resource: "Walltime", requested: formatDuration(r.walltimeSeconds), used: formatDuration(runTime) },
@@ -101,7 +111,18 @@ function drawHead(job) {
       fact("Submitted", formatTime(job.submittedAt)),
       fact("Started", formatTime(job.startedAt)),
       fact("Ended", formatTime(job.endedAt)),
-      fact("Exit", job.outcome ? [job.outcome.exitCode !== undefined ? `code ${job.outcome.exitCode}` : null, job.outcome.signal ? `signal ${job.outcome.signal}` : null, job.outcome.reason].filter(Boolean).join(", ") || "–" : "–"),
+      fact(
+        "Exit",
+        job.outcome
+          ? [
+              job.outcome.exitCode !== undefined ? `code ${job.outcome.exitCode}` : null,
+              job.outcome.signal ? `signal ${job.outcome.signal}` : null,
+              job.outcome.reason,
+            ]
+              .filter(Boolean)
+              .join(", ") || "–"
+          : "–",
+      ),
     ),
     h("h3", { class: "small" }, "Requested against used"),
     table(
@@ -117,7 +138,8 @@ function drawHead(job) {
 
 function drawCharts(samples, job) {
   const slot = byId("charts");
-  if (samples.length === 0) return fill(slot, h("p", { class: "muted" }, "No usage samples were collected for this job."));
+  if (samples.length === 0)
+    return fill(slot, h("p", { class: "muted" }, "No usage samples were collected for this job."));
   const data = jobSeries(samples, job);
   fill(slot);
   for (const chart of CHARTS) {
@@ -125,7 +147,10 @@ function drawCharts(samples, job) {
     if (series.length === 0) continue;
     const box = h("div", { class: "chart", id: `chart-${chart.key}`, dataset: { chart: chart.key } });
     slot.append(h("div", {}, h("h3", {}, chart.title), box));
-    plots.set(chart.key, timeChart(box, { x: data.x, series, format: chart.format, height: 230 }));
+    plots.set(
+      chart.key,
+      timeChart(box, { x: data.x, series, format: chart.format, incrs: chart.incrs, height: 230 }),
+    );
   }
   if (data.gpu.length === 0) slot.append(h("p", { class: "muted small" }, "No GPU readings for this job."));
 }
@@ -145,24 +170,46 @@ function highlight(evidence) {
 }
 
 function markEvents(evidence) {
-  const windows = evidence.filter((e) => e.window).map((e) => [Date.parse(e.window.start) - 1000, Date.parse(e.window.end) + 1000]);
+  const windows = evidence
+    .filter((e) => e.window)
+    .map((e) => [Date.parse(e.window.start) - 1000, Date.parse(e.window.end) + 1000]);
   for (const row of document.querySelectorAll("#events tr[data-time]")) {
     const t = Number(row.dataset.time);
-    row.classList.toggle("active", windows.some(([a, b]) => t >= a && t <= b));
+    row.classList.toggle(
+      "active",
+      windows.some(([a, b]) => t >= a && t <= b),
+    );
   }
 }
 
 function drawEvents(events) {
   const slot = byId("events");
-  if (events.length === 0) return fill(slot, h("p", { class: "muted" }, "No node events were attributed to this job."));
-  const detail = (e) => e.message ?? (e.xid ? `Xid ${e.xid.code} on ${e.xid.pciBusId}` : e.oomKill ? `killed ${e.oomKill.processName} (${e.oomKill.pid})` : "");
+  if (events.length === 0)
+    return fill(slot, h("p", { class: "muted" }, "No node events were attributed to this job."));
+  const detail = (e) =>
+    e.message ??
+    (e.xid
+      ? `Xid ${e.xid.code} on ${e.xid.pciBusId}`
+      : e.oomKill
+        ? `killed ${e.oomKill.processName} (${e.oomKill.pid})`
+        : "");
   const columns = [
     { label: "Time (UTC)", value: (e) => formatTime(e.time) },
     { label: "Node", value: (e) => e.node },
-    { label: "Kind", value: (e) => h("span", { class: `badge ${e.kind === "source_unavailable" ? "" : "error"}` }, e.kind) },
+    {
+      label: "Kind",
+      value: (e) => h("span", { class: `badge ${e.kind === "source_unavailable" ? "" : "error"}` }, e.kind),
+    },
     { label: "Details", value: (e) => h("span", { class: "mono" }, detail(e)) },
   ];
-  fill(slot, h("div", { class: "table-wrap" }, table(columns, events, { rowAttributes: (e) => ({ dataset: { time: String(Date.parse(e.time)) } }) })));
+  fill(
+    slot,
+    h(
+      "div",
+      { class: "table-wrap" },
+      table(columns, events, { rowAttributes: (e) => ({ dataset: { time: String(Date.parse(e.time)) } }) }),
+    ),
+  );
 }
 
 function drawPrompt(prompt) {
@@ -176,7 +223,9 @@ function drawPrompt(prompt) {
     } catch {
       // No clipboard permission (e.g. plain HTTP from another host): select it for a manual copy.
       getSelection()?.selectAllChildren(pre);
-      status.textContent = document.execCommand("copy") ? "Copied to the clipboard." : "Selected: press Ctrl+C to copy.";
+      status.textContent = document.execCommand("copy")
+        ? "Copied to the clipboard."
+        : "Selected: press Ctrl+C to copy.";
     }
   };
 }

@@ -83,7 +83,10 @@ export function showError(container, error, what) {
     forgetToken();
     const header = document.querySelector("header.top");
     const field = header?.querySelector("#token-bar");
-    if (field) field.replaceWith(h("p", { class: "notice error" }, "The token was refused: reload and paste another."));
+    if (field)
+      field.replaceWith(
+        h("p", { class: "notice error" }, "The token was refused: reload and paste another."),
+      );
   }
 }
 

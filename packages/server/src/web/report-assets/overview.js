@@ -18,7 +18,11 @@ async function loadReadiness() {
   const slot = byId("readiness");
   loading(slot, "the accuracy report");
   try {
-    fill(slot, readinessVerdict(await apiGet("v1/accuracy")), h("p", {}, h("a", { href: "accuracy.html" }, "Accuracy details →")));
+    fill(
+      slot,
+      readinessVerdict(await apiGet("v1/accuracy")),
+      h("p", {}, h("a", { href: "accuracy.html" }, "Accuracy details →")),
+    );
   } catch (error) {
     showError(slot, error, "the accuracy report");
   }
@@ -36,7 +40,10 @@ async function loadJobs() {
       { label: "User", value: (j) => j.spec.user },
       { label: "Account", value: (j) => j.spec.account ?? "–" },
       { label: "Partition", value: (j) => j.spec.partition ?? "–" },
-      { label: "State", value: (j) => h("span", { class: `badge ${j.outcome?.state ?? ""}` }, j.outcome?.state ?? j.phase) },
+      {
+        label: "State",
+        value: (j) => h("span", { class: `badge ${j.outcome?.state ?? ""}` }, j.outcome?.state ?? j.phase),
+      },
       { label: "Ended", value: (j) => (j.endedAt ? formatTime(j.endedAt) : "–") },
       { label: "Run time", class: "num", value: (j) => formatDuration(runTime(j)) },
       { label: "Memory requested", class: "num", value: (j) => formatBytes(j.spec.requested.memoryBytes) },
@@ -58,15 +65,30 @@ async function loadWaste() {
     const columns = [
       { label: "User", value: (r) => r.key || "(none)" },
       { label: "Jobs", class: "num", value: (r) => String(r.jobs) },
-      { label: "Memory requested", class: "num", value: (r) => `${formatBytes(r.memoryRequestedByteSeconds / HOUR)}·h` },
-      { label: "Memory used", class: "num", value: (r) => `${formatBytes(r.memoryUsedByteSeconds / HOUR)}·h` },
+      {
+        label: "Memory requested",
+        class: "num",
+        value: (r) => `${formatBytes(r.memoryRequestedByteSeconds / HOUR)}·h`,
+      },
+      {
+        label: "Memory used",
+        class: "num",
+        value: (r) => `${formatBytes(r.memoryUsedByteSeconds / HOUR)}·h`,
+      },
       {
         label: "Used share",
         class: "num",
-        value: (r) => (r.memoryRequestedByteSeconds > 0 ? formatPercent(r.memoryUsedByteSeconds / r.memoryRequestedByteSeconds) : "–"),
+        value: (r) =>
+          r.memoryRequestedByteSeconds > 0
+            ? formatPercent(r.memoryUsedByteSeconds / r.memoryRequestedByteSeconds)
+            : "–",
       },
     ];
-    fill(slot, table(columns, rows), h("p", {}, h("a", { href: "waste.html" }, "Waste by user, account and partition →")));
+    fill(
+      slot,
+      table(columns, rows),
+      h("p", {}, h("a", { href: "waste.html" }, "Waste by user, account and partition →")),
+    );
   } catch (error) {
     showError(slot, error, "the waste report");
   }

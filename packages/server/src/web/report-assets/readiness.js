@@ -12,12 +12,22 @@ export function readinessVerdict(report) {
   return h(
     "div",
     { class: "verdict", id: "readiness-verdict", dataset: { ready: String(ready) } },
-    h("div", { class: `mark ${ready ? "ready" : "not-ready"}` }, ready ? "Ready to go live" : "Not ready yet"),
+    h(
+      "div",
+      { class: `mark ${ready ? "ready" : "not-ready"}` },
+      ready ? "Ready to go live" : "Not ready yet",
+    ),
     h(
       "div",
       {},
       h("div", {}, mode),
-      reasons.length > 0 ? h("ul", {}, reasons.map((r) => h("li", {}, r))) : null,
+      reasons.length > 0
+        ? h(
+            "ul",
+            {},
+            reasons.map((r) => h("li", {}, r)),
+          )
+        : null,
       h("div", { class: "muted small" }, `Report generated ${formatTime(report.generatedAt)}`),
     ),
   );

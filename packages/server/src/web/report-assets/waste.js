@@ -1,6 +1,6 @@
 // Waste: requested against used resources of ended jobs, by user, account and partition.
 import { apiGet } from "./api.js";
-import { barChart, COLORS } from "./charts.js";
+import { BYTE_INCRS, barChart, COLORS } from "./charts.js";
 import { byId, fill, h, table } from "./dom.js";
 import { formatBytes, formatNumber, formatPercent } from "./format.js";
 import { loading, showError, startPage } from "./layout.js";
@@ -15,6 +15,8 @@ const RESOURCES = {
     requested: (r) => r.memoryRequestedByteSeconds,
     used: (r) => r.memoryUsedByteSeconds,
     format: (v) => `${formatBytes(v / HOUR)}·h`,
+    // Byte-hours on the axis ticks: binary steps of the hourly figure.
+    incrs: BYTE_INCRS.map((v) => v * HOUR),
   },
   cores: {
     requested: (r) => r.coreSecondsRequested,
@@ -63,8 +65,12 @@ function draw(by) {
     .map((row) => ({ row, requested: resource.requested(row), used: resource.used(row) }))
     .filter((r) => r.requested > 0 || r.used > 0)
     .sort((a, b) => b.requested - b.used - (a.requested - a.used));
-  if (rows.length === 0) return fill(slot, h("p", { class: "muted" }, "No ended jobs with this resource measured."));
-  const total = rows.reduce((t, r) => ({ requested: t.requested + r.requested, used: t.used + r.used }), { requested: 0, used: 0 });
+  if (rows.length === 0)
+    return fill(slot, h("p", { class: "muted" }, "No ended jobs with this resource measured."));
+  const total = rows.reduce((t, r) => ({ requested: t.requested + r.requested, used: t.used + r.used }), {
+    requested: 0,
+    used: 0,
+  });
   const shown = rows.slice(0, CHART_GROUPS);
   const box = h("div", { class: "chart", dataset: { chart: `waste-${by}` } });
   const columns = [
@@ -73,7 +79,11 @@ function draw(by) {
     { label: "Requested", class: "num", value: (r) => resource.format(r.requested) },
     { label: "Used", class: "num", value: (r) => resource.format(r.used) },
     { label: "Unused", class: "num", value: (r) => resource.format(Math.max(r.requested - r.used, 0)) },
-    { label: "Used share", class: "num", value: (r) => (r.requested > 0 ? formatPercent(r.used / r.requested) : "–") },
+    {
+      label: "Used share",
+      class: "num",
+      value: (r) => (r.requested > 0 ? formatPercent(r.used / r.requested) : "–"),
+    },
   ];
   fill(
     slot,
@@ -90,8 +100,15 @@ function draw(by) {
   barChart(box, {
     categories: shown.map((r) => r.row.key),
     format: resource.format,
+    incrs: resource.incrs,
     series: [
-      { label: "requested", values: shown.map((r) => r.requested), color: "#93c5fd", fill: "#dbeafe", size: 0.8 },
+      {
+        label: "requested",
+        values: shown.map((r) => r.requested),
+        color: "#93c5fd",
+        fill: "#dbeafe",
+        size: 0.8,
+      },
       { label: "used", values: shown.map((r) => r.used), color: COLORS.blue, fill: COLORS.blue, size: 0.4 },
     ],
   });

@@ -53,7 +53,11 @@ export async function openIntelligenceFixture(prefix: string, jobs: number): Pro
   const objects = new LocalObjectStore({ dir: objectsDir });
   if (jobs > 0) {
     const items = swfItems(SwfReader.fromFile(LANL), "lanl");
-    await importHistory(firstJobs(items, jobs), { storage: fx.storage, sourceId: `${prefix}-lanl`, sourceKind: "swf" });
+    await importHistory(firstJobs(items, jobs), {
+      storage: fx.storage,
+      sourceId: `${prefix}-lanl`,
+      sourceKind: "swf",
+    });
   }
   return {
     fx,
@@ -84,7 +88,10 @@ export function testService(f: IntelligenceFixture, options: Partial<Intelligenc
 }
 
 /** The app with the intelligence handlers of `service`. */
-export async function testApp(f: IntelligenceFixture, service: IntelligenceService): Promise<FastifyInstance> {
+export async function testApp(
+  f: IntelligenceFixture,
+  service: IntelligenceService,
+): Promise<FastifyInstance> {
   const config = parseServerConfig({
     objectStore: { dir: f.objectsDir },
     rateLimit: { enabled: false },

@@ -3,7 +3,11 @@ import type { AccuracyReport, AccuracySlice } from "@jobsight/schemas";
 const WEEKS = 8;
 const FIRST_WEEK = Date.UTC(2026, 9, 5);
 
-function slice(resource: AccuracySlice["resource"], k: number, extra: Partial<AccuracySlice> = {}): AccuracySlice {
+function slice(
+  resource: AccuracySlice["resource"],
+  k: number,
+  extra: Partial<AccuracySlice> = {},
+): AccuracySlice {
   const under = Math.max(0.004, 0.045 * 0.72 ** k);
   return {
     resource,
@@ -57,10 +61,20 @@ export function accuracyReportWithPoints(): AccuracyReport & { points: unknown[]
     const actual = 2 ** (30 + (i % 37) / 6);
     const ratio = 1.1 + ((i * 7919) % 100) / 140;
     points.push({ resource: "memory", recommended: actual * ratio, actual, censored: i % 41 === 0 });
-    points.push({ resource: "walltime", recommended: 600 + i * 90 * ratio, actual: 600 + i * 90, censored: false });
+    points.push({
+      resource: "walltime",
+      recommended: 600 + i * 90 * ratio,
+      actual: 600 + i * 90,
+      censored: false,
+    });
   }
   const calibration = [0.5, 0.7, 0.8, 0.9, 0.95, 0.99].flatMap((confidence, i) => [
-    { resource: "memory", confidence, jobs: 200 + i * 40, observed: Math.min(1, confidence + (i % 2 ? 0.01 : -0.02)) },
+    {
+      resource: "memory",
+      confidence,
+      jobs: 200 + i * 40,
+      observed: Math.min(1, confidence + (i % 2 ? 0.01 : -0.02)),
+    },
     { resource: "walltime", confidence, jobs: 150 + i * 30, observed: Math.min(1, confidence - 0.03) },
   ]);
   return { ...accuracyReport(), points, calibration };

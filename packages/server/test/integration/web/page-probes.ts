@@ -1,5 +1,28 @@
 import type { Page } from "playwright-core";
 
+// The server's tsconfig has no DOM library: the few browser objects the tests touch are typed here.
+// Only types cross into the functions run in the page, so each of those stays self-contained.
+type Context2D = {
+  getImageData(x: number, y: number, width: number, height: number): { data: Uint8ClampedArray };
+  drawImage(image: unknown, x: number, y: number): void;
+};
+type Canvas2D = {
+  width: number;
+  height: number;
+  getContext(kind: "2d"): Context2D | null;
+  closest(selector: string): { dataset: Record<string, string | undefined> } | null;
+};
+type DecodedImage = { src: string; naturalWidth: number; naturalHeight: number; decode(): Promise<void> };
+
+/** The browser globals the tests use, for `(globalThis as unknown as BrowserTab)` inside the page. */
+export type BrowserTab = {
+  sessionStorage: { getItem(key: string): string | null; setItem(key: string, value: string): void };
+  navigator: { clipboard: { readText(): Promise<string> } };
+  scrollTo(x: number, y: number): void;
+  document: { createElement(tag: "canvas"): Canvas2D };
+  Image: new () => DecodedImage;
+};
+
 /** A uPlot canvas as the page drew it. */
 export type CanvasProbe = {
   chart: string;
@@ -16,16 +39,20 @@ export type CanvasProbe = {
  * counting painted pixels and pixels of the given colours (`#rrggbb`), so a test can tell a drawn
  * line from an empty frame.
  */
-export async function probeCharts(page: Page, selector: string, colours: string[] = []): Promise<CanvasProbe[]> {
+export async function probeCharts(
+  page: Page,
+  selector: string,
+  colours: string[] = [],
+): Promise<CanvasProbe[]> {
   return page.$$eval(
     `${selector} canvas`,
     (canvases, hexes) => {
       const rgb = hexes.map((h) => [1, 3, 5].map((i) => Number.parseInt(h.slice(i, i + 2), 16)));
       return canvases.map((canvas) => {
-        const c = canvas as HTMLCanvasElement;
+        const c = canvas as unknown as Canvas2D;
         const ctx = c.getContext("2d");
         const probe = {
-          chart: (c.closest("[data-chart]") as HTMLElement | null)?.dataset.chart ?? "",
+          chart: c.closest("[data-chart]")?.dataset.chart ?? "",
           width: c.width,
           height: c.height,
           painted: 0,
@@ -37,7 +64,8 @@ export async function probeCharts(page: Page, selector: string, colours: string[
           if (data[i + 3] === 0) continue;
           probe.painted++;
           rgb.forEach(([r, g, b], k) => {
-            if (Math.abs(data[i] - r) + Math.abs(data[i + 1] - g) + Math.abs(data[i + 2] - b) < 40) probe.coloured[k]++;
+            if (Math.abs(data[i] - r) + Math.abs(data[i + 1] - g) + Math.abs(data[i + 2] - b) < 40)
+              probe.coloured[k]++;
           });
         }
         return probe;
@@ -54,7 +82,9 @@ export function watchErrors(page: Page): string[] {
     if (message.type() === "error") errors.push(`console: ${message.text()}`);
   });
   page.on("pageerror", (error) => errors.push(`pageerror: ${error.message}`));
-  page.on("requestfailed", (request) => errors.push(`requestfailed: ${request.url()} ${request.failure()?.errorText}`));
+  page.on("requestfailed", (request) =>
+    errors.push(`requestfailed: ${request.url()} ${request.failure()?.errorText}`),
+  );
   return errors;
 }
 
@@ -70,13 +100,14 @@ export function pngSize(png: Buffer): { width: number; height: number } {
  */
 export async function screenshotStats(page: Page, png: Buffer): Promise<{ inked: number; colours: number }> {
   return page.evaluate(async (b64) => {
-    const image = new Image();
+    const tab = globalThis as unknown as BrowserTab;
+    const image = new tab.Image();
     image.src = `data:image/png;base64,${b64}`;
     await image.decode();
-    const canvas = document.createElement("canvas");
+    const canvas = tab.document.createElement("canvas");
     canvas.width = image.naturalWidth;
     canvas.height = image.naturalHeight;
-    const ctx = canvas.getContext("2d") as CanvasRenderingContext2D;
+    const ctx = canvas.getContext("2d") as Context2D;
     ctx.drawImage(image, 0, 0);
     const { data } = ctx.getImageData(0, 0, canvas.width, canvas.height);
     const counts = new Map<number, number>();

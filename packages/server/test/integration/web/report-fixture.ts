@@ -154,24 +154,136 @@ export function showcaseRecord(): JobRecord {
       cpuTimeSeconds: 10.5 * runTime,
     },
     steps: [
-      { stepId: "batch", state: "OUT_OF_MEMORY", maxRssBytes: LIMIT, elapsedSeconds: runTime, memoryLimitBytes: LIMIT },
+      {
+        stepId: "batch",
+        state: "OUT_OF_MEMORY",
+        maxRssBytes: LIMIT,
+        elapsedSeconds: runTime,
+        memoryLimitBytes: LIMIT,
+      },
       { stepId: "extern", state: "COMPLETED", exitCode: 0, elapsedSeconds: runTime },
     ],
   };
 }
 
-type Waster = { user: string; account: string; partition: string; memGib: number; peakGib: number; cores: number; coresUsed: number; gpus?: number; gpusUsed?: number; hours: number; wallHours: number };
+type Waster = {
+  user: string;
+  account: string;
+  partition: string;
+  memGib: number;
+  peakGib: number;
+  cores: number;
+  coresUsed: number;
+  gpus?: number;
+  gpusUsed?: number;
+  hours: number;
+  wallHours: number;
+};
 
 const WASTERS: Waster[] = [
-  { user: "bob", account: "physics", partition: "batch", memGib: 128, peakGib: 9, cores: 32, coresUsed: 30.5, hours: 6, wallHours: 24 },
-  { user: "bob", account: "physics", partition: "batch", memGib: 128, peakGib: 11, cores: 32, coresUsed: 31, hours: 5.5, wallHours: 24 },
-  { user: "carol", account: "chem", partition: "bigmem", memGib: 512, peakGib: 340, cores: 16, coresUsed: 4.2, hours: 3, wallHours: 12 },
-  { user: "carol", account: "chem", partition: "bigmem", memGib: 512, peakGib: 355, cores: 16, coresUsed: 4, hours: 2.5, wallHours: 12 },
-  { user: "dave", account: "ml-team", partition: "gpu", memGib: 96, peakGib: 60, cores: 12, coresUsed: 6, gpus: 4, gpusUsed: 1, hours: 8, wallHours: 48 },
-  { user: "dave", account: "ml-team", partition: "gpu", memGib: 96, peakGib: 58, cores: 12, coresUsed: 6.5, gpus: 4, gpusUsed: 1, hours: 7, wallHours: 48 },
-  { user: "erin", account: "bio", partition: "batch", memGib: 16, peakGib: 14.5, cores: 8, coresUsed: 7.8, hours: 2, wallHours: 3 },
-  { user: "erin", account: "bio", partition: "batch", memGib: 16, peakGib: 15.1, cores: 8, coresUsed: 7.7, hours: 2.2, wallHours: 3 },
-  { user: "frank", account: "physics", partition: "short", memGib: 8, peakGib: 1.2, cores: 4, coresUsed: 1, hours: 0.5, wallHours: 4 },
+  {
+    user: "bob",
+    account: "physics",
+    partition: "batch",
+    memGib: 128,
+    peakGib: 9,
+    cores: 32,
+    coresUsed: 30.5,
+    hours: 6,
+    wallHours: 24,
+  },
+  {
+    user: "bob",
+    account: "physics",
+    partition: "batch",
+    memGib: 128,
+    peakGib: 11,
+    cores: 32,
+    coresUsed: 31,
+    hours: 5.5,
+    wallHours: 24,
+  },
+  {
+    user: "carol",
+    account: "chem",
+    partition: "bigmem",
+    memGib: 512,
+    peakGib: 340,
+    cores: 16,
+    coresUsed: 4.2,
+    hours: 3,
+    wallHours: 12,
+  },
+  {
+    user: "carol",
+    account: "chem",
+    partition: "bigmem",
+    memGib: 512,
+    peakGib: 355,
+    cores: 16,
+    coresUsed: 4,
+    hours: 2.5,
+    wallHours: 12,
+  },
+  {
+    user: "dave",
+    account: "ml-team",
+    partition: "gpu",
+    memGib: 96,
+    peakGib: 60,
+    cores: 12,
+    coresUsed: 6,
+    gpus: 4,
+    gpusUsed: 1,
+    hours: 8,
+    wallHours: 48,
+  },
+  {
+    user: "dave",
+    account: "ml-team",
+    partition: "gpu",
+    memGib: 96,
+    peakGib: 58,
+    cores: 12,
+    coresUsed: 6.5,
+    gpus: 4,
+    gpusUsed: 1,
+    hours: 7,
+    wallHours: 48,
+  },
+  {
+    user: "erin",
+    account: "bio",
+    partition: "batch",
+    memGib: 16,
+    peakGib: 14.5,
+    cores: 8,
+    coresUsed: 7.8,
+    hours: 2,
+    wallHours: 3,
+  },
+  {
+    user: "erin",
+    account: "bio",
+    partition: "batch",
+    memGib: 16,
+    peakGib: 15.1,
+    cores: 8,
+    coresUsed: 7.7,
+    hours: 2.2,
+    wallHours: 3,
+  },
+  {
+    user: "frank",
+    account: "physics",
+    partition: "short",
+    memGib: 8,
+    peakGib: 1.2,
+    cores: 4,
+    coresUsed: 1,
+    hours: 0.5,
+    wallHours: 4,
+  },
 ];
 
 /** Ended jobs of several users, accounts and partitions, some asking for far more than they use. */

@@ -1,7 +1,7 @@
 import { compileValidator, WasteReport, type WasteRow } from "@jobsight/schemas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ReportServer, startReportServer, TOKENS } from "./report-server.js";
 import { wasteRecords } from "./report-fixture.js";
+import { type ReportServer, startReportServer, TOKENS } from "./report-server.js";
 
 describe("web report and waste report over HTTP", () => {
   let server: ReportServer;
@@ -49,7 +49,7 @@ describe("web report and waste report over HTTP", () => {
     for (const path of ["/report/nope.js", "/report/vendor/uPlot.cjs.js", "/report/..%2Fapp.ts"]) {
       const missing = await fetch(`${server.base}${path}`);
       expect(missing.status, path).toBe(404);
-      expect((await missing.json()).code, path).toBe("NOT_FOUND");
+      expect(((await missing.json()) as { code: string }).code, path).toBe("NOT_FOUND");
     }
   });
 
@@ -70,15 +70,28 @@ describe("web report and waste report over HTTP", () => {
     const run = (r: (typeof bobJobs)[number]) => r.peaks?.runTimeSeconds ?? 0;
     expect(bob.jobs).toBe(bobJobs.length);
     const sum = (f: (r: (typeof bobJobs)[number]) => number) => bobJobs.reduce((t, r) => t + f(r), 0);
-    expect(bob.memoryRequestedByteSeconds).toBeCloseTo(sum((r) => (r.spec.requested.memoryBytes ?? 0) * run(r)), -3);
-    expect(bob.memoryUsedByteSeconds).toBeCloseTo(sum((r) => (r.peaks?.memoryBytes ?? 0) * run(r)), -3);
-    expect(bob.coreSecondsRequested).toBeCloseTo(sum((r) => (r.spec.requested.cores ?? 0) * run(r)), 3);
-    expect(bob.coreSecondsUsed).toBeCloseTo(sum((r) => r.peaks?.cpuTimeSeconds ?? 0), 3);
+    expect(bob.memoryRequestedByteSeconds).toBeCloseTo(
+      sum((r) => (r.spec.requested.memoryBytes ?? 0) * run(r)),
+      -3,
+    );
+    expect(bob.memoryUsedByteSeconds).toBeCloseTo(
+      sum((r) => (r.peaks?.memoryBytes ?? 0) * run(r)),
+      -3,
+    );
+    expect(bob.coreSecondsRequested).toBeCloseTo(
+      sum((r) => (r.spec.requested.cores ?? 0) * run(r)),
+      3,
+    );
+    expect(bob.coreSecondsUsed).toBeCloseTo(
+      sum((r) => r.peaks?.cpuTimeSeconds ?? 0),
+      3,
+    );
     expect(bob.gpuSecondsRequested).toBe(0);
     expect(bob.walltimeRequestedSeconds).toBe(sum((r) => r.spec.requested.walltimeSeconds ?? 0));
     expect(bob.walltimeUsedSeconds).toBeCloseTo(sum(run), 6);
     const waste = (r: WasteRow) => r.memoryRequestedByteSeconds - r.memoryUsedByteSeconds;
-    for (let i = 1; i < report.rows.length; i++) expect(waste(report.rows[i - 1])).toBeGreaterThanOrEqual(waste(report.rows[i]));
+    for (let i = 1; i < report.rows.length; i++)
+      expect(waste(report.rows[i - 1])).toBeGreaterThanOrEqual(waste(report.rows[i]));
   });
 
   it("counts GPUs that did work against GPUs requested, by account and by partition", async () => {
@@ -97,10 +110,19 @@ describe("web report and waste report over HTTP", () => {
   });
 
   it("narrows to the jobs that ended in [from, to) and to the cluster asked for", async () => {
-    const { body } = await server.get("/v1/reports/waste?by=user&from=2026-11-28T12:00:00Z&to=2026-11-28T12:45:00Z");
+    const { body } = await server.get(
+      "/v1/reports/waste?by=user&from=2026-11-28T12:00:00Z&to=2026-11-28T12:45:00Z",
+    );
     const users = (body as WasteReport).rows.map((r) => r.key).sort();
     expect(users).toEqual(["bob"]);
     const other = (await server.get("/v1/reports/waste?cluster=hpc9")).body as WasteReport;
     expect(other.rows).toEqual([]);
+  });
+
+  it("shows a platform token bound to a cluster only that cluster's jobs", async () => {
+    const own = await server.get("/v1/reports/waste", TOKENS.platformHpc2);
+    expect(own.status).toBe(200);
+    expect((own.body as WasteReport).rows).toEqual([]);
+    expect((await server.get("/v1/reports/waste?cluster=hpc1", TOKENS.platformHpc2)).status).toBe(403);
   });
 });

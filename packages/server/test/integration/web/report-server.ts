@@ -18,6 +18,7 @@ export const TOKENS = {
   platform: "platform-report-token-0000001",
   collector: "collector-hpc1-report-token-01",
   researcher: "researcher-alice-report-token1",
+  platformHpc2: "platform-hpc2-report-token-001",
 };
 
 /** The real app on a real socket, with the fixture's jobs, samples and events ingested over HTTP. */
@@ -51,6 +52,7 @@ export async function startReportServer(prefix: string): Promise<ReportServer> {
         { token: TOKENS.platform, role: "platform", user: "ops" },
         { token: TOKENS.collector, role: "collector", user: "svc-collector", cluster: "hpc1" },
         { token: TOKENS.researcher, role: "researcher", user: "alice" },
+        { token: TOKENS.platformHpc2, role: "platform", user: "ops2", cluster: "hpc2" },
       ],
     },
   });
@@ -59,13 +61,20 @@ export async function startReportServer(prefix: string): Promise<ReportServer> {
     handlers: (deps) => ({
       ...wasteReportHandlers(deps),
       getAccuracy: async () => accuracy.report,
-      getDiagnosis: async ({ params, query, principal }: RouteContext<unknown, { cluster?: string }, { jobId: string }>) => {
+      getDiagnosis: async ({
+        params,
+        query,
+        principal,
+      }: RouteContext<unknown, { cluster?: string }, { jobId: string }>) => {
         const record = await findVisibleJob(deps.storage, readScope(principal, query.cluster), params.jobId);
         const [series, events] = await Promise.all([
           deps.storage.samples.series(record.cluster, record.jobId),
           deps.storage.events.forJob(record.cluster, record.jobId),
         ]);
-        return diagnose({ record, samples: series.samples, events, sourcesSeen: {} }, { now: "2026-12-01T12:00:00Z" });
+        return diagnose(
+          { record, samples: series.samples, events, sourcesSeen: {} },
+          { now: "2026-12-01T12:00:00Z" },
+        );
       },
     }),
   });

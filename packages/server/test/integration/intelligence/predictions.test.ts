@@ -1,0 +1,345 @@
+import { type JobRecord, type JobSpec, type Prediction, validators } from "@jobsight/schemas";
+import type { FastifyInstance } from "fastify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { IntelligenceService } from "../../../src/intelligence/service/intelligence-service.js";
+import type { TrainReport } from "../../../src/intelligence/service/model-trainer.js";
+import {
+  bearer,
+  type IntelligenceFixture,
+  openIntelligenceFixture,
+  storedSpecs,
+  TOKENS,
+  testApp,
+  testService,
+} from "./intelligence-fixture.js";
+
+const MIB = 2 ** 20;
+
+/** A spec as a portal would send it before submission: no submit time (it is "now"). */
+const fresh = (spec: JobSpec): JobSpec => {
+  const { submitTime: _, ...rest } = spec;
+  return rest;
+};
+
+describe("intelligence service over real PostgreSQL, ONNX Runtime and a local object store", () => {
+  let f: IntelligenceFixture;
+  let shadow: IntelligenceService;
+  let live: IntelligenceService;
+  let shadowApp: FastifyInstance;
+  let liveApp: FastifyInstance;
+  let report: TrainReport;
+  let known: JobSpec[];
+
+  beforeAll(async () => {
+    f = await openIntelligenceFixture("intel-predict", 4000);
+    shadow = testService(f);
+    await shadow.start();
+    report = await shadow.train({ trigger: "test" });
+    live = testService(f, { mode: "live" });
+    await live.start();
+    shadowApp = await testApp(f, shadow);
+    liveApp = await testApp(f, live);
+    known = (await storedSpecs(f, 300)).map(fresh);
+  });
+
+  afterAll(async () => {
+    await shadowApp?.close();
+    await liveApp?.close();
+    await shadow?.stop();
+    await live?.stop();
+    await f?.dispose();
+  });
+
+  it("trains from storage in a worker, stores the model files and a models row with its backtest", async () => {
+    expect(report).toMatchObject({ trained: true, accepted: true, jobs: 4000 });
+    expect(report.resources).toEqual(expect.arrayContaining(["memory", "walltime"]));
+    expect(report.resources).not.toContain("gpus");
+    expect(report.backtest.memory?.evaluated).toBeGreaterThan(100);
+    const [model] = await shadow.models();
+    expect(model).toMatchObject({ version: report.version, status: "active", trainingJobs: 4000 });
+    expect(Date.parse(model.dataStart as string)).toBeLessThan(Date.parse(model.dataEnd as string));
+    expect(await f.objects.has(model.manifestSha256)).toBe(true);
+    // The second service found the active model in the registry and serves it.
+    expect(live.activeVersion).toBe(report.version);
+  });
+
+  it("serves the ONNX model with exactly the TypeScript model's outcomes", async () => {
+    const items = known.slice(0, 200).map((spec) => ({ spec }));
+    const viaOnnx = await live.predictRaw(items, "onnx");
+    const viaTs = await live.predictRaw(items, "typescript");
+    let recommended = 0;
+    viaOnnx.forEach((outcomes, i) => {
+      outcomes.forEach((o, k) => {
+        const t = viaTs[i][k];
+        expect(o.prediction.status).toBe(t.prediction.status);
+        if (o.prediction.status === "ok" && t.prediction.status === "ok") {
+          recommended++;
+          // ONNX Runtime hands out float32: equal to the TypeScript trees up to float32 rounding.
+          expect(Math.abs(o.prediction.value / t.prediction.value - 1)).toBeLessThan(1e-5);
+          expect(Math.abs(o.prediction.high / t.prediction.high - 1)).toBeLessThan(1e-5);
+          expect(o.prediction.confidence).toBe(t.prediction.confidence);
+        }
+      });
+    });
+    expect(recommended).toBeGreaterThan(100);
+  });
+
+  it("in shadow mode answers no recommendation, with a notice, and records the prediction in full", async () => {
+    const res = await shadowApp.inject({
+      method: "POST",
+      url: "/v1/predictions",
+      headers: bearer(TOKENS.platform),
+      payload: { spec: known[0] },
+    });
+    expect(res.statusCode).toBe(200);
+    const p = res.json() as Prediction;
+    expect(validators.Prediction.validate(p).ok).toBe(true);
+    expect(p).toMatchObject({
+      mode: "shadow",
+      resources: [],
+      modelVersion: report.version,
+      user: known[0].user,
+    });
+    expect(p.notice).toMatch(/shadow mode/i);
+    const days = (Date.parse(p.shadowUntil as string) - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(29);
+    expect(days).toBeLessThanOrEqual(30);
+    await shadow.flush();
+    const { rows } = await f.fx.storage.pool.query(
+      "SELECT mode, model_version, resources, recommendations, spec FROM predictions WHERE id = $1",
+      [p.id],
+    );
+    expect(rows[0]).toMatchObject({ mode: "shadow", model_version: report.version, spec: known[0] });
+    expect(rows[0].resources.map((r: { resource: string }) => r.resource)).toEqual(
+      expect.arrayContaining(["memory", "cores", "walltime"]),
+    );
+    const read = await shadowApp.inject({ url: `/v1/predictions/${p.id}`, headers: bearer(TOKENS.platform) });
+    expect(read.json()).toEqual(p);
+  });
+
+  it("in live mode returns values rounded the way the scheduler takes them, with the request beside", async () => {
+    const res = await liveApp.inject({
+      method: "POST",
+      url: "/v1/predictions/batch",
+      headers: bearer(TOKENS.scheduler),
+      payload: { requests: known.slice(0, 50).map((spec) => ({ spec })) },
+    });
+    expect(res.statusCode).toBe(200);
+    const predictions = res.json().predictions as Prediction[];
+    expect(predictions).toHaveLength(50);
+    predictions.forEach((p, i) => {
+      expect(validators.Prediction.validate(p).ok).toBe(true);
+      expect(p).toMatchObject({ mode: "live", user: known[i].user, cluster: "lanl" });
+    });
+    const all = predictions.flatMap((p) => p.resources);
+    const memory = all.filter((r) => r.resource === "memory" && r.status === "ok");
+    const walltime = all.filter((r) => r.resource === "walltime" && r.status === "ok");
+    expect(memory.length).toBeGreaterThan(5);
+    for (const r of memory) {
+      if (r.status !== "ok") continue;
+      expect(r.unit).toBe("bytes");
+      expect(r.value % MIB).toBe(0);
+      expect(r.evidence.jobs).toBeGreaterThan(0);
+    }
+    for (const r of walltime) if (r.status === "ok") expect(r.value % 60).toBe(0);
+    const withRequest = all.filter((r) => r.resource === "cores");
+    expect(withRequest.every((r) => r.requested !== undefined)).toBe(true);
+    // The job asks for no GPU: nothing to predict, said so explicitly.
+    expect(
+      all
+        .filter((r) => r.resource === "gpus")
+        .every((r) => r.status === "insufficient_evidence" && r.reasonCode === "not_requested"),
+    ).toBe(true);
+  });
+
+  it("says insufficient_evidence for a new user, and no_model for GPUs the history never used", async () => {
+    const spec: JobSpec = {
+      ...known[0],
+      user: "newcomer",
+      executable: "never-seen",
+      requested: { ...known[0].requested, gpus: 2 },
+    };
+    const res = await liveApp.inject({
+      method: "POST",
+      url: "/v1/predictions",
+      headers: bearer(TOKENS.platform),
+      payload: { spec },
+    });
+    const p = res.json() as Prediction;
+    expect(validators.Prediction.validate(p).ok).toBe(true);
+    const byResource = Object.fromEntries(p.resources.map((r) => [r.resource, r]));
+    for (const name of ["memory", "cores", "walltime"]) {
+      expect(byResource[name]).toMatchObject({
+        status: "insufficient_evidence",
+        reasonCode: "new_user_and_application",
+      });
+    }
+    expect(byResource.gpus).toMatchObject({
+      status: "insufficient_evidence",
+      reasonCode: "no_model",
+      requested: 2,
+    });
+    expect(byResource.gpus.status === "insufficient_evidence" && byResource.gpus.reason).toMatch(
+      /completed jobs with measured gpus/,
+    );
+  });
+
+  it("answers a resent idempotency key with the first prediction", async () => {
+    const payload = { spec: known[1], idempotencyKey: "portal-req-000123" };
+    const a = (
+      await liveApp.inject({
+        method: "POST",
+        url: "/v1/predictions",
+        headers: bearer(TOKENS.platform),
+        payload,
+      })
+    ).json();
+    await live.flush();
+    const b = (
+      await liveApp.inject({
+        method: "POST",
+        url: "/v1/predictions",
+        headers: bearer(TOKENS.platform),
+        payload,
+      })
+    ).json();
+    expect(b.id).toBe(a.id);
+  });
+
+  it("lets a researcher predict only their own jobs and read only their own predictions", async () => {
+    const spec = { ...known[0], user: "alice" };
+    const own = await liveApp.inject({
+      method: "POST",
+      url: "/v1/predictions",
+      headers: bearer(TOKENS.alice),
+      payload: { spec },
+    });
+    expect(own.statusCode).toBe(200);
+    const other = await liveApp.inject({
+      method: "POST",
+      url: "/v1/predictions",
+      headers: bearer(TOKENS.alice),
+      payload: { spec: known[0] },
+    });
+    expect(other.statusCode).toBe(403);
+    expect(other.json().errors).toEqual([{ path: "/spec/user", message: "must be alice for this token" }]);
+    const byBob = await liveApp.inject({
+      url: `/v1/predictions/${own.json().id}`,
+      headers: bearer(TOKENS.bob),
+    });
+    expect(byBob.statusCode).toBe(404);
+    const wrongCluster = await liveApp.inject({
+      method: "POST",
+      url: "/v1/predictions",
+      headers: bearer(TOKENS.platformHpc2),
+      payload: { spec: known[0] },
+    });
+    expect(wrongCluster.statusCode).toBe(403);
+  });
+
+  it("stores the policy, applies it to live predictions and says which rule changed what", async () => {
+    const bad = await liveApp.inject({
+      method: "PUT",
+      url: "/v1/policy",
+      headers: bearer(TOKENS.platform),
+      payload: { name: "bad", floors: { memory: 8 * MIB }, caps: { memory: 4 * MIB } },
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().errors[0].path).toBe("/floors/memory");
+    const byResearcher = await liveApp.inject({
+      method: "PUT",
+      url: "/v1/policy",
+      headers: bearer(TOKENS.alice),
+      payload: { name: "x" },
+    });
+    expect(byResearcher.statusCode).toBe(403);
+    const policy = { name: "tight", caps: { memory: 2 * MIB } };
+    const put = await liveApp.inject({
+      method: "PUT",
+      url: "/v1/policy",
+      headers: bearer(TOKENS.platform),
+      payload: policy,
+    });
+    expect(put.statusCode).toBe(200);
+    expect((await liveApp.inject({ url: "/v1/policy", headers: bearer(TOKENS.scheduler) })).json()).toEqual(
+      policy,
+    );
+    // Another server reads it on its next refresh.
+    await shadow.refresh();
+    expect(shadow.policy()).toEqual(policy);
+    const res = await liveApp.inject({
+      method: "POST",
+      url: "/v1/predictions/batch",
+      headers: bearer(TOKENS.platform),
+      payload: {
+        requests: known
+          .slice(0, 40)
+          .map((spec) => ({ spec: { ...spec, requested: { ...spec.requested, memoryBytes: MIB } } })),
+      },
+    });
+    const capped = (res.json().predictions as Prediction[])
+      .flatMap((p) => p.resources)
+      .filter(
+        (r) => r.resource === "memory" && r.status === "ok" && r.adjustments?.some((a) => a.rule === "cap"),
+      );
+    expect(capped.length).toBeGreaterThan(0);
+    for (const r of capped) if (r.status === "ok") expect(r.value).toBeLessThanOrEqual(2 * MIB);
+    await liveApp.inject({
+      method: "PUT",
+      url: "/v1/policy",
+      headers: bearer(TOKENS.platform),
+      payload: { name: "default" },
+    });
+  });
+
+  it("reports accuracy once the predicted jobs have ended, per resource, partition and week", async () => {
+    const specs = known.slice(100, 130).map((s, i) => ({ ...s, jobName: `acc-${i}` }));
+    const res = await liveApp.inject({
+      method: "POST",
+      url: "/v1/predictions/batch",
+      headers: bearer(TOKENS.scheduler),
+      payload: { requests: specs.map((spec) => ({ spec })) },
+    });
+    const predictions = res.json().predictions as Prediction[];
+    const now = Date.now();
+    const records: JobRecord[] = specs.map((spec, i) => ({
+      cluster: "lanl",
+      jobId: `acc-${i}`,
+      phase: "ended",
+      source: "slurm-controller",
+      spec,
+      submittedAt: new Date(now + 30_000).toISOString(),
+      startedAt: new Date(now + 60_000).toISOString(),
+      endedAt: new Date(now + 3_660_000).toISOString(),
+      outcome: { state: "COMPLETED", exitCode: 0 },
+      peaks: { memoryBytes: 64 * MIB, runTimeSeconds: 3600, coresUsed: 1 },
+    }));
+    const ingest = await liveApp.inject({
+      method: "POST",
+      url: "/v1/jobs",
+      headers: bearer(TOKENS.collectorLanl),
+      payload: { records },
+    });
+    expect(ingest.json()).toEqual({ accepted: 30, duplicates: 0 });
+    const acc = await liveApp.inject({ url: "/v1/accuracy?cluster=lanl", headers: bearer(TOKENS.platform) });
+    expect(acc.statusCode).toBe(200);
+    const body = acc.json();
+    expect(validators.AccuracyReport.validate(body).ok).toBe(true);
+    expect(body.mode).toBe("live");
+    const overallMemory = body.slices.find(
+      (s: { resource: string; partition?: string; weekStart?: string }) =>
+        s.resource === "memory" && !s.partition && !s.weekStart,
+    );
+    expect(overallMemory.predicted).toBe(30);
+    const recommendedMemory = predictions.filter((p) =>
+      p.resources.some((r) => r.resource === "memory" && r.status === "ok"),
+    ).length;
+    expect(overallMemory.recommended).toBe(recommendedMemory);
+    expect(body.slices.some((s: { partition?: string }) => s.partition !== undefined)).toBe(true);
+    expect(body.slices.some((s: { weekStart?: string }) => s.weekStart !== undefined)).toBe(true);
+    expect(body.readiness.ready).toBe(false);
+    expect(body.readiness.reasons.join(" ")).toMatch(/only 30 ended jobs/);
+    const researcher = await liveApp.inject({ url: "/v1/accuracy", headers: bearer(TOKENS.alice) });
+    expect(researcher.statusCode).toBe(403);
+  });
+});
