@@ -16,5 +16,7 @@ export default defineConfig({
       recursive: true,
       filter: (source) => !source.includes(".") || source.endsWith(".sql") || source.endsWith("migrations"),
     });
+    // The web report's static pages are read at start from dist/report-assets.
+    await cp("src/web/report-assets", "dist/report-assets", { recursive: true });
   },
 });

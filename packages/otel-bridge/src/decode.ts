@@ -4,6 +4,7 @@ import { otlpMessageTypes } from "./otlp-proto.js";
 import type { ExportMetricsServiceRequest, ExportMetricsServiceResponse } from "./otlp-types.js";
 import { validateProtobuf } from "./protobuf-validate.js";
 import { readExportRequest, readExportResponse } from "./read-otlp.js";
+import { readExportRequestProtobuf } from "./read-protobuf.js";
 
 function decodeProtobuf(bytes: Uint8Array, type: protobuf.Type): unknown {
   validateProtobuf(bytes, type);
@@ -52,7 +53,7 @@ function parseJson(body: string | Uint8Array): unknown {
  * ```
  */
 export function decodeExportMetricsRequest(bytes: Uint8Array): ExportMetricsServiceRequest {
-  return readExportRequest(decodeProtobuf(bytes, otlpMessageTypes.exportRequest));
+  return readExportRequestProtobuf(bytes);
 }
 
 /**

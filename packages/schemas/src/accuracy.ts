@@ -42,6 +42,43 @@ export const AccuracyReport = Type.Object(
     mode: Type.Union([Type.Literal("shadow"), Type.Literal("live")]),
     shadowUntil: Type.Optional(Timestamp),
     slices: Type.Array(AccuracySlice, { description: "Per resource, per partition, per week." }),
+    points: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            resource: ResourceName,
+            recommended: Type.Number({ minimum: 0, description: "The recorded recommendation." }),
+            actual: Type.Number({ minimum: 0, description: "What the job then used." }),
+            censored: Type.Optional(
+              Type.Boolean({ description: "The job was killed: actual is a lower bound." }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        {
+          maxItems: 5000,
+          description: "Recommended against actual per job, for the scatter plot (a sample).",
+        },
+      ),
+    ),
+    calibration: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            resource: ResourceName,
+            confidence: Type.Number({
+              minimum: 0,
+              maximum: 1,
+              description: "Promised confidence of the bucket.",
+            }),
+            jobs: Type.Integer({ minimum: 0, description: "Jobs in the bucket." }),
+            observed: Type.Number({ minimum: 0, maximum: 1, description: "Share not under-predicted." }),
+          },
+          { additionalProperties: false },
+        ),
+        { description: "Confidence buckets against the observed share of jobs that fit." },
+      ),
+    ),
     readiness: Type.Object(
       {
         ready: Type.Boolean({

@@ -12,6 +12,7 @@ import { Prediction, PredictionBatchRequest, PredictionRequest } from "./predict
 import { SubmissionEdit } from "./submission-edit.js";
 import { UsageBatch, UsageSample } from "./usage-sample.js";
 import { compileValidator } from "./validate.js";
+import { WasteReport } from "./waste-report.js";
 
 // One compiled validator per wire contract; compiled lazily on first use.
 const v = {
@@ -33,6 +34,7 @@ const v = {
   AccuracyReport: compileValidator(AccuracyReport),
   Cluster: compileValidator(Cluster),
   IngestResult: compileValidator(IngestResult),
+  WasteReport: compileValidator(WasteReport),
 };
 
 /** Validators by schema name, for generic code (the server's routes, the SDK's response checks). */

@@ -20,7 +20,9 @@ import { registerApiRoutes } from "./routes/register-api-routes.js";
 import type { RouteDeps } from "./routes/route-deps.js";
 import type { RouteHandlers } from "./routes/route-handler.js";
 import { usageRoutes } from "./routes/usage.js";
+import { wasteReportHandlers } from "./routes/waste-report.js";
 import { SERVER_VERSION } from "./version.js";
+import { webReportPlugin } from "./web/web-report-plugin.js";
 
 /** Options of {@link buildApp}. */
 export type BuildAppOptions = {
@@ -128,9 +130,13 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       ...eventRoutes(deps),
       ...artifactRoutes(deps),
       ...clusterRoutes(deps),
+      ...wasteReportHandlers(deps),
       ...extra,
     },
     { rawBodyLimitBytes: config.ingest.artifactMaxBytes },
   );
+  // The report's pages hold no data (every figure comes from the authenticated API), so they are
+  // served without a token.
+  await app.register(webReportPlugin);
   return app;
 }

@@ -1,7 +1,6 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { FastifyInstance } from "fastify";
 import { createTestDatabase } from "../../../../test/services/index.js";
 import { buildApp } from "../../../server/src/app.js";
 import { parseServerConfig } from "../../../server/src/config/parse-config.js";
@@ -32,10 +31,13 @@ export type RealServerOptions = {
   intelligence?: boolean;
 };
 
+/** The fastify app `buildApp` returns (fastify itself is the server's dependency, not the SDK's). */
+type JobsightApp = Awaited<ReturnType<typeof buildApp>>;
+
 /** A Jobsight server listening on 127.0.0.1 on a free port, over its own fresh database. */
 export type RealServer = {
   url: string;
-  app: FastifyInstance;
+  app: JobsightApp;
   storage: DataPlaneStorage;
   /** The intelligence plane behind the routes (for training on demand), when served. */
   service?: IntelligenceService;

@@ -75,10 +75,12 @@ describe("the examples against the real server", () => {
   const dag = async (args: string[], token: string) => {
     const env = { ...baseEnv, JOBSIGHT_URL: proxy.url, JOBSIGHT_TOKEN: token };
     const result = await runProcess("python3", [RUN_DAG, ...args], { env });
-    return { ...result, json: result.stdout ? JSON.parse(result.stdout) : undefined };
+    if (!result.stdout) throw new Error(`run_dag.py ${args.join(" ")} printed nothing: ${result.stderr}`);
+    return { ...result, json: JSON.parse(result.stdout) };
   };
-  const describeDag = async (file: string, xcom: unknown) =>
-    (await dag(["describe", file, "--xcom", JSON.stringify(xcom)], "")).json.tasks as DagTask[];
+  /** The DAG's tasks; with `xcom`, their templated fields rendered as Airflow would. */
+  const describeDag = async (file: string, xcom?: unknown) =>
+    (await dag(["describe", file, ...(xcom ? ["--xcom", JSON.stringify(xcom)] : [])], "")).json.tasks as DagTask[];
   const answers = <T>(tag: string, operationId: string) =>
     proxy.calls.filter((c) => c.tag === tag && checkCall(c).operationId === operationId).map((c) => c.response as T);
 
@@ -92,13 +94,14 @@ describe("the examples against the real server", () => {
       HOME: scratch,
       XDG_CONFIG_HOME: join(scratch, "config"),
       NO_COLOR: "1",
+      PYTHONDONTWRITEBYTECODE: "1",
       LANG: "C.UTF-8",
     };
     // History the examples' own jobs can be predicted from: the sbatch script of the CLI DAG, the
     // operator DAG's spec, and the Argo step's pod.
     const script = await readFile(join(AIRFLOW, "jobs/train.sbatch"), "utf8");
     const sbatchSpec = parseSubmission(script, { cluster: "hpc1", user: "alice" }).spec;
-    const operatorSpec = (await describeDag(OPERATOR_DAG, {})).find((t) => t.taskId === "predict")!.spec!;
+    const operatorSpec = (await describeDag(OPERATOR_DAG)).find((t) => t.taskId === "predict")!.spec!;
     const podSpec = parseSubmission(argoPod(), { cluster: "k8s1", user: "alice", format: "kubernetes" }).spec;
     const hpc1 = endedJobHistory({ specs: [sbatchSpec, operatorSpec], jobsPerSpec: 60 });
     const oom: JobRecord = {

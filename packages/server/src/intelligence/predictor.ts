@@ -86,7 +86,7 @@ export function predictResource(
   }
   const { m, s } = centreAndSpread(model, (e) => evaluateEnsemble(e, row));
   const r = applyConformal(model.calibration, m, s, capOf(model, ctx.logRequest));
-  if (r.tooUncertain) {
+  if (r.tooUncertain || r.logValue > model.maxLogValue) {
     return {
       status: "insufficient_evidence",
       reasonCode: "too_uncertain",

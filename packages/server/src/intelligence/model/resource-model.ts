@@ -17,6 +17,11 @@ export type ResourceModel = {
   calibration: ConformalTable;
   /** The cluster enforces the request (jobs are killed at it): never recommend above it. */
   capAtRequest: boolean;
+  /**
+   * Log of the largest usage seen in training plus a margin (×2): a value above it rests on an
+   * extrapolation of the spread, not on evidence, so the predictor abstains instead.
+   */
+  maxLogValue: number;
   /** Fewest completed jobs of the user before a recommendation is given. */
   minUserJobs: number;
   /** Unix time (s) the training data ends at. */

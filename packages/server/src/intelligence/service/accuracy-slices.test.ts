@@ -2,6 +2,7 @@ import type { JobSpec, ResourcePrediction } from "@jobsight/schemas";
 import { describe, expect, it } from "vitest";
 import { accuracySlices, outcomeOf, weekStart } from "./accuracy-slices.js";
 import type { LinkedPrediction } from "./link-predictions.js";
+import { scoredOutcome } from "./prediction-store.js";
 import type { StoredJob } from "./record-to-history.js";
 
 const spec: JobSpec = {
@@ -46,7 +47,13 @@ const none: ResourcePrediction = {
   reason: "x",
 };
 const pair = (r: ResourcePrediction, j: StoredJob): LinkedPrediction => ({
-  prediction: { id: j.jobId, createdAt: j.submittedAt, cluster: "c", linkKey: "k", recommendations: [r] },
+  prediction: {
+    id: j.jobId,
+    createdAt: j.submittedAt,
+    cluster: "c",
+    linkKey: "k",
+    recommendations: [scoredOutcome(r)],
+  },
   job: j,
 });
 

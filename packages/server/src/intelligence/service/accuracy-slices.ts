@@ -1,7 +1,8 @@
-import type { AccuracySlice, ResourcePrediction } from "@jobsight/schemas";
+import type { AccuracySlice } from "@jobsight/schemas";
 import type { ResourceName } from "../history-job.js";
 import { ALL_RESOURCES } from "../resources.js";
 import type { LinkedPrediction } from "./link-predictions.js";
+import type { ScoredOutcome } from "./prediction-store.js";
 import type { StoredJob } from "./record-to-history.js";
 
 /**
@@ -86,8 +87,8 @@ const empty = (): Sums => ({
   inRange: 0,
 });
 
-function addTo(s: Sums, r: ResourcePrediction, o: Outcome): void {
-  if (r.status !== "ok") {
+function addTo(s: Sums, r: ScoredOutcome, o: Outcome): void {
+  if (r.status !== "ok" || r.value === undefined) {
     s.predicted++;
     return;
   }

@@ -3,7 +3,7 @@ import type { Policy, Prediction, PredictionRequest } from "@jobsight/schemas";
 import { linkKeyOf } from "./link-predictions.js";
 import type { LiveFeatureState } from "./live-feature-state.js";
 import { predictSpecs } from "./predict-specs.js";
-import type { RecordedPrediction } from "./prediction-store.js";
+import { type RecordedPrediction, scoredOutcome } from "./prediction-store.js";
 import type { Engine, ServedModel } from "./served-model.js";
 import type { ModeState } from "./shadow-mode.js";
 import {
@@ -54,9 +54,9 @@ export async function makePredictions(
   return requests.map((request, i) => {
     const spec = request.spec;
     const granularity = granularityFor(spec, ctx.rounding);
-    const recommendations = raw[i].map((o) => toWireResource(o, spec, granularity));
+    const wire = raw[i].map((o) => toWireResource(o, spec, granularity));
     const resources = withPolicy(
-      recommendations,
+      wire,
       spec,
       ctx.policy,
       ctx.mode.mode,
@@ -79,7 +79,7 @@ export async function makePredictions(
     const recorded: RecordedPrediction = {
       answer,
       resources,
-      recommendations,
+      recommendations: wire.map(scoredOutcome),
       spec,
       linkKey: linkKeyOf(spec),
       requestedBy: ctx.requestedBy,

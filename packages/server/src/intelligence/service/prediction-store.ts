@@ -3,6 +3,31 @@ import type pg from "pg";
 import { copyRows } from "../../data-plane/copy-rows.js";
 import { query, withTransaction } from "../../data-plane/database.js";
 
+/**
+ * The model's own outcome for one resource, as the accuracy report scores it: rounded for the
+ * scheduler, before the policy; no evidence or prose (the served `resources` keep those).
+ */
+export type ScoredOutcome = {
+  resource: ResourcePrediction["resource"];
+  status: ResourcePrediction["status"];
+  value?: number;
+  low?: number;
+  high?: number;
+  requested?: number;
+};
+
+/** The {@link ScoredOutcome} of a wire prediction. */
+export function scoredOutcome(r: ResourcePrediction): ScoredOutcome {
+  const out: ScoredOutcome = { resource: r.resource, status: r.status };
+  if (r.requested !== undefined) out.requested = r.requested;
+  if (r.status === "ok") {
+    out.value = r.value;
+    if (r.low !== undefined) out.low = r.low;
+    if (r.high !== undefined) out.high = r.high;
+  }
+  return out;
+}
+
 /** A prediction as recorded: what the caller got, and in full what was predicted. */
 export type RecordedPrediction = {
   /** The answer as the caller got it (no resources in shadow mode). */
@@ -10,7 +35,7 @@ export type RecordedPrediction = {
   /** Every resource as served after the policy, even when the caller saw none (shadow). */
   resources: ResourcePrediction[];
   /** The model's own outcome per resource, rounded, before the policy: what accuracy is judged on. */
-  recommendations: ResourcePrediction[];
+  recommendations: ScoredOutcome[];
   spec: JobSpec;
   linkKey: string;
   /** The user of the token that asked. */
@@ -26,7 +51,7 @@ export type PredictionForAccuracy = {
   partition?: string;
   linkKey: string;
   submitTime?: number;
-  recommendations: ResourcePrediction[];
+  recommendations: ScoredOutcome[];
 };
 
 const COLUMNS = [
@@ -155,7 +180,7 @@ export async function predictionsSince(
     partition: string | null;
     link_key: string;
     submit: number | null;
-    recommendations: ResourcePrediction[];
+    recommendations: ScoredOutcome[];
   }>(
     pool,
     `SELECT id, extract(epoch FROM created_at)::float8 AS created, cluster, partition, link_key,

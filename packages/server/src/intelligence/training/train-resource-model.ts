@@ -74,7 +74,9 @@ export function trainResourceModel(
     Math.floor(labelled.length * (options.calibrationShare ?? 0.2)),
   );
   const calibrationRows = labelled.slice(labelled.length - calCount);
-  const trainRows = labelled.slice(0, labelled.length - calCount).slice(-(options.maxTrainingRows ?? 100_000));
+  const trainRows = labelled
+    .slice(0, labelled.length - calCount)
+    .slice(-(options.maxTrainingRows ?? 100_000));
   const F = table.featureNames.length;
   const x = new Float32Array(trainRows.length * F);
   const y = new Float64Array(trainRows.length);
@@ -98,6 +100,7 @@ export function trainResourceModel(
     upper,
     calibration: fitConformal([], options.conformal),
     capAtRequest: detectEnforcedLimit(table.y, table.logRequest, table.censored, labelled),
+    maxLogValue: maxOf(table.y, labelled) + Math.LN2,
     minUserJobs: options.minUserJobs ?? 3,
     trainedAt: endedBefore,
     trainingJobs: trainRows.length,
@@ -127,4 +130,10 @@ export function calibrationExamples(
 /** The log of the limit a recommendation may not exceed (+Infinity when nothing caps it). */
 export function capOf(model: Pick<ResourceModel, "capAtRequest">, logRequest: number): number {
   return model.capAtRequest && !Number.isNaN(logRequest) ? logRequest : Number.POSITIVE_INFINITY;
+}
+
+function maxOf(y: Float64Array, rows: number[]): number {
+  let max = Number.NEGATIVE_INFINITY;
+  for (const i of rows) if (y[i] > max) max = y[i];
+  return Number.isFinite(max) ? max : Number.MAX_VALUE;
 }

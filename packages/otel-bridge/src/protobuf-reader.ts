@@ -1,0 +1,258 @@
+import type protobuf from "protobufjs";
+import { OtlpDecodeError } from "./errors.js";
+import { MAX_PROTOBUF_DEPTH } from "./protobuf-validate.js";
+
+export const WIRE_VARINT = 0;
+export const WIRE_I64 = 1;
+export const WIRE_LEN = 2;
+const WIRE_SGROUP = 3;
+const WIRE_EGROUP = 4;
+export const WIRE_I32 = 5;
+
+const varintScalars = new Set(["int32", "int64", "uint32", "uint64", "sint32", "sint64", "bool"]);
+const i64Scalars = new Set(["fixed64", "sfixed64", "double"]);
+const i32Scalars = new Set(["fixed32", "sfixed32", "float"]);
+
+/** What the reader checks a field against: its name (for errors), wire type and whether it may come packed. */
+export type FieldSpec = { name: string; wire: number; packable: boolean };
+/** Field specs of one message type, by field number. */
+export type FieldTable = ReadonlyArray<FieldSpec | undefined>;
+
+/**
+ * The field table of a protobufjs message type: names, numbers and wire types come from the one
+ * descriptor (`otlp-proto.ts`), so the fast reader cannot drift from it.
+ */
+export function fieldTable(type: protobuf.Type): FieldTable {
+  const table: (FieldSpec | undefined)[] = [];
+  for (const field of type.fieldsArray) {
+    field.resolve();
+    let wire = WIRE_LEN;
+    if (field.resolvedType && !("fields" in field.resolvedType))
+      wire = WIRE_VARINT; // enum
+    else if (!field.resolvedType && varintScalars.has(field.type)) wire = WIRE_VARINT;
+    else if (!field.resolvedType && i64Scalars.has(field.type)) wire = WIRE_I64;
+    else if (!field.resolvedType && i32Scalars.has(field.type)) wire = WIRE_I32;
+    table[field.id] = { name: field.name, wire, packable: field.repeated && wire !== WIRE_LEN };
+  }
+  return table;
+}
+
+/**
+ * A cursor over protobuf bytes that checks as it reads: every value must fit inside the message
+ * that holds it, wire types must match the field, nesting is bounded. The path of the message
+ * being read is kept as a stack of (field, index) pairs and only turned into text for an error,
+ * so a valid body costs no path strings at all.
+ */
+export class ProtobufReader {
+  pos = 0;
+  readonly #bytes: Uint8Array;
+  readonly #view: DataView;
+  readonly #text: Buffer;
+  readonly #names: string[] = [];
+  readonly #indexes: number[] = [];
+  #depth = 0;
+
+  constructor(bytes: Uint8Array) {
+    this.#bytes = bytes;
+    this.#view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.#text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  get length(): number {
+    return this.#bytes.length;
+  }
+
+  #path(): string | undefined {
+    if (this.#depth === 0) return undefined;
+    const parts: string[] = [];
+    for (let i = 0; i < this.#depth; i++) {
+      const index = this.#indexes[i];
+      parts.push(index >= 0 ? `${this.#names[i]}[${index}]` : this.#names[i]);
+    }
+    return parts.join(".");
+  }
+
+  /** An error at the message being read. */
+  fail(
+    code: "OTLP_TRUNCATED" | "OTLP_MALFORMED_PROTOBUF" | "OTLP_INVALID_FIELD" | "OTLP_NESTING_TOO_DEEP",
+    message: string,
+  ): never {
+    throw new OtlpDecodeError(code, message, { path: this.#path() });
+  }
+
+  #need(n: number, end: number): void {
+    if (this.pos + n > end) this.fail("OTLP_TRUNCATED", `needs ${n} bytes, only ${end - this.pos} remain`);
+  }
+
+  /** A varint as a number: exact up to 2^35 (tags, lengths); 32-bit fields take `>>> 0` or `| 0` of it. */
+  varint(end: number): number {
+    const bytes = this.#bytes;
+    let result = 0;
+    for (let shift = 0, i = 0; i < 10; i++, shift += 7) {
+      if (this.pos >= end) this.fail("OTLP_TRUNCATED", "varint runs past the end");
+      const byte = bytes[this.pos++];
+      if (shift < 32) result += (byte & 0x7f) * 2 ** shift;
+      if (byte < 0x80) return result;
+    }
+    return this.fail("OTLP_MALFORMED_PROTOBUF", "varint longer than 10 bytes");
+  }
+
+  /** A 64-bit varint as a bigint, signed (`int64`) or not (`uint64`). */
+  varint64(end: number, signed: boolean): bigint {
+    const bytes = this.#bytes;
+    let lo = 0;
+    let hi = 0;
+    for (let shift = 0, i = 0; i < 10; i++, shift += 7) {
+      if (this.pos >= end) this.fail("OTLP_TRUNCATED", "varint runs past the end");
+      const byte = bytes[this.pos++];
+      const bits = byte & 0x7f;
+      if (shift < 28) lo |= bits << shift;
+      else if (shift === 28) {
+        lo |= (bits & 0x0f) << 28;
+        hi |= bits >>> 4;
+      } else hi |= bits << (shift - 32);
+      if (byte < 0x80) {
+        if (hi === 0 && lo >= 0) return BigInt(lo);
+        const value = (BigInt(hi >>> 0) << 32n) | BigInt(lo >>> 0);
+        return signed ? BigInt.asIntN(64, value) : value;
+      }
+    }
+    return this.fail("OTLP_MALFORMED_PROTOBUF", "varint longer than 10 bytes");
+  }
+
+  fixed64(end: number, signed: boolean): bigint {
+    this.#need(8, end);
+    const value = signed ? this.#view.getBigInt64(this.pos, true) : this.#view.getBigUint64(this.pos, true);
+    this.pos += 8;
+    return value;
+  }
+
+  double(end: number): number {
+    this.#need(8, end);
+    const value = this.#view.getFloat64(this.pos, true);
+    this.pos += 8;
+    return value;
+  }
+
+  /** The end of a length-delimited value starting here (its length read), checked against `end`. */
+  delimited(end: number): number {
+    const length = this.varint(end);
+    if (this.pos + length > end) {
+      this.fail("OTLP_TRUNCATED", `needs ${length} bytes, only ${end - this.pos} remain`);
+    }
+    return this.pos + length;
+  }
+
+  string(end: number): string {
+    const stop = this.delimited(end);
+    const start = this.pos;
+    this.pos = stop;
+    return stop === start ? "" : this.#text.toString("utf8", start, stop);
+  }
+
+  /** A copy, so the result does not pin the (possibly pooled) request buffer. */
+  bytes(end: number): Uint8Array {
+    const stop = this.delimited(end);
+    const out = new Uint8Array(this.#bytes.subarray(this.pos, stop));
+    this.pos = stop;
+    return out;
+  }
+
+  /**
+   * The next field's number, once its wire type is checked against `table`; unknown fields are
+   * skipped whole and give 0. `packed` is set when a repeated scalar came packed.
+   */
+  field(table: FieldTable, end: number): number {
+    const at = this.pos;
+    const tag = this.varint(end);
+    const id = Math.floor(tag / 8);
+    const wire = tag & 7;
+    if (id === 0) this.fail("OTLP_MALFORMED_PROTOBUF", `field number 0 at offset ${at}`);
+    if (wire === 6 || wire === 7)
+      this.fail("OTLP_MALFORMED_PROTOBUF", `invalid wire type ${wire} at offset ${this.pos}`);
+    const spec = table[id];
+    if (!spec) {
+      this.#skip(wire, end, 0);
+      return 0;
+    }
+    this.packed = spec.packable && wire === WIRE_LEN;
+    if (wire !== spec.wire && !this.packed) {
+      this.fail(
+        "OTLP_MALFORMED_PROTOBUF",
+        `field ${spec.name} (${id}) has wire type ${wire}, expected ${spec.wire}`,
+      );
+    }
+    return id;
+  }
+
+  /** Whether the field last returned by {@link field} came packed. */
+  packed = false;
+
+  #skip(wire: number, end: number, groups: number): void {
+    switch (wire) {
+      case WIRE_VARINT:
+        this.varint(end);
+        return;
+      case WIRE_I64:
+        this.#need(8, end);
+        this.pos += 8;
+        return;
+      case WIRE_I32:
+        this.#need(4, end);
+        this.pos += 4;
+        return;
+      case WIRE_LEN:
+        this.pos = this.delimited(end);
+        return;
+      case WIRE_SGROUP:
+        if (this.#depth + groups > MAX_PROTOBUF_DEPTH) {
+          throw new OtlpDecodeError("OTLP_NESTING_TOO_DEEP", "groups nested too deeply", {
+            path: this.#path(),
+          });
+        }
+        for (;;) {
+          const tag = this.varint(end);
+          if ((tag & 7) === WIRE_EGROUP) return;
+          this.#skip(tag & 7, end, groups + 1);
+        }
+      default:
+        this.fail("OTLP_MALFORMED_PROTOBUF", `invalid wire type ${wire} at offset ${this.pos}`);
+    }
+  }
+
+  /**
+   * Reads a nested message with `read`, inside its own bounds and one level deeper in the path
+   * (`index` -1 for a field that is not repeated).
+   */
+  message<T>(end: number, name: string, index: number, read: (r: ProtobufReader, end: number) => T): T {
+    const length = this.varint(end);
+    const depth = this.#depth;
+    this.#names[depth] = name;
+    this.#indexes[depth] = index;
+    this.#depth = depth + 1;
+    if (this.pos + length > end)
+      this.fail("OTLP_TRUNCATED", `message of ${length} bytes overruns its parent`);
+    if (this.#depth > MAX_PROTOBUF_DEPTH) {
+      throw new OtlpDecodeError(
+        "OTLP_NESTING_TOO_DEEP",
+        `messages nested deeper than ${MAX_PROTOBUF_DEPTH}`,
+        {
+          path: this.#path(),
+        },
+      );
+    }
+    const value = read(this, this.pos + length);
+    this.#depth = depth;
+    return value;
+  }
+
+  /** Repeated scalars, packed or not: calls `one` for each value of the field just read. */
+  repeated(end: number, one: (end: number) => void): void {
+    if (!this.packed) {
+      one(end);
+      return;
+    }
+    const stop = this.delimited(end);
+    while (this.pos < stop) one(stop);
+  }
+}
