@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Diagnoses a cluster job with Jobsight and posts the Markdown: to the CI job summary
+# Diagnoses a cluster job with Jobsight and posts the Markdown: to the log, to the CI job summary
 # ($GITHUB_STEP_SUMMARY) and, when PR_NUMBER is set, as a comment on that pull request.
 #
 #   JOB_ID=4242 JOBSIGHT_CLUSTER=hpc1 JOBSIGHT_URL=... JOBSIGHT_TOKEN=... ./diagnose.sh
@@ -19,6 +19,7 @@ if [ "$status" -gt 1 ]; then
   exit "$status"
 fi
 
+cat "$report"
 if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
   cat "$report" >> "$GITHUB_STEP_SUMMARY"
 fi

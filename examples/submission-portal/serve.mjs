@@ -51,7 +51,9 @@ export async function startPortalServer(options) {
       );
       forward.on("error", () => {
         if (!res.headersSent) res.writeHead(502, { "content-type": "application/json" });
-        res.end(JSON.stringify({ code: "BAD_GATEWAY", statusCode: 502, message: "Jobsight is not reachable" }));
+        res.end(
+          JSON.stringify({ code: "BAD_GATEWAY", statusCode: 502, message: "Jobsight is not reachable" }),
+        );
       });
       req.pipe(forward);
       return;
@@ -60,12 +62,23 @@ export async function startPortalServer(options) {
       res.writeHead(405).end();
       return;
     }
-    const file = normalize(join(root, url.pathname === "/" ? "index.html" : decodeURIComponent(url.pathname)));
-    if (!file.startsWith(root + sep) || !(await stat(file).then((s) => s.isFile(), () => false))) {
+    const file = normalize(
+      join(root, url.pathname === "/" ? "index.html" : decodeURIComponent(url.pathname)),
+    );
+    if (
+      !file.startsWith(root + sep) ||
+      !(await stat(file).then(
+        (s) => s.isFile(),
+        () => false,
+      ))
+    ) {
       res.writeHead(404, { "content-type": "text/plain" }).end("not found");
       return;
     }
-    res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream", "cache-control": "no-cache" });
+    res.writeHead(200, {
+      "content-type": TYPES[extname(file)] ?? "application/octet-stream",
+      "cache-control": "no-cache",
+    });
     createReadStream(file).pipe(res);
   });
   await new Promise((resolveListen, reject) => {
@@ -85,7 +98,12 @@ export async function startPortalServer(options) {
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const { values } = parseArgs({
-    options: { port: { type: "string" }, host: { type: "string" }, root: { type: "string" }, api: { type: "string" } },
+    options: {
+      port: { type: "string" },
+      host: { type: "string" },
+      root: { type: "string" },
+      api: { type: "string" },
+    },
   });
   const apiUrl = values.api ?? process.env.JOBSIGHT_URL;
   if (!apiUrl) {

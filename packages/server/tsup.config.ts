@@ -2,7 +2,7 @@ import { cp } from "node:fs/promises";
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/index.ts", "src/main.ts"],
+  entry: ["src/index.ts", "src/main.ts", "src/demo/main.ts"],
   format: ["esm"],
   dts: { entry: "src/index.ts" },
   sourcemap: true,

@@ -121,9 +121,12 @@ class JobsightApi:
             try:
                 with urllib.request.urlopen(request, timeout=self.timeout) as response:
                     text = response.read().decode("utf-8")
-                    if accept == "text/markdown" and response.headers.get_content_type() == "text/markdown":
-                        return text
-                    return json.loads(text)
+                    received = response.headers.get_content_type()
+                    if received != accept:
+                        raise JobsightApiError(
+                            response.status, "RESPONSE_INVALID", f"asked for {accept}, got {received}", [], label
+                        )
+                    return text if accept == "text/markdown" else json.loads(text)
             except urllib.error.HTTPError as error:
                 failure = _api_error(error, label)
                 retry_after = _retry_after(error.headers.get("Retry-After"))

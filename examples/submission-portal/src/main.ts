@@ -1,4 +1,9 @@
-import { type ParsedSubmission, parseSubmission, planSubmissionEdit, type SubmissionEditPlan } from "@jobsight/sdk";
+import {
+  type ParsedSubmission,
+  parseSubmission,
+  planSubmissionEdit,
+  type SubmissionEditPlan,
+} from "@jobsight/sdk";
 import { renderDiff } from "./diff-view.js";
 import { errorLines } from "./error-message.js";
 import { renderRecommendation } from "./recommendation-table.js";
@@ -53,7 +58,11 @@ function showResult(prediction: Prediction, parsed: ParsedSubmission, plan: Subm
   $("skipped").replaceChildren(
     ...plan.skipped
       .filter((s) => prediction.resources.some((r) => r.resource === s.resource && r.status === "ok"))
-      .map((s) => Object.assign(document.createElement("li"), { textContent: `Not changed: ${s.resource} — ${s.reason}` })),
+      .map((s) =>
+        Object.assign(document.createElement("li"), {
+          textContent: `Not changed: ${s.resource} — ${s.reason}`,
+        }),
+      ),
   );
   applyButton.disabled = plan.edit.text === submission.value;
   download.hidden = true;
@@ -69,7 +78,11 @@ async function predict(): Promise<void> {
   const text = submission.value;
   let parsed: ParsedSubmission;
   try {
-    parsed = parseSubmission(text, { cluster: who.cluster, user: who.user, fileName: fileName.value || undefined });
+    parsed = parseSubmission(text, {
+      cluster: who.cluster,
+      user: who.user,
+      fileName: fileName.value || undefined,
+    });
   } catch (error) {
     show([`This does not read as an sbatch script or a Kubernetes manifest: ${(error as Error).message}`]);
     return;
@@ -101,7 +114,7 @@ function apply(): void {
   submission.value = current.plan.edit.text;
   applyButton.disabled = true;
   const blob = new Blob([current.plan.edit.text], { type: "text/plain" });
-  if (download.href) URL.revokeObjectURL(download.href);
+  if (download.href.startsWith("blob:")) URL.revokeObjectURL(download.href);
   download.href = URL.createObjectURL(blob);
   download.download = fileName.value || "job.sbatch";
   download.textContent = `Download ${download.download}`;

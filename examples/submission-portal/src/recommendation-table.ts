@@ -20,7 +20,11 @@ function cell(row: HTMLTableRowElement, text: string, className?: string): void 
  * Fills the table body with one row per resource: what the job asks for, the recommendation, its
  * range and confidence and the past jobs it rests on, or why there is no recommendation.
  */
-export function renderRecommendation(body: HTMLTableSectionElement, prediction: Prediction, parsed: ParsedSubmission): void {
+export function renderRecommendation(
+  body: HTMLTableSectionElement,
+  prediction: Prediction,
+  parsed: ParsedSubmission,
+): void {
   body.replaceChildren();
   for (const r of prediction.resources) {
     const row = body.insertRow();

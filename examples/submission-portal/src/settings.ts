@@ -26,5 +26,10 @@ export function saveSettings(settings: Settings): void {
  * `/v1` to Jobsight, so the browser talks to one origin and needs no CORS.
  */
 export function clientFor(settings: Settings): JobsightClient {
-  return createClient({ baseUrl: location.origin, token: settings.token || undefined, timeoutMs: 20_000, retries: 1 });
+  return createClient({
+    baseUrl: location.origin,
+    token: settings.token || undefined,
+    timeoutMs: 20_000,
+    retries: 1,
+  });
 }

@@ -4,11 +4,23 @@ import { join } from "node:path";
 import { createClient, parseSubmission, planSubmissionEdit } from "@jobsight/sdk";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { endedJobHistory } from "../../../packages/sdk/test/integration/e2e-job-history.js";
+import { endedJobHistory, neighbourSpecs } from "../../../packages/sdk/test/integration/e2e-job-history.js";
 import { checkCall } from "../../../packages/sdk/test/integration/e2e-openapi-contract.js";
-import { E2E_TOKENS, type RealServer, startRealServer } from "../../../packages/sdk/test/integration/e2e-real-server.js";
-import { type RecordingProxy, startRecordingProxy } from "../../../packages/sdk/test/integration/e2e-recording-proxy.js";
-import { CHROMIUM_TEST_ARGS, chromiumForTests, freshUserDataDir, type UserDataDir } from "../../../test/browser/index.js";
+import {
+  E2E_TOKENS,
+  type RealServer,
+  startRealServer,
+} from "../../../packages/sdk/test/integration/e2e-real-server.js";
+import {
+  type RecordingProxy,
+  startRecordingProxy,
+} from "../../../packages/sdk/test/integration/e2e-recording-proxy.js";
+import {
+  CHROMIUM_TEST_ARGS,
+  chromiumForTests,
+  freshUserDataDir,
+  type UserDataDir,
+} from "../../../test/browser/index.js";
 import { buildPortal } from "../build.mjs";
 import { startPortalServer } from "../serve.mjs";
 import { formatValue } from "../src/format.js";
@@ -28,7 +40,9 @@ describe.skipIf(!executablePath)("the submission portal in headless Chromium", (
   const pageErrors: string[] = [];
 
   const predictions = () =>
-    proxy.calls.filter((c) => c.path === "/v1/predictions" && c.status === 200).map((c) => c.response as Prediction);
+    proxy.calls
+      .filter((c) => c.path === "/v1/predictions" && c.status === 200)
+      .map((c) => c.response as Prediction);
 
   async function predictWith(token: string, sample: keyof typeof samples, cluster = "hpc1") {
     await page.goto(`${portal.url}/?cluster=${cluster}&user=alice`);
@@ -46,7 +60,7 @@ describe.skipIf(!executablePath)("the submission portal in headless Chromium", (
     server = await startRealServer({ prefix: "portal" });
     const { spec } = parseSubmission(samples.sbatch.text, { cluster: "hpc1", user: "alice" });
     await createClient({ baseUrl: server.url, token: E2E_TOKENS.collector }).jobs.ingest(
-      endedJobHistory({ specs: [spec], jobsPerSpec: 90 }),
+      endedJobHistory({ specs: [spec, ...neighbourSpecs()] }),
     );
     await server.service!.refresh();
     expect((await server.service!.train()).accepted).toBe(true);
@@ -86,7 +100,9 @@ describe.skipIf(!executablePath)("the submission portal in headless Chromium", (
     expect(await gpus.locator("td.evidence").textContent()).toMatch(/^Insufficient evidence: /);
 
     // The page's edit is the SDK's edit of the same text with the same prediction, byte for byte.
-    const expected = planSubmissionEdit(samples.sbatch.text, prediction, undefined, { fileName: "train.sbatch" });
+    const expected = planSubmissionEdit(samples.sbatch.text, prediction, undefined, {
+      fileName: "train.sbatch",
+    });
     expect(expected.edit.diff).toContain("-#SBATCH --mem=64G");
     expect(await page.locator("#diff").textContent()).toBe(expected.edit.diff);
     expect(await page.locator("#diff span.del").count()).toBeGreaterThan(0);
@@ -103,9 +119,9 @@ describe.skipIf(!executablePath)("the submission portal in headless Chromium", (
     await predictWith(E2E_TOKENS.alice, "manifest", "k8s2");
     const prediction = predictions().at(-1)!;
     expect(prediction.resources.every((r) => r.status === "insufficient_evidence")).toBe(true);
-    const statuses = await page.locator("#recommendation tbody tr").evaluateAll((rows) =>
-      rows.map((r) => (r as HTMLElement).dataset.status),
-    );
+    const statuses = await page
+      .locator("#recommendation tbody tr")
+      .evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.status));
     expect(statuses).toEqual(prediction.resources.map(() => "insufficient_evidence"));
     expect(await page.textContent("#diff")).toContain("No change to suggest");
     expect(await page.isDisabled("#apply")).toBe(true);

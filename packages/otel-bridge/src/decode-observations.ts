@@ -13,6 +13,7 @@ import {
   type NumberDataPoint,
   OtlpDataPointFlags,
 } from "./otlp-types.js";
+import { type AttributeLookup, PointAttributes } from "./point-attributes.js";
 import { usageSampleKeyAt } from "./sample-key.js";
 import { unixNanoToRfc3339 } from "./unix-nano.js";
 
@@ -77,7 +78,7 @@ function pointCount(metric: Metric): number {
   return data?.dataPoints.length ?? 0;
 }
 
-function identityText(attributes: ReadonlyMap<string, ScalarAttribute>, key: string): string | undefined {
+function identityText(attributes: AttributeLookup, key: string): string | undefined {
   const value = attributes.get(key);
   if (typeof value === "number") return String(value);
   return typeof value === "string" && value !== "" ? value : undefined;
@@ -170,13 +171,17 @@ export function decodeObservations(
   options: DecodeObservationsOptions = {},
 ): DecodedObservations {
   const rejections = new Rejections(options.maxReasons ?? 20);
-  const pending = new Map<string, Pending>();
+  // Entries in order of first appearance, found by identity and then by time.
+  const entries: Pending[] = [];
+  const byIdentity = new Map<string, Map<bigint, Pending>>();
+  let last = { cluster: "", jobId: "", node: "", step: "", id: "" };
   for (const rm of request.resourceMetrics) {
     const resourceAttributes = new Map<string, ScalarAttribute>();
     mergeAttributes(resourceAttributes, rm.resource?.attributes);
     for (const sm of rm.scopeMetrics) {
       const scopeAttributes = new Map(resourceAttributes);
       mergeAttributes(scopeAttributes, sm.scope?.attributes);
+      const attributes = new PointAttributes(scopeAttributes);
       for (const metric of sm.metrics) {
         const mapping = mappingsByName.get(metric.name);
         const points = metric.gauge?.dataPoints ?? metric.sum?.dataPoints;
@@ -193,8 +198,7 @@ export function decodeObservations(
         }
         for (const point of points) {
           if ((point.flags & OtlpDataPointFlags.NO_RECORDED_VALUE_MASK) !== 0) continue;
-          const attributes = new Map(scopeAttributes);
-          mergeAttributes(attributes, point.attributes);
+          attributes.reset(point.attributes);
           const value = pointValue(point);
           const cluster = identityText(attributes, O.cluster);
           const jobId = identityText(attributes, O.jobId);
@@ -205,12 +209,22 @@ export function decodeObservations(
           else if (!cluster || !jobId || !node) {
             rejections.add(1, `missing ${O.cluster}, ${O.jobId} or ${O.node}`);
           } else {
-            const key = [cluster, jobId, node, step ?? "", point.timeUnixNano].join("\u0000");
-            let entry = pending.get(key);
+            // Consecutive points mostly belong to the same job: reuse its identity key then.
+            const s = step ?? "";
+            if (cluster !== last.cluster || jobId !== last.jobId || node !== last.node || s !== last.step) {
+              last = { cluster, jobId, node, step: s, id: `${cluster}\u0000${jobId}\u0000${node}\u0000${s}` };
+            }
+            let times = byIdentity.get(last.id);
+            if (!times) {
+              times = new Map();
+              byIdentity.set(last.id, times);
+            }
+            let entry = times.get(point.timeUnixNano);
             if (!entry) {
               const identity = step === undefined ? { cluster, jobId, node } : { cluster, jobId, node, step };
               entry = { identity, unixNano: point.timeUnixNano, draft: emptyDraft() };
-              pending.set(key, entry);
+              times.set(point.timeUnixNano, entry);
+              entries.push(entry);
             }
             const user = identityText(attributes, O.user);
             if (user !== undefined) entry.user ??= user;
@@ -226,7 +240,7 @@ export function decodeObservations(
 
   const samples: UsageSample[] = [];
   const keys: string[] = [];
-  for (const entry of pending.values()) {
+  for (const entry of entries) {
     dropIncompleteSections(entry.draft, rejections);
     const sample = buildSample(entry);
     if (!sample) continue;

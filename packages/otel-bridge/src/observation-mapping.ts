@@ -6,6 +6,7 @@ import {
   type MetricDefinition,
   SeriesAttributes as S,
 } from "./metric-names.js";
+import type { AttributeLookup } from "./point-attributes.js";
 
 /**
  * The one mapping between UsageSample fields and OTLP points, both ways: for every per-job
@@ -40,7 +41,7 @@ export type ApplyOutcome = { section: string } | { reject: string };
 export interface ObservationMapping {
   definition: MetricDefinition;
   extract(sample: UsageSample): ExtractedPoint[];
-  apply(draft: SampleDraft, value: number, attributes: ReadonlyMap<string, AttrValue>): ApplyOutcome;
+  apply(draft: SampleDraft, value: number, attributes: AttributeLookup): ApplyOutcome;
 }
 
 type Kind = "int" | "double" | "signed" | "ratio";
@@ -63,14 +64,14 @@ function accept(value: number, kind: Kind): number | string {
   return value;
 }
 
-function integerAttribute(attributes: ReadonlyMap<string, AttrValue>, key: string): number | undefined {
+function integerAttribute(attributes: AttributeLookup, key: string): number | undefined {
   const raw = attributes.get(key);
   // A Prometheus round trip turns every label into a string; accept decimal strings too.
   const n = typeof raw === "string" && /^\d+$/.test(raw) ? Number(raw) : raw;
   return typeof n === "number" && Number.isSafeInteger(n) && n >= 0 ? n : undefined;
 }
 
-function stringAttribute(attributes: ReadonlyMap<string, AttrValue>, key: string): string | undefined {
+function stringAttribute(attributes: AttributeLookup, key: string): string | undefined {
   const raw = attributes.get(key);
   return typeof raw === "string" && raw !== "" ? raw : undefined;
 }

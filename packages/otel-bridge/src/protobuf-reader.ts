@@ -8,6 +8,8 @@ export const WIRE_LEN = 2;
 const WIRE_SGROUP = 3;
 const WIRE_EGROUP = 4;
 export const WIRE_I32 = 5;
+/** Strings up to this many bytes are decoded once per body (see `string`). */
+const MAX_CACHED_STRING = 64;
 
 const varintScalars = new Set(["int32", "int64", "uint32", "uint64", "sint32", "sint64", "bool"]);
 const i64Scalars = new Set(["fixed64", "sfixed64", "double"]);
@@ -48,6 +50,7 @@ export class ProtobufReader {
   readonly #bytes: Uint8Array;
   readonly #view: DataView;
   readonly #text: Buffer;
+  readonly #strings = new Map<number, { at: number; length: number; text: string }>();
   readonly #names: string[] = [];
   readonly #indexes: number[] = [];
   #depth = 0;
@@ -122,9 +125,12 @@ export class ProtobufReader {
 
   fixed64(end: number, signed: boolean): bigint {
     this.#need(8, end);
-    const value = signed ? this.#view.getBigInt64(this.pos, true) : this.#view.getBigUint64(this.pos, true);
+    const view = this.#view;
+    const pos = this.pos;
     this.pos += 8;
-    return value;
+    // Start times are mostly 0 ("unknown"): no new BigInt for those.
+    if (view.getUint32(pos, true) === 0 && view.getUint32(pos + 4, true) === 0) return 0n;
+    return signed ? view.getBigInt64(pos, true) : view.getBigUint64(pos, true);
   }
 
   double(end: number): number {
@@ -147,7 +153,27 @@ export class ProtobufReader {
     const stop = this.delimited(end);
     const start = this.pos;
     this.pos = stop;
-    return stop === start ? "" : this.#text.toString("utf8", start, stop);
+    const length = stop - start;
+    if (length === 0) return "";
+    if (length > MAX_CACHED_STRING) return this.#text.toString("utf8", start, stop);
+    // Attribute keys and most values (job ids, user names) repeat on every point: decode each
+    // distinct short string once per body and hand out the same string after that.
+    const bytes = this.#bytes;
+    let hash = length;
+    for (let i = start; i < stop; i++) hash = Math.imul(hash ^ bytes[i], 0x01000193);
+    const cached = this.#strings.get(hash);
+    if (cached !== undefined && cached.length === length && this.#sameBytes(cached.at, start, length)) {
+      return cached.text;
+    }
+    const text = this.#text.toString("utf8", start, stop);
+    if (cached === undefined) this.#strings.set(hash, { at: start, length, text });
+    return text;
+  }
+
+  #sameBytes(at: number, start: number, length: number): boolean {
+    const bytes = this.#bytes;
+    for (let i = 0; i < length; i++) if (bytes[at + i] !== bytes[start + i]) return false;
+    return true;
   }
 
   /** A copy, so the result does not pin the (possibly pooled) request buffer. */

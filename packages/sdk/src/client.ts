@@ -3,6 +3,7 @@ import { AccuracyResource } from "./resources/accuracy.js";
 import { DiagnosesResource } from "./resources/diagnoses.js";
 import { JobsResource } from "./resources/jobs.js";
 import { PredictionsResource } from "./resources/predictions.js";
+import { ReportsResource } from "./resources/reports.js";
 
 /** Options of {@link createClient}. */
 export type ClientOptions = {
@@ -66,6 +67,8 @@ export type JobsightClient = {
   readonly diagnoses: DiagnosesResource;
   readonly jobs: JobsResource;
   readonly accuracy: AccuracyResource;
+  /** Reports over ended jobs: waste by user, account or partition. */
+  readonly reports: ReportsResource;
   /** `GET /healthz`: whether the server is up (no token needed). */
   health(options?: RequestOptions): Promise<Health>;
 };
@@ -104,6 +107,7 @@ export function createClient(options: ClientOptions): JobsightClient {
     diagnoses: new DiagnosesResource(transport),
     jobs: new JobsResource(transport),
     accuracy: new AccuracyResource(transport),
+    reports: new ReportsResource(transport),
     health: (requestOptions) =>
       transport.request<Health>({ operationId: "getHealth", options: requestOptions }),
   };

@@ -7,6 +7,7 @@ import { serveOverHttp } from "../test-support/fake-over-http.js";
 import { scratchDir } from "../test-support/scratch-dir.js";
 import { startScriptedServer } from "../test-support/scripted-http-server.js";
 import { createFakeServer } from "../testing/fake-server.js";
+import { resolveServerBin } from "./commands/delegate.js";
 
 const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
 const main = fileURLToPath(new URL("./main.ts", import.meta.url));
@@ -70,10 +71,27 @@ describe.concurrent("the jobsight bin", { timeout: 60_000 }, () => {
   });
 
   it("explains what to install when the server package is not there", async () => {
-    const r = await run(["import", "trace.swf", "--format", "swf"]);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain(
-      "needs the Jobsight server package (@jobsight/server), which is not installed",
-    );
+    // Resolved in a process of its own (no NODE_PATH from the test runner), searching only a scratch
+    // project where no @jobsight/server is installed.
+    const cwd = scratchDir("jobsight-noserver-");
+    const delegate = pathToFileURL(fileURLToPath(new URL("./commands/delegate.ts", import.meta.url))).href;
+    const code = `import(${JSON.stringify(delegate)}).then((m) => console.log(JSON.stringify(m.resolveServerBin(${JSON.stringify(cwd)}, [${JSON.stringify(join(cwd, "package.json"))}]))))`;
+    const { NODE_PATH: _, ...env } = process.env;
+    const child = spawn(process.execPath, ["--import", tsx, "-e", code], { cwd, env });
+    let out = "";
+    child.stdout.on("data", (d) => {
+      out += d;
+    });
+    await new Promise((resolve) => child.on("close", resolve));
+    expect(JSON.parse(out)).toEqual({
+      missing: expect.stringContaining(
+        "needs the Jobsight server package (@jobsight/server), which is not installed",
+      ),
+    });
+  });
+
+  it("finds the server's bin from the repository, where the workspace installs it", () => {
+    const bin = resolveServerBin(process.cwd());
+    expect(bin).toEqual({ path: expect.stringMatching(/packages\/server\/dist\/main\.js$/) });
   });
 });

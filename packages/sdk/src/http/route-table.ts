@@ -18,6 +18,7 @@ export type OperationId =
   | "createPredictionBatch"
   | "getPrediction"
   | "getAccuracy"
+  | "getWasteReport"
   | "getPolicy"
   | "putPolicy"
   | "listClusters"

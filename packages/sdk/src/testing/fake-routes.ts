@@ -12,6 +12,7 @@ import type {
   PredictionRequest,
   ResourcePrediction,
   UsageBatch,
+  WasteReport,
 } from "@jobsight/schemas";
 import type { OperationId } from "../http/route-table.js";
 import { fakeDiagnose, renderDiagnosisMarkdown } from "./fake-diagnosis.js";
@@ -234,6 +235,7 @@ export const fakeRoutes: Record<OperationId, (ctx: FakeRouteContext) => FakeAnsw
     return prediction ? ok(prediction) : notFound(`prediction ${ctx.params.id}`);
   },
   getAccuracy: (ctx) => ok(accuracy(ctx)),
+  getWasteReport: (ctx) => ok(wasteReport(ctx)),
   getPolicy: (ctx) => ok(ctx.store.policy),
   putPolicy: (ctx) => {
     ctx.store.policy = ctx.body as Policy;
@@ -248,3 +250,52 @@ export const fakeRoutes: Record<OperationId, (ctx: FakeRouteContext) => FakeAnsw
     return ok(cluster, 201);
   },
 };
+
+// Requested against used of the stored ended jobs, grouped like the real server groups them.
+function wasteReport(ctx: FakeRouteContext): WasteReport {
+  const by = (ctx.query.by as "user" | "account" | "partition" | undefined) ?? "user";
+  const rows = new Map<string, WasteReport["rows"][number]>();
+  for (const job of ctx.store.jobs.values()) {
+    if (job.phase !== "ended") continue;
+    const key =
+      (by === "user" ? job.spec.user : by === "account" ? job.spec.account : job.spec.partition) ?? "";
+    const row = rows.get(key) ?? {
+      key,
+      jobs: 0,
+      memoryRequestedByteSeconds: 0,
+      memoryUsedByteSeconds: 0,
+      coreSecondsRequested: 0,
+      coreSecondsUsed: 0,
+      gpuSecondsRequested: 0,
+      gpuSecondsUsed: 0,
+      walltimeRequestedSeconds: 0,
+      walltimeUsedSeconds: 0,
+    };
+    const run = job.peaks?.runTimeSeconds ?? 0;
+    const req = job.spec.requested;
+    row.jobs++;
+    if (req.memoryBytes !== undefined && job.peaks?.memoryBytes !== undefined) {
+      row.memoryRequestedByteSeconds += req.memoryBytes * run;
+      row.memoryUsedByteSeconds += job.peaks.memoryBytes * run;
+    }
+    if (req.cores !== undefined && job.peaks?.cpuTimeSeconds !== undefined) {
+      row.coreSecondsRequested += req.cores * run;
+      row.coreSecondsUsed += job.peaks.cpuTimeSeconds;
+    }
+    if (req.gpus !== undefined && job.peaks?.gpusUsed !== undefined) {
+      row.gpuSecondsRequested += req.gpus * run;
+      row.gpuSecondsUsed += job.peaks.gpusUsed * run;
+    }
+    if (req.walltimeSeconds !== undefined) {
+      row.walltimeRequestedSeconds += req.walltimeSeconds;
+      row.walltimeUsedSeconds += run;
+    }
+    rows.set(key, row);
+  }
+  const waste = (r: WasteReport["rows"][number]) => r.memoryRequestedByteSeconds - r.memoryUsedByteSeconds;
+  return {
+    generatedAt: ctx.now().toISOString(),
+    by,
+    rows: [...rows.values()].sort((a, b) => waste(b) - waste(a)),
+  };
+}

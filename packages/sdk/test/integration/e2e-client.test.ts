@@ -13,7 +13,7 @@ import { endedJobHistory, slurmTrainSpec } from "./e2e-job-history.js";
 import { E2E_TOKENS, type RealServer, startRealServer } from "./e2e-real-server.js";
 
 const GiB = 2 ** 30;
-const history = endedJobHistory({ specs: [slurmTrainSpec("alice"), slurmTrainSpec("bob")], jobsPerSpec: 90 });
+const history = endedJobHistory();
 const aliceJobs = history.filter((r) => r.spec.user === "alice");
 const bobJob = history.find((r) => r.spec.user === "bob")!;
 const aliceSpec = slurmTrainSpec("alice");
@@ -64,7 +64,7 @@ describe("the SDK against the real server", () => {
     for await (const page of alice.jobs.list({ cluster: "hpc1", limit: 25 }).pages()) {
       pageSizes.push(page.items.length);
     }
-    expect(pageSizes).toEqual([25, 25, 25, 15]);
+    expect(pageSizes).toEqual([25, 25, 10]);
 
     const listed: JobRecord[] = [];
     for await (const job of alice.jobs.list({ cluster: "hpc1", limit: 40 })) listed.push(job);
@@ -102,7 +102,10 @@ describe("the SDK against the real server", () => {
       "/records/0/peaks/memoryBytes",
       "/records/0/submittedAt",
     ]);
-    const query = await rejection(clientOf(E2E_TOKENS.alice).jobs.list({ limit: 5000 }).toArray(), BadRequestError);
+    const query = await rejection(
+      clientOf(E2E_TOKENS.alice).jobs.list({ limit: 5000 }).toArray(),
+      BadRequestError,
+    );
     // Query parameters are named under /query, body fields from the body's root.
     expect(query.fields.map((f) => f.path)).toEqual(["/query/limit"]);
   });
@@ -110,7 +113,10 @@ describe("the SDK against the real server", () => {
   it("maps a missing or unknown token to AuthenticationError", async () => {
     const none = await rejection(clientOf(undefined).jobs.get(aliceJobs[0].jobId), AuthenticationError);
     expect(none.status).toBe(401);
-    const wrong = await rejection(clientOf("not-a-token-of-this-site").jobs.list().toArray(), AuthenticationError);
+    const wrong = await rejection(
+      clientOf("not-a-token-of-this-site").jobs.list().toArray(),
+      AuthenticationError,
+    );
     expect(wrong.code).toBe("AUTHENTICATION_FAILED");
   });
 

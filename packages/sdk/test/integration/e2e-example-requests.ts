@@ -57,7 +57,8 @@ function shellLines(text: string): { text: string; line: number }[] {
   for (let i = 0; i < lines.length; i++) {
     const first = i;
     let joined = lines[i];
-    while (joined.trimEnd().endsWith("\\") && i + 1 < lines.length) joined = `${joined.trimEnd().slice(0, -1)} ${lines[++i]}`;
+    while (joined.trimEnd().endsWith("\\") && i + 1 < lines.length)
+      joined = `${joined.trimEnd().slice(0, -1)} ${lines[++i]}`;
     out.push({ text: joined, line: first + 1 });
   }
   return out;

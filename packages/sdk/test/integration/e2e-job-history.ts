@@ -28,11 +28,45 @@ export function slurmTrainSpec(user: string, cluster = "hpc1"): JobSpec {
   };
 }
 
+function otherJob(
+  user: string,
+  cluster: string,
+  exe: string,
+  memoryGiB: number,
+  cores: number,
+  hours: number,
+): JobSpec {
+  return {
+    cluster,
+    scheduler: "slurm",
+    user,
+    account: `acct-${user}`,
+    partition: "batch",
+    jobName: exe,
+    executable: exe,
+    requested: { memoryBytes: memoryGiB * GiB, cores, walltimeSeconds: hours * 3600, nodes: 1 },
+  };
+}
+
+/**
+ * The rest of a small site: four more users whose jobs ask for 8 to 128 GiB. A model trained on
+ * one kind of job alone cannot tell a typical over-request from an extreme one and abstains;
+ * with neighbours like these it recommends for the everyday jobs.
+ */
+export function neighbourSpecs(cluster = "hpc1"): JobSpec[] {
+  return [
+    otherJob("carol", cluster, "sim", 16, 4, 4),
+    otherJob("dave", cluster, "md.x", 128, 32, 12),
+    otherJob("erin", cluster, "post.py", 8, 2, 2),
+    otherJob("frank", cluster, "align", 32, 8, 8),
+  ];
+}
+
 /** Options of {@link endedJobHistory}. */
 export type JobHistoryOptions = {
-  /** What the jobs asked for; jobs cycle through these. @default alice's and bob's {@link slurmTrainSpec} */
+  /** What the jobs asked for; jobs cycle through these. @default alice's and bob's {@link slurmTrainSpec} and {@link neighbourSpecs} */
   specs?: JobSpec[];
-  /** Jobs per spec. @default 90 */
+  /** Jobs per spec. @default 60 */
   jobsPerSpec?: number;
   /** Numeric job id of the first job; later ones count up. @default 100000 */
   firstJobId?: number;
@@ -47,12 +81,12 @@ export type JobHistoryOptions = {
  *
  * @example
  * ```ts
- * await client.jobs.ingest(endedJobHistory({ specs: [slurmTrainSpec("alice")], jobsPerSpec: 90 }));
+ * await client.jobs.ingest(endedJobHistory({ specs: [slurmTrainSpec("alice"), ...neighbourSpecs()] }));
  * ```
  */
 export function endedJobHistory(options: JobHistoryOptions = {}): JobRecord[] {
-  const specs = options.specs ?? [slurmTrainSpec("alice"), slurmTrainSpec("bob")];
-  const perSpec = options.jobsPerSpec ?? 90;
+  const specs = options.specs ?? [slurmTrainSpec("alice"), slurmTrainSpec("bob"), ...neighbourSpecs()];
+  const perSpec = options.jobsPerSpec ?? 60;
   const firstId = options.firstJobId ?? 100_000;
   const next = random(options.seed ?? 7);
   const start = Date.UTC(2026, 10, 20) - perSpec * specs.length * 2 * 3600_000;

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { compileValidator, wireSchemas } from "@jobsight/schemas";
 import { isDeepStrictEqual } from "node:util";
+import { compileValidator, wireSchemas } from "@jobsight/schemas";
 
 type Schema = { [key: string]: unknown };
 type Parameter = { name: string; in: "path" | "query"; required: boolean; schema: Schema };
@@ -12,7 +12,10 @@ type Operation = {
   requestBody?: { required?: boolean; content: MediaTypes };
   responses: Record<string, { content?: MediaTypes }>;
 };
-type Document = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema> } };
+type Document = {
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, Schema> };
+};
 
 /** The committed OpenAPI document of `@jobsight/schemas`, the contract every example must keep. */
 export const openApiDocument: Document = JSON.parse(
@@ -60,14 +63,19 @@ function checkValue(value: string, schema: Schema, where: string): string[] {
   if (type === "boolean" && value !== "true" && value !== "false") return [`${where}: not a boolean`];
   if (type === "integer" || type === "number") {
     const n = Number(value);
-    if (typeof schema.minimum === "number" && n < schema.minimum) problems.push(`${where}: below ${schema.minimum}`);
-    if (typeof schema.maximum === "number" && n > schema.maximum) problems.push(`${where}: above ${schema.maximum}`);
+    if (typeof schema.minimum === "number" && n < schema.minimum)
+      problems.push(`${where}: below ${schema.minimum}`);
+    if (typeof schema.maximum === "number" && n > schema.maximum)
+      problems.push(`${where}: above ${schema.maximum}`);
   }
   if (typeof schema.pattern === "string" && !new RegExp(schema.pattern).test(value))
     problems.push(`${where}: ${value} does not match ${schema.pattern}`);
-  if (typeof schema.minLength === "number" && value.length < schema.minLength) problems.push(`${where}: too short`);
-  if (typeof schema.maxLength === "number" && value.length > schema.maxLength) problems.push(`${where}: too long`);
-  if (schema.format === "date-time" && Number.isNaN(Date.parse(value))) problems.push(`${where}: not a date-time`);
+  if (typeof schema.minLength === "number" && value.length < schema.minLength)
+    problems.push(`${where}: too short`);
+  if (typeof schema.maxLength === "number" && value.length > schema.maxLength)
+    problems.push(`${where}: too long`);
+  if (schema.format === "date-time" && Number.isNaN(Date.parse(value)))
+    problems.push(`${where}: not a date-time`);
   return problems;
 }
 
@@ -99,7 +107,8 @@ export function checkCall(call: ApiCall): { operationId?: string; template?: str
   const match = templates.find((t) => t.pattern.test(call.path));
   if (!match) return { problems: [`${label}: no path of the OpenAPI document matches`] };
   const operation = openApiDocument.paths[match.template][call.method.toLowerCase()];
-  if (!operation) return { template: match.template, problems: [`${label}: ${match.template} has no ${call.method}`] };
+  if (!operation)
+    return { template: match.template, problems: [`${label}: ${match.template} has no ${call.method}`] };
   const problems: string[] = [];
   const segments = call.path.split("/");
   match.template.split("/").forEach((part, i) => {
@@ -116,7 +125,8 @@ export function checkCall(call: ApiCall): { operationId?: string; template?: str
     else if (value !== null) problems.push(...checkValue(value, parameter.schema, `query ${name}`));
   }
   for (const p of operation.parameters) {
-    if (p.in === "query" && p.required && !(p.name in query)) problems.push(`${label}: query ${p.name} is required`);
+    if (p.in === "query" && p.required && !(p.name in query))
+      problems.push(`${label}: query ${p.name} is required`);
   }
   if (call.bodyUnknown) {
     if (!operation.requestBody) problems.push(`${label}: the operation takes no body`);
@@ -142,7 +152,8 @@ export function checkCall(call: ApiCall): { operationId?: string; template?: str
     if (!response) problems.push(`${label}: status ${call.status} is not documented`);
     else if (response.content && Object.keys(response.content).length > 0) {
       const type = mediaType(call.responseType);
-      if (!type || !response.content[type]) problems.push(`${label}: answer of type ${type} is not documented`);
+      if (!type || !response.content[type])
+        problems.push(`${label}: answer of type ${type} is not documented`);
     }
   }
   return { operationId: operation.operationId, template: match.template, problems };

@@ -1,6 +1,6 @@
+import { copyFile, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { copyFile, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -10,7 +10,7 @@ import { parse as parseYaml } from "yaml";
 import { helpTexts } from "../../src/cli/help.js";
 import { createClient, parseSubmission } from "../../src/index.js";
 import { cliCalls, curlCalls, pythonCalls, readExampleSources } from "./e2e-example-requests.js";
-import { endedJobHistory } from "./e2e-job-history.js";
+import { endedJobHistory, neighbourSpecs } from "./e2e-job-history.js";
 import { checkCall } from "./e2e-openapi-contract.js";
 import { E2E_TOKENS, type RealServer, startRealServer } from "./e2e-real-server.js";
 import { type RecordingProxy, startRecordingProxy } from "./e2e-recording-proxy.js";
@@ -25,7 +25,13 @@ const sources = await readExampleSources(EXAMPLES, ["airflow", "argo", "ci-diagn
 const GiB = 2 ** 30;
 const OOM_JOB = "300001";
 
-type DagTask = { taskId: string; operator: string; bash_command?: string; env?: Record<string, string>; spec?: JobRecord["spec"] };
+type DagTask = {
+  taskId: string;
+  operator: string;
+  bash_command?: string;
+  env?: Record<string, string>;
+  spec?: JobRecord["spec"];
+};
 
 /** Fills Argo's `{{...}}` tags; an unknown tag is an error, so a template change cannot slip by. */
 function renderArgo(text: string, vars: Record<string, string>): string {
@@ -49,7 +55,9 @@ describe("the requests written in the examples", () => {
   it("checks curl calls to Jobsight and names the others external", () => {
     const calls = sources.flatMap(curlCalls);
     for (const call of calls.filter((c) => c.target === "jobsight")) {
-      expect(checkCall({ method: call.method, path: call.path, bodyUnknown: call.hasBody }).problems).toEqual([]);
+      expect(checkCall({ method: call.method, path: call.path, bodyUnknown: call.hasBody }).problems).toEqual(
+        [],
+      );
     }
     // The CI example posts its Markdown to GitHub, which is not Jobsight's API.
     expect(calls.filter((c) => c.target === "external").map((c) => `${c.method} ${c.path}`)).toContain(
@@ -80,9 +88,12 @@ describe("the examples against the real server", () => {
   };
   /** The DAG's tasks; with `xcom`, their templated fields rendered as Airflow would. */
   const describeDag = async (file: string, xcom?: unknown) =>
-    (await dag(["describe", file, ...(xcom ? ["--xcom", JSON.stringify(xcom)] : [])], "")).json.tasks as DagTask[];
+    (await dag(["describe", file, ...(xcom ? ["--xcom", JSON.stringify(xcom)] : [])], "")).json
+      .tasks as DagTask[];
   const answers = <T>(tag: string, operationId: string) =>
-    proxy.calls.filter((c) => c.tag === tag && checkCall(c).operationId === operationId).map((c) => c.response as T);
+    proxy.calls
+      .filter((c) => c.tag === tag && checkCall(c).operationId === operationId)
+      .map((c) => c.response as T);
 
   beforeAll(async () => {
     server = await startRealServer({ prefix: "examples" });
@@ -103,7 +114,7 @@ describe("the examples against the real server", () => {
     const sbatchSpec = parseSubmission(script, { cluster: "hpc1", user: "alice" }).spec;
     const operatorSpec = (await describeDag(OPERATOR_DAG)).find((t) => t.taskId === "predict")!.spec!;
     const podSpec = parseSubmission(argoPod(), { cluster: "k8s1", user: "alice", format: "kubernetes" }).spec;
-    const hpc1 = endedJobHistory({ specs: [sbatchSpec, operatorSpec], jobsPerSpec: 60 });
+    const hpc1 = endedJobHistory({ specs: [sbatchSpec, operatorSpec, ...neighbourSpecs()] });
     const oom: JobRecord = {
       ...hpc1[0],
       jobId: OOM_JOB,
@@ -138,7 +149,9 @@ describe("the examples against the real server", () => {
     // A retried task sends the same idempotency key and gets the recorded prediction back.
     const again = await dag(["execute", OPERATOR_DAG, "predict"], E2E_TOKENS.alice);
     expect(again.json.result.predictionId).toBe(result.predictionId);
-    const bodies = proxy.calls.filter((c) => c.tag === "airflow-operator").map((c) => c.body as { idempotencyKey: string });
+    const bodies = proxy.calls
+      .filter((c) => c.tag === "airflow-operator")
+      .map((c) => c.body as { idempotencyKey: string });
     expect(bodies).toHaveLength(2);
     expect(bodies[0].idempotencyKey).toBe(bodies[1].idempotencyKey);
     ran.add("airflow:python");
@@ -154,14 +167,18 @@ describe("the examples against the real server", () => {
 
   it("Airflow: JobsightDiagnoseOperator reports an OOM kill", async () => {
     proxy.tag("airflow-operator-diagnose");
-    const run = await dag(["execute", OPERATOR_DAG, "diagnose", "--xcom", JSON.stringify({ submit: OOM_JOB })], E2E_TOKENS.alice);
+    const run = await dag(
+      ["execute", OPERATOR_DAG, "diagnose", "--xcom", JSON.stringify({ submit: OOM_JOB })],
+      E2E_TOKENS.alice,
+    );
     expect(run.code, run.stderr).toBe(0);
-    expect(run.json.result.findings).toContainEqual(expect.objectContaining({ kind: "oom_kill", severity: "error" }));
+    expect(run.json.result.findings).toContainEqual(
+      expect.objectContaining({ kind: "oom_kill", severity: "error" }),
+    );
     expect(run.json.result.markdown).toMatch(new RegExp(`^# Diagnosis of job ${OOM_JOB} on hpc1`));
-    expect(proxy.calls.filter((c) => c.tag === "airflow-operator-diagnose").map((c) => c.responseType)).toEqual([
-      expect.stringContaining("application/json"),
-      expect.stringContaining("text/markdown"),
-    ]);
+    expect(
+      proxy.calls.filter((c) => c.tag === "airflow-operator-diagnose").map((c) => c.responseType),
+    ).toEqual([expect.stringContaining("application/json"), expect.stringContaining("text/markdown")]);
   });
 
   it("Airflow: the BashOperator tasks right-size the script and diagnose the job", async () => {
@@ -172,7 +189,13 @@ describe("the examples against the real server", () => {
     const results: Record<string, { code: number; stdout: string; stderr: string }> = {};
     for (const task of tasks.filter((t) => t.bash_command?.startsWith("jobsight "))) {
       proxy.tag(`airflow-cli-${task.taskId}`);
-      const env = { ...baseEnv, ...task.env, JOB_SCRIPT: script, JOBSIGHT_URL: proxy.url, JOBSIGHT_TOKEN: E2E_TOKENS.alice };
+      const env = {
+        ...baseEnv,
+        ...task.env,
+        JOB_SCRIPT: script,
+        JOBSIGHT_URL: proxy.url,
+        JOBSIGHT_TOKEN: E2E_TOKENS.alice,
+      };
       results[task.taskId] = await runProcess("bash", ["-c", task.bash_command!], { env, cwd: scratch });
     }
     expect(Object.keys(results).sort()).toEqual(["diagnose", "right_size"]);
@@ -197,7 +220,10 @@ describe("the examples against the real server", () => {
     const dir = await mkdtemp(join(scratch, "argo-"));
     const { script, vars, env, template } = await argoPredictStep(dir);
     await writeFile(join(dir, "pod.yaml"), argoPod());
-    const run = await runProcess("bash", [script], { env: { ...baseEnv, ...env, JOBSIGHT_URL: proxy.url }, cwd: dir });
+    const run = await runProcess("bash", [script], {
+      env: { ...baseEnv, ...env, JOBSIGHT_URL: proxy.url },
+      cwd: dir,
+    });
     expect(run.code, run.stderr).toBe(0);
     const [prediction] = answers<Prediction>("argo", "createPrediction");
     const memory = prediction.resources.find((r) => r.resource === "memory");
@@ -205,10 +231,15 @@ describe("the examples against the real server", () => {
     const outputs = await argoOutputs(template, vars, dir);
     expect(outputs.memory).toBe(`${Math.ceil(memory.value / 2 ** 20)}Mi`);
     const cores = prediction.resources.find((r) => r.resource === "cores");
-    expect(outputs.cpu).toBe(cores?.status === "ok" ? `${Math.ceil(cores.value * 1000)}m` : vars["workflow.parameters.cpu"]);
+    expect(outputs.cpu).toBe(
+      cores?.status === "ok" ? `${Math.ceil(cores.value * 1000)}m` : vars["workflow.parameters.cpu"],
+    );
     // The training step's podSpecPatch, filled with those outputs, is JSON naming Argo's main container.
     const patch = JSON.parse(argoTrainPatch(outputs));
-    expect(patch.containers[0]).toMatchObject({ name: "main", resources: { requests: { memory: outputs.memory } } });
+    expect(patch.containers[0]).toMatchObject({
+      name: "main",
+      resources: { requests: { memory: outputs.memory } },
+    });
     ran.add("argo:predict");
   });
 
@@ -216,7 +247,10 @@ describe("the examples against the real server", () => {
     const dir = await mkdtemp(join(scratch, "argo-down-"));
     const { script, vars, env, template } = await argoPredictStep(dir);
     await writeFile(join(dir, "pod.yaml"), argoPod());
-    const run = await runProcess("bash", [script], { env: { ...baseEnv, ...env, JOBSIGHT_URL: "http://127.0.0.1:9" }, cwd: dir });
+    const run = await runProcess("bash", [script], {
+      env: { ...baseEnv, ...env, JOBSIGHT_URL: "http://127.0.0.1:9" },
+      cwd: dir,
+    });
     expect(run.code).toBe(0);
     expect(run.stderr).toContain("Jobsight gave no prediction");
     expect(await argoOutputs(template, vars, dir)).toEqual({ memory: "64Gi", cpu: "16" });
@@ -228,14 +262,20 @@ describe("the examples against the real server", () => {
     const github = createServer(async (req, res) => {
       const chunks: Buffer[] = [];
       for await (const c of req) chunks.push(c as Buffer);
-      comments.push({ path: req.url ?? "", auth: req.headers.authorization, body: JSON.parse(Buffer.concat(chunks).toString()) });
+      comments.push({
+        path: req.url ?? "",
+        auth: req.headers.authorization,
+        body: JSON.parse(Buffer.concat(chunks).toString()),
+      });
       res.writeHead(201, { "content-type": "application/json" }).end("{}");
     });
     await new Promise<void>((resolve) => github.listen(0, "127.0.0.1", resolve));
     const summary = join(scratch, "summary.md");
     const workflow = parseYaml(await readFile(join(EXAMPLES, "ci-diagnose/diagnose-failed-job.yml"), "utf8"));
     const step = workflow.jobs.diagnose.steps.find((s: { run?: string }) => s.run?.includes("diagnose.sh"));
-    expect(Object.keys(step.env)).toEqual(expect.arrayContaining(["JOBSIGHT_URL", "JOBSIGHT_TOKEN", "JOB_ID", "JOBSIGHT_CLUSTER"]));
+    expect(Object.keys(step.env)).toEqual(
+      expect.arrayContaining(["JOBSIGHT_URL", "JOBSIGHT_TOKEN", "JOB_ID", "JOBSIGHT_CLUSTER"]),
+    );
     try {
       const run = await runProcess("bash", [join(EXAMPLES, "ci-diagnose/diagnose.sh")], {
         env: {
@@ -252,12 +292,15 @@ describe("the examples against the real server", () => {
         },
       });
       expect(run.code, run.stderr).toBe(1);
+      expect(run.stdout).toBe(await readFile(summary, "utf8"));
     } finally {
       github.close();
     }
     const markdown = await readFile(summary, "utf8");
     expect(markdown).toMatch(new RegExp(`^# Diagnosis of job ${OOM_JOB} on hpc1`));
-    expect(comments).toEqual([{ path: "/repos/site/jobs/issues/17/comments", auth: "Bearer gh-test-token", body: { body: markdown } }]);
+    expect(comments).toEqual([
+      { path: "/repos/site/jobs/issues/17/comments", auth: "Bearer gh-test-token", body: { body: markdown } },
+    ]);
     const [diagnosis] = answers<Diagnosis>("ci", "getDiagnosis");
     expect(diagnosis.findings[0]).toMatchObject({ kind: "oom_kill", severity: "error" });
     ran.add("ci-diagnose:diagnose");
@@ -268,7 +311,9 @@ describe("the examples against the real server", () => {
     for (const call of proxy.calls) {
       expect(checkCall(call).problems, `${call.tag}: ${call.method} ${call.path}`).toEqual([]);
     }
-    const operatorOps = new Set(proxy.calls.filter((c) => c.tag.startsWith("airflow-operator")).map((c) => checkCall(c).template));
+    const operatorOps = new Set(
+      proxy.calls.filter((c) => c.tag.startsWith("airflow-operator")).map((c) => checkCall(c).template),
+    );
     for (const site of sources.flatMap(pythonCalls)) expect(operatorOps).toContain(checkCall(site).template);
     const cliSites = sources.flatMap(cliCalls).map((c) => `${c.example}:${c.command}`);
     for (const site of cliSites) expect(ran, `${site} was never run`).toContain(site);
@@ -282,10 +327,19 @@ async function argoTemplate() {
 }
 
 const argoYaml = await argoTemplate();
-type ArgoTemplate = { name: string; inputs?: { artifacts?: { name: string; raw?: { data: string } }[] }; outputs?: { parameters: { name: string; valueFrom: { default?: string } }[] }; script?: { source: string; env: { name: string; value?: string }[] }; podSpecPatch?: string };
+type ArgoTemplate = {
+  name: string;
+  inputs?: { artifacts?: { name: string; raw?: { data: string } }[] };
+  outputs?: { parameters: { name: string; valueFrom: { default?: string } }[] };
+  script?: { source: string; env: { name: string; value?: string }[] };
+  podSpecPatch?: string;
+};
 const argoTemplates = argoYaml.spec.templates as ArgoTemplate[];
 const argoParameters: Record<string, string> = Object.fromEntries(
-  argoYaml.spec.arguments.parameters.map((p: { name: string; value: string }) => [`workflow.parameters.${p.name}`, p.value]),
+  argoYaml.spec.arguments.parameters.map((p: { name: string; value: string }) => [
+    `workflow.parameters.${p.name}`,
+    p.value,
+  ]),
 );
 
 /** The predict step's pod manifest (its raw input artifact) as Argo renders it. */
@@ -304,7 +358,9 @@ async function argoPredictStep(dir: string) {
     ...argoParameters,
     "workflow.namespace": "research",
     "inputs.artifacts.pod.path": join(dir, "pod.yaml"),
-    ...Object.fromEntries(template.outputs!.parameters.map((p) => [`outputs.parameters.${p.name}.path`, join(dir, p.name)])),
+    ...Object.fromEntries(
+      template.outputs!.parameters.map((p) => [`outputs.parameters.${p.name}.path`, join(dir, p.name)]),
+    ),
   };
   const script = join(dir, "predict.sh");
   await writeFile(script, renderArgo(template.script!.source, vars));
@@ -319,7 +375,9 @@ async function argoPredictStep(dir: string) {
 async function argoOutputs(template: ArgoTemplate, vars: Record<string, string>, dir: string) {
   const out: Record<string, string> = {};
   for (const p of template.outputs!.parameters) {
-    out[p.name] = await readFile(join(dir, p.name), "utf8").catch(() => renderArgo(p.valueFrom.default ?? "", vars));
+    out[p.name] = await readFile(join(dir, p.name), "utf8").catch(() =>
+      renderArgo(p.valueFrom.default ?? "", vars),
+    );
   }
   return out;
 }
@@ -327,5 +385,8 @@ async function argoOutputs(template: ArgoTemplate, vars: Record<string, string>,
 /** The training step's podSpecPatch with its input parameters filled in. */
 function argoTrainPatch(inputs: Record<string, string>): string {
   const train = argoTemplates.find((t) => t.name === "train")!;
-  return renderArgo(train.podSpecPatch!, Object.fromEntries(Object.entries(inputs).map(([k, v]) => [`inputs.parameters.${k}`, v])));
+  return renderArgo(
+    train.podSpecPatch!,
+    Object.fromEntries(Object.entries(inputs).map(([k, v]) => [`inputs.parameters.${k}`, v])),
+  );
 }

@@ -270,7 +270,17 @@ export class IntelligenceService {
         comparison: { ...COMPARISON_THRESHOLDS, ...o.comparison },
         pageSize: o.pageSize ?? 5000,
       },
-      { trigger, now: this.#now(), signal: this.#abort.signal, onProgress },
+      {
+        trigger,
+        now: this.#now(),
+        signal: this.#abort.signal,
+        onProgress,
+        onInline: () =>
+          this.#log.warn(
+            {},
+            "no training worker in this build: training runs on the main thread and delays requests",
+          ),
+      },
     );
     this.#log.info(
       { ...report, trigger },

@@ -44,6 +44,16 @@ export type TrainSettings = {
   pageSize: number;
 };
 
+/** One training: why it runs, its clock, how to stop it, where its progress goes. */
+export type TrainRun = {
+  trigger: string;
+  now: Date;
+  signal?: AbortSignal;
+  onProgress?: TrainingProgress;
+  /** Called when the training must run on the calling thread (no worker script in this build). */
+  onInline?: () => void;
+};
+
 // One key for the whole deployment: only one server trains at a time.
 const TRAINING_LOCK = 0x6a6f6273; // "jobs"
 
@@ -100,7 +110,7 @@ export async function trainAndRegister(
   artifacts: ArtifactStore,
   active: ModelManifest | undefined,
   settings: TrainSettings,
-  run: { trigger: string; now: Date; signal?: AbortSignal; onProgress?: TrainingProgress },
+  run: TrainRun,
 ): Promise<TrainReport> {
   const lock = await pool.connect();
   try {
@@ -133,7 +143,7 @@ async function trainLocked(
   artifacts: ArtifactStore,
   active: ModelManifest | undefined,
   settings: TrainSettings,
-  run: { trigger: string; now: Date; signal?: AbortSignal; onProgress?: TrainingProgress },
+  run: TrainRun,
 ): Promise<TrainReport> {
   const version = newModelVersion(run.now);
   const count = { jobs: 0 };
@@ -153,7 +163,7 @@ async function trainLocked(
       minComparisonJobs: settings.minComparisonJobs,
       active: activeModels,
     },
-    { place: settings.place, signal: run.signal, onProgress: run.onProgress },
+    { place: settings.place, signal: run.signal, onProgress: run.onProgress, onInline: run.onInline },
   );
   const manifest = result.manifest;
   const resources = Object.keys(manifest.resources) as ResourceName[];

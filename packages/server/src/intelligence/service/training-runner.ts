@@ -30,10 +30,17 @@ type WorkerMessage =
 export async function runTraining(
   pages: AsyncIterable<HistoryJob[]>,
   options: TrainCandidateOptions,
-  context: { place: TrainingPlace; onProgress?: TrainingProgress; signal?: AbortSignal },
+  context: {
+    place: TrainingPlace;
+    onProgress?: TrainingProgress;
+    signal?: AbortSignal;
+    /** Called when a worker was asked for but none can be started (training then blocks). */
+    onInline?: () => void;
+  },
 ): Promise<CandidateResult> {
   const worker = context.place === "worker" ? startWorker() : undefined;
   if (!worker) {
+    if (context.place === "worker") context.onInline?.();
     const jobs: HistoryJob[] = [];
     for await (const page of pages) for (const j of page) jobs.push(j);
     context.signal?.throwIfAborted();

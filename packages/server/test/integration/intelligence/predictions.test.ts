@@ -184,6 +184,48 @@ describe("intelligence service over real PostgreSQL, ONNX Runtime and a local ob
     );
   });
 
+  it("learns from jobs that end while it runs, at its next refresh", async () => {
+    const spec: JobSpec = { ...known[0], user: "late-joiner", executable: "sim" };
+    const ask = async () =>
+      (
+        (
+          await liveApp.inject({
+            method: "POST",
+            url: "/v1/predictions",
+            headers: bearer(TOKENS.platform),
+            payload: { spec },
+          })
+        ).json() as Prediction
+      ).resources.find((r) => r.resource === "memory");
+    expect(await ask()).toMatchObject({
+      status: "insufficient_evidence",
+      reasonCode: "new_user_and_application",
+    });
+    const start = Date.now() - 3_600_000;
+    const records: JobRecord[] = Array.from({ length: 6 }, (_, i) => ({
+      cluster: "lanl",
+      jobId: `late-${i}`,
+      phase: "ended",
+      source: "slurm-controller",
+      spec,
+      submittedAt: new Date(start + i * 60_000).toISOString(),
+      startedAt: new Date(start + i * 60_000 + 1000).toISOString(),
+      endedAt: new Date(start + i * 60_000 + 30_000).toISOString(),
+      outcome: { state: "COMPLETED", exitCode: 0 },
+      peaks: { memoryBytes: (100 + i) * MIB, runTimeSeconds: 29 },
+    }));
+    await liveApp.inject({
+      method: "POST",
+      url: "/v1/jobs",
+      headers: bearer(TOKENS.collectorLanl),
+      payload: { records },
+    });
+    await live.refresh();
+    const after = await ask();
+    expect(after?.status === "ok" || after?.reasonCode !== "new_user_and_application").toBe(true);
+    if (after?.status === "ok") expect(after.evidence.jobs).toBe(6);
+  });
+
   it("answers a resent idempotency key with the first prediction", async () => {
     const payload = { spec: known[1], idempotencyKey: "portal-req-000123" };
     const a = (

@@ -1,0 +1,209 @@
+#!/usr/bin/env node
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import type { Diagnosis } from "@jobsight/schemas";
+import { DemoApi } from "./demo-api.js";
+import { runJobsightCli } from "./demo-cli.js";
+import { runDemoCollector } from "./demo-collector.js";
+import { describeDiagnosis } from "./demo-diagnoses.js";
+import { importDemoHistory } from "./demo-history.js";
+import { demoJobRecords } from "./demo-jobs.js";
+import { DEMO_JOBS, DemoNode } from "./demo-node.js";
+import { startDemoServer } from "./demo-server.js";
+import { DemoProgress } from "./progress.js";
+
+const USAGE = `Usage: node packages/server/dist/demo/main.js [options]
+
+Starts Jobsight on embedded defaults, collects a generated GPU node, imports the LANL-CM5 trace,
+trains, predicts and diagnoses, then leaves the server running for the web report.
+
+Options:
+  --exit-after          stop after printing (also JOBSIGHT_DEMO_EXIT=1)
+  --history-lines <n>   import only the first n jobs of the trace
+  --port <n>            HTTP port (default 8080; 0 picks a free one, as does a busy 8080)
+  --data-dir <dir>      data folder (default <repo>/.jobsight/demo)
+`;
+
+const CLUSTER = "demo";
+const NODE = "gpu-a01";
+
+function repoRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    if (existsSync(join(dir, "pnpm-workspace.yaml"))) return dir;
+    const up = dirname(dir);
+    if (up === dir) return process.cwd();
+    dir = up;
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      "exit-after": { type: "boolean" },
+      "history-lines": { type: "string" },
+      port: { type: "string" },
+      "data-dir": { type: "string" },
+      help: { type: "boolean" },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const exitAfter = values["exit-after"] || process.env.JOBSIGHT_DEMO_EXIT === "1";
+  const historyLines = values["history-lines"] ? Number(values["history-lines"]) : undefined;
+  const root = repoRoot();
+  const dataDir = resolve(values["data-dir"] ?? join(root, ".jobsight", "demo"));
+  mkdirSync(dataDir, { recursive: true });
+  const tmp = mkdtempSync(join(tmpdir(), "jobsight-demo-"));
+  const p = new DemoProgress();
+  p.line("Jobsight demo");
+
+  const server = await p.step(
+    "server started (embedded PostgreSQL, local objects, OTLP receivers, intelligence plane live)",
+    () => startDemoServer({ dataDir, cluster: CLUSTER, port: values.port ? Number(values.port) : 0 }),
+    (s) => `${s.url}, OTLP/gRPC ${s.otlpGrpcUrl}, data in ${dataDir}`,
+  );
+  const stop = async () => {
+    await server.close().catch(() => {});
+    rmSync(tmp, { recursive: true, force: true });
+  };
+  try {
+    const api = new DemoApi(server.url, server.platformToken);
+    await p.step("cluster registered", async () => {
+      const known = await api.call<{ clusters: { id: string }[] }>("GET", "/v1/clusters");
+      if (!JSON.stringify(known).includes(`"${CLUSTER}"`))
+        await api.call("POST", "/v1/clusters", { id: CLUSTER, name: "Demo GPU cluster", scheduler: "slurm" });
+      return CLUSTER;
+    }, (c) => c);
+
+    const node = await p.step(
+      "node generated (cgroup v2 tree, /proc, recorded nvidia-smi, kernel log)",
+      async () => new DemoNode(join(tmp, "node")),
+      () => `${NODE}: ${DEMO_JOBS.map((j) => `${j.jobId} ${j.role}`).join(", ")}`,
+    );
+    const now = Date.now();
+    const times = { cluster: CLUSTER, node: NODE, submittedAt: now - 40 * 60_000, startedAt: now - 25 * 60_000, endedAt: 0 };
+    await p.step("jobs submitted and started (REST /v1/jobs)", async () => {
+      const r = demoJobRecords({ ...times, endedAt: now });
+      await api.call("POST", "/v1/jobs", { records: r.submitted });
+      await api.call("POST", "/v1/jobs", { records: r.started });
+      return r.started.length;
+    }, (n) => `${n} jobs`);
+
+    const collected = await p.step(
+      "collector ran in node mode",
+      () =>
+        runDemoCollector({
+          repoRoot: root,
+          node,
+          cluster: CLUSTER,
+          nodeName: NODE,
+          restUrl: server.url,
+          otlpGrpcUrl: server.otlpGrpcUrl,
+          token: server.collectorToken,
+        }),
+      (c) => `${c.rounds} rounds shipped through ${c.transport}`,
+    );
+    void collected;
+    await p.step("jobs ended (OUT_OF_MEMORY, TIMEOUT, COMPLETED x2)", async () => {
+      const r = demoJobRecords({ ...times, endedAt: Date.now() });
+      await api.call("POST", "/v1/jobs", { records: r.ended });
+      return r.ended.length;
+    }, (n) => `${n} records`);
+
+    const trace = join(root, "data", "traces", "LANL-CM5-1994-4.1-cln.swf.gz");
+    const imported = await p.step(
+      "history imported (LANL-CM5 1994, Parallel Workloads Archive)",
+      () =>
+        importDemoHistory({
+          storage: server.app.storage,
+          file: trace,
+          cluster: CLUSTER,
+          lines: historyLines,
+          tmpDir: tmp,
+          onProgress: (t) => p.line(t),
+        }),
+      (r) =>
+        `${r.imported} jobs imported, ${r.skipped} already there, ${r.badLines} bad lines${historyLines ? ` (first ${historyLines} lines)` : ""}`,
+    );
+    void imported;
+    const trained = await p.step(
+      "model trained",
+      async () => {
+        await server.service.refresh();
+        const report = await server.service.train({ trigger: "demo" });
+        await server.service.refresh();
+        return report;
+      },
+      (r) =>
+        r.trained
+          ? `${r.version} on ${r.jobs} jobs, ${r.accepted ? "in service" : "kept the active model"}; resources: ${r.resources.join(", ")}`
+          : `nothing trained: ${r.reason}`,
+    );
+    void trained;
+
+    for (const file of ["job.sbatch", "pod.yaml"]) {
+      const path = join(root, "examples", "demo", file);
+      const run = await p.step(`prediction for examples/demo/${file} (jobsight predict)`, () =>
+        runJobsightCli(root, ["predict", path, "--cluster", CLUSTER, "--user", "20"], server.url, server.platformToken),
+        (r) => `exit ${r.code}`,
+      );
+      p.line(indent(run.stdout || run.stderr));
+    }
+
+    const problems = DEMO_JOBS.filter((j) => j.role !== "healthy");
+    const diagnoses = await p.step("diagnoses of the three problem jobs", async () => {
+      const out: string[] = [];
+      for (const job of problems) {
+        const d = await api.call<Diagnosis>("GET", `/v1/jobs/${job.jobId}/diagnosis?cluster=${CLUSTER}`);
+        out.push(describeDiagnosis(job.jobId, job.role, d));
+      }
+      return out;
+    }, () => `${problems.length} jobs`);
+    p.line(diagnoses.join("\n"));
+
+    const report = `${server.url}/report/#token=${server.platformToken}`;
+    p.line(`\nWeb report: ${report}`);
+    for (const job of problems)
+      p.line(`  job ${job.jobId} (${job.role}): ${server.url}/report/jobs.html?id=${job.jobId}&cluster=${CLUSTER}#token=${server.platformToken}`);
+    p.line(`Demo ready in ${p.elapsedSeconds().toFixed(0)} s.`);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  if (exitAfter) {
+    await stop();
+    p.line("Stopped (--exit-after).");
+    return 0;
+  }
+  p.line("Server running; press Ctrl-C to stop.");
+  await new Promise<void>((done) => {
+    process.once("SIGINT", () => done());
+    process.once("SIGTERM", () => done());
+  });
+  await stop();
+  p.line("Stopped.");
+  return 0;
+}
+
+function indent(text: string): string {
+  return text
+    .trimEnd()
+    .split("\n")
+    .map((l) => `    ${l}`)
+    .join("\n");
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error) => {
+    process.stderr.write(`jobsight demo failed: ${(error as Error).stack ?? error}\n`);
+    process.exit(1);
+  },
+);
