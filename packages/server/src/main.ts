@@ -4,6 +4,7 @@ import { buildApp } from "./app.js";
 import { ConfigError } from "./config/config-error.js";
 import { loadServerConfig, setPath } from "./config/config-sources.js";
 import { runImportCommand } from "./history/import-command.js";
+import { runBacktestCommand } from "./intelligence/backtest/run-backtest-cli.js";
 import { type OtlpReceivers, startOtlpReceivers } from "./otlp/otlp-receivers.js";
 import { IngestGate } from "./routes/ingest-gate.js";
 import { SERVER_VERSION } from "./version.js";
@@ -14,6 +15,7 @@ Commands:
   serve     Run the server: REST API, OTLP receivers (gRPC :4317, HTTP :4318); embedded
             PostgreSQL and local objects unless configured
   import    Import job history: import <file> --format sacct-json|sacct-parsable|swf --cluster <id>
+  backtest  Replay a trace under the evaluation protocol: backtest <trace.swf[.gz]> [--json] [--window 0.3]
 
 Options of serve (flags win over JOBSIGHT_* variables, which win over the config file):
   --config <file>        JSON configuration file
@@ -138,6 +140,7 @@ async function main(argv: string[]): Promise<number> {
     return -1;
   }
   if (command === "import") return runImportCommand(rest);
+  if (command === "backtest") return runBacktestCommand(rest);
   process.stderr.write(`Unknown command ${command}\n\n${USAGE}`);
   return 2;
 }

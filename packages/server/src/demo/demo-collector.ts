@@ -1,16 +1,21 @@
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { DemoNode } from "./demo-node.js";
 
-/** The parts of `@jobsight/collector` the demo drives (loaded from its build at run time). */
+// The parts of `@jobsight/collector` the demo drives, loaded from its build at run time: the
+// server may not depend on the collector package.
+type Ctor<O, T> = new (options: O) => T;
 type CollectorModule = {
-  loadConfig(sources: { argv: string[]; env: Record<string, string> }): unknown;
   createLogger(options: { level: string }): unknown;
-  startCollector(options: { config: unknown; logger: unknown; sink?: unknown; version?: string }): Promise<{
-    report(): Record<string, unknown>;
-    stop(graceMs?: number): Promise<void>;
-  }>;
-  OtlpSink?: new (options: { otlpUrl: string; restUrl: string; token?: string }) => unknown;
+  DiskSpool: { open(o: { dir: string; maxBytes: number; logger: unknown }): Promise<{ close(): Promise<void> }> };
+  Shipper: Ctor<Record<string, unknown>, { start(): void; tick(): Promise<void>; stop(graceMs?: number): Promise<void>; stats(): { sentBatches: number; sentRecords: number; failures: number; lastError: string | null } }>;
+  ProcReader: Ctor<{ root: string }, unknown>;
+  NvidiaSmi: Ctor<Record<string, unknown>, { start(): void; stop(): Promise<void> }>;
+  KernelLog: Ctor<Record<string, unknown>, { close(): void }>;
+  NodeMode: Ctor<Record<string, unknown>, { collect(): Promise<void>; stop(): Promise<void>; stats(): { rounds: number; jobs: number } }>;
+  HttpJsonSink: Ctor<{ url: string; token?: string }, unknown>;
+  OtlpSink?: Ctor<{ otlpUrl: string; restUrl: string; token?: string }, unknown>;
 };
 
 /** Options of {@link runDemoCollector}. */
@@ -22,61 +27,87 @@ export type DemoCollectorOptions = {
   restUrl: string;
   otlpGrpcUrl: string;
   token: string;
-  /** Collection rounds. @default 6 */
-  rounds?: number;
+  /** Time of the first round (ms); rounds are `stepSeconds` apart on the node's clock. */
+  firstRoundAt: number;
+  /** Collection rounds. */
+  rounds: number;
+  /** Seconds between rounds on the node's clock. */
+  stepSeconds: number;
 };
+
+/** What the collector did. */
+export type DemoCollectorReport = { rounds: number; jobs: number; batches: number; records: number; transport: string };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Runs the real collector in node mode against the generated node for a few one-second rounds,
- * moving the node on between rounds, and ships through the OTLP sink (usage over OTLP/gRPC,
- * events and job records over REST). The server may not depend on the collector package, so
- * the demo loads the collector's build from the workspace at run time.
+ * Runs the collector's own node mode (cgroup v2 discovery, /proc, nvidia-smi, kernel log, disk
+ * spool, shipper) against the generated node. Its clock is moved on by `stepSeconds` per round so
+ * twenty minutes of a job's life pass in seconds; the recorded nvidia-smi keeps printing in real
+ * time, so each round waits for its next reading. Usage goes through the OTLP sink (OTLP/gRPC),
+ * events and job records over REST.
  */
-export async function runDemoCollector(o: DemoCollectorOptions): Promise<{ rounds: number; transport: string }> {
-  const url = pathToFileURL(join(o.repoRoot, "packages", "collector", "dist", "index.js")).href;
-  const collector = (await import(url)) as CollectorModule;
-  const config = collector.loadConfig({
-    env: {},
-    argv: [
-      "--mode", "node",
-      "--cluster", o.cluster,
-      "--node", o.nodeName,
-      "--interval", "1",
-      "--cgroup-root", o.node.cgroupRoot,
-      "--cgroup-version", "v2",
-      "--proc-root", o.node.procRoot,
-      "--gpu", "on",
-      "--nvidia-smi", o.node.nvidiaSmi,
-      "--kmsg", "true",
-      "--kmsg-path", o.node.kmsgPath,
-      "--spool-dir", o.node.spoolDir,
-      "--url", o.restUrl,
-      "--token", o.token,
-      "--health", "false",
-      "--log-level", "error",
-    ],
+export async function runDemoCollector(o: DemoCollectorOptions): Promise<DemoCollectorReport> {
+  const c = (await import(
+    pathToFileURL(join(o.repoRoot, "packages", "collector", "dist", "index.js")).href
+  )) as CollectorModule;
+  const log = c.createLogger({ level: "error" });
+  const sink = c.OtlpSink
+    ? new c.OtlpSink({ otlpUrl: o.otlpGrpcUrl, restUrl: o.restUrl, token: o.token })
+    : new c.HttpJsonSink({ url: o.restUrl, token: o.token });
+  const spool = await c.DiskSpool.open({ dir: o.node.spoolDir, maxBytes: 64 * 1024 * 1024, logger: log });
+  const shipper = new c.Shipper({ spool, sink, logger: log });
+  const gpus = new c.NvidiaSmi({ command: o.node.nvidiaSmi, intervalMs: 500, logger: log });
+  const bootId = readFileSync(join(o.node.procRoot, "sys", "kernel", "random", "boot_id"), "utf8").trim();
+  const kernelLog = new c.KernelLog({
+    cluster: o.cluster,
+    node: o.nodeName,
+    path: o.node.kmsgPath,
+    bootId,
+    statePath: join(o.node.spoolDir, "kmsg-position.json"),
+    logger: log,
   });
-  // Until the collector's index exports OtlpSink, its REST sink ships everything.
-  const sink = collector.OtlpSink
-    ? new collector.OtlpSink({ otlpUrl: o.otlpGrpcUrl, restUrl: o.restUrl, token: o.token })
-    : undefined;
-  const running = await collector.startCollector({
-    config,
-    logger: collector.createLogger({ level: "error" }),
-    sink,
-    version: "demo",
+  let clock = o.firstRoundAt;
+  const node = new c.NodeMode({
+    cluster: o.cluster,
+    node: o.nodeName,
+    spool,
+    proc: new c.ProcReader({ root: o.node.procRoot }),
+    cgroupVersion: "v2",
+    cgroupRoot: o.node.cgroupRoot,
+    intervalMs: o.stepSeconds * 1000,
+    topProcesses: 5,
+    gpus,
+    kernelLog,
+    now: () => clock,
+    logger: log,
   });
-  const rounds = o.rounds ?? 6;
+  gpus.start();
+  shipper.start();
   try {
-    for (let r = 1; r <= rounds; r++) {
-      await sleep(1_100);
-      o.node.round(r);
+    await sleep(1_200);
+    for (let r = 0; r < o.rounds; r++) {
+      o.node.round(r, o.stepSeconds);
+      await sleep(600);
+      await node.collect();
+      clock += o.stepSeconds * 1000;
     }
-    await sleep(1_500);
+    await node.stop();
+    await shipper.tick();
+    await shipper.tick();
   } finally {
-    await running.stop(10_000);
+    await gpus.stop();
+    kernelLog.close();
+    await shipper.stop(10_000);
+    await spool.close();
   }
-  return { rounds, transport: sink ? "OTLP/gRPC (usage) + REST (events, jobs)" : "REST JSON (OtlpSink not exported by the collector build)" };
+  const shipped = shipper.stats();
+  if (shipped.failures > 0 && shipped.sentBatches === 0) throw new Error(`the collector could not ship: ${shipped.lastError}`);
+  return {
+    rounds: node.stats().rounds,
+    jobs: node.stats().jobs,
+    batches: shipped.sentBatches,
+    records: shipped.sentRecords,
+    transport: c.OtlpSink ? "OTLP/gRPC (usage) + REST (events, jobs)" : "REST JSON (this collector build does not export OtlpSink yet)",
+  };
 }

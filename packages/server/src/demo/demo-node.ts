@@ -3,6 +3,8 @@ import { join } from "node:path";
 import { type CgroupState, type GpuState, gpuLine, type ProcState, writeCgroup, writeNvidiaSmi, writeProc } from "./node-files.js";
 
 const GiB = 1024 ** 3;
+/** The round in which the kernel kills the OOM job. */
+export const OOM_ROUND = 12;
 const MiB = 1024 ** 2;
 
 /** What a demo job is there to show. */
@@ -57,7 +59,7 @@ export class DemoNode {
       this.#kmsg(6, "Linux version 6.1.0-18-amd64 (debian-kernel@lists.debian.org) #1 SMP PREEMPT_DYNAMIC Debian 6.1.76-1") +
         this.#kmsg(6, "slurmstepd[41200]: task/cgroup: _memcg_initialize: job: alloc=8192MB mem.limit=8192MB memsw.limit=unlimited"),
     );
-    this.round(0);
+    this.round(0, 60);
   }
 
   #kmsg(priority: number, message: string): string {
@@ -65,21 +67,24 @@ export class DemoNode {
     return `${priority},${this.#kmsgSeq},${86_400_000_000 + this.#kmsgSeq * 1000},-;${message}\n`;
   }
 
-  /** Writes round `r`'s readings: cgroups, processes, GPUs and, in the OOM round, the kernel's lines. */
-  round(r: number): void {
+  /**
+   * Writes round `r`'s readings (`stepSeconds` after the previous one): cgroups, processes, GPUs
+   * and, in the OOM round, the kernel's lines.
+   */
+  round(r: number, stepSeconds: number): void {
     const gpus: GpuState[] = GPUS.map((g, index) => ({ index, ...g, util: 0, usedMiB: 4, power: 52.3, temp: 33 }));
     const apps: string[] = [];
     for (const job of DEMO_JOBS) {
       const dir = join(this.cgroupRoot, "system.slice", "slurmstepd.scope", `job_${job.jobId}`);
       const base = Number(job.jobId) * 10;
       const pids = job.role === "stalled" ? [base + 1, base + 2, base + 3] : [base + 1];
-      const killed = job.role === "oom" && r >= 4;
+      const killed = job.role === "oom" && r >= OOM_ROUND;
       const busy = job.role === "healthy" ? 0.95 : job.role === "stalled" ? 0.3 : job.role === "oom" ? 1 : 0.1;
-      const usage = (this.#usage.get(job.jobId) ?? 5e8) + job.cores * busy * 1e6 * 1.5;
+      const usage = (this.#usage.get(job.jobId) ?? 5e8) + job.cores * busy * 1e6 * stepSeconds;
       this.#usage.set(job.jobId, usage);
       const anon =
         job.role === "oom"
-          ? Math.min(job.memoryBytes - 64 * MiB, (5.5 + r * 0.65) * GiB)
+          ? Math.min(job.memoryBytes - 64 * MiB, (5.2 + r * 0.25) * GiB)
           : job.role === "healthy"
             ? (18 + Math.sin(r) * 2) * GiB
             : job.role === "stalled"
@@ -93,7 +98,7 @@ export class DemoNode {
         usageUsec: Math.round(usage),
         cores: job.cores,
         ioSome: job.role === "stalled" ? 48 + (r % 3) * 6 : 1.2,
-        memSome: job.role === "oom" ? 20 + r * 10 : 0,
+        memSome: job.role === "oom" ? Math.min(90, 5 + r * 7) : 0,
         readBytes: 5e8 + r * (job.role === "stalled" ? 4e7 : 4e9),
         procs: killed ? [] : pids,
       };
@@ -124,7 +129,7 @@ export class DemoNode {
     }
     writeFileSync(join(this.#dir, "gpu", "gpus.csv"), gpus.map(gpuLine).join(""));
     writeFileSync(join(this.#dir, "gpu", "compute-apps.csv"), apps.join(""));
-    if (r === 4) this.#oomLines();
+    if (r === OOM_ROUND) this.#oomLines();
   }
 
   #oomLines(): void {

@@ -49,7 +49,7 @@ export async function startDemoServer(options: DemoServerOptions): Promise<DemoS
     env: {},
     overrides: {
       dataDir: options.dataDir,
-      http: { host: "127.0.0.1", port: options.port ?? 0, logLevel: "warn" },
+      http: { host: "127.0.0.1", port: options.port ?? 0, logLevel: "error" },
       otlp: { host: "127.0.0.1", grpcPort: 0, httpPort: 0 },
       rateLimit: { enabled: false },
       auth: {
@@ -83,6 +83,8 @@ export async function startDemoServer(options: DemoServerOptions): Promise<DemoS
         },
         mode: "live",
         trainOnStart: false,
+        // The demo's bundle has no separate worker file; nothing else is served while it trains.
+        trainIn: "inline",
         retrainIntervalMs: 0,
         refreshIntervalMs: 2_000,
       });

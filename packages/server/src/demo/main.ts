@@ -29,6 +29,9 @@ Options:
 
 const CLUSTER = "demo";
 const NODE = "gpu-a01";
+// Sixteen minutes of the jobs' lives, one reading a minute: enough for the usage rules (10 min).
+const ROUNDS = 16;
+const STEP_SECONDS = 60;
 
 function repoRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
@@ -88,7 +91,7 @@ async function main(argv: string[]): Promise<number> {
       () => `${NODE}: ${DEMO_JOBS.map((j) => `${j.jobId} ${j.role}`).join(", ")}`,
     );
     const now = Date.now();
-    const times = { cluster: CLUSTER, node: NODE, submittedAt: now - 40 * 60_000, startedAt: now - 25 * 60_000, endedAt: 0 };
+    const times = { cluster: CLUSTER, node: NODE, submittedAt: now - 30 * 60_000, startedAt: now - 20 * 60_000, endedAt: 0 };
     await p.step("jobs submitted and started (REST /v1/jobs)", async () => {
       const r = demoJobRecords({ ...times, endedAt: now });
       await api.call("POST", "/v1/jobs", { records: r.submitted });
@@ -107,8 +110,12 @@ async function main(argv: string[]): Promise<number> {
           restUrl: server.url,
           otlpGrpcUrl: server.otlpGrpcUrl,
           token: server.collectorToken,
+          firstRoundAt: times.startedAt + STEP_SECONDS * 1000,
+          rounds: ROUNDS,
+          stepSeconds: STEP_SECONDS,
         }),
-      (c) => `${c.rounds} rounds shipped through ${c.transport}`,
+      (c) =>
+        `${c.rounds} rounds ${STEP_SECONDS} s apart on the node's clock, ${c.jobs} jobs, ${c.records} records in ${c.batches} batches through ${c.transport}`,
     );
     void collected;
     await p.step("jobs ended (OUT_OF_MEMORY, TIMEOUT, COMPLETED x2)", async () => {

@@ -43,6 +43,7 @@ export type PredictionRecorderOptions = {
 export class PredictionRecorder {
   #pending: RecordedPrediction[] = [];
   readonly #byId = new Map<string, RecordedPrediction>();
+  readonly #byKey = new Map<string, RecordedPrediction>();
   #writing: Promise<void> | undefined;
   readonly #timer: NodeJS.Timeout;
   readonly #options: Required<Omit<PredictionRecorderOptions, "onError">> &
@@ -76,10 +77,12 @@ export class PredictionRecorder {
     for (const item of items) {
       this.#pending.push(item);
       this.#byId.set(item.answer.id, item);
+      const key = idempotencyKeyOf(item);
+      if (key !== undefined && !this.#byKey.has(key)) this.#byKey.set(key, item);
     }
     const over = this.#pending.length - this.#options.maxPending;
     if (over > 0) {
-      for (const item of this.#pending.splice(0, over)) this.#byId.delete(item.answer.id);
+      for (const item of this.#pending.splice(0, over)) this.#forget(item);
       this.dropped += over;
     }
     if (this.#pending.length >= this.#options.maxBatch) void this.#tick();
@@ -92,10 +95,10 @@ export class PredictionRecorder {
 
   /** The prediction already made for an idempotency key, if any. */
   async findIdempotent(cluster: string, user: string, key: string): Promise<Prediction | undefined> {
-    for (const p of this.#byId.values()) {
-      if (p.idempotencyKey === key && p.answer.cluster === cluster && p.answer.user === user) return p.answer;
-    }
-    return findIdempotentPrediction(this.pool, cluster, user, key);
+    return (
+      this.#byKey.get(`${cluster}\u0000${user}\u0000${key}`)?.answer ??
+      findIdempotentPrediction(this.pool, cluster, user, key)
+    );
   }
 
   /** Writes everything recorded so far; rejects when a write fails (the predictions stay queued). */
@@ -119,6 +122,12 @@ export class PredictionRecorder {
     }
   }
 
+  #forget(item: RecordedPrediction): void {
+    this.#byId.delete(item.answer.id);
+    const key = idempotencyKeyOf(item);
+    if (key !== undefined && this.#byKey.get(key) === item) this.#byKey.delete(key);
+  }
+
   #write(): Promise<void> {
     const batch = this.#pending.slice(0, this.#options.maxBatch);
     const write = insertPredictions(this.pool, batch).then(() => {
@@ -126,7 +135,7 @@ export class PredictionRecorder {
       // By identity: the oldest may have been dropped meanwhile (storage was down too long).
       const done = new Set(batch);
       this.#pending = this.#pending.filter((p) => !done.has(p));
-      for (const item of batch) this.#byId.delete(item.answer.id);
+      for (const item of batch) this.#forget(item);
       this.written += batch.length;
     });
     this.#writing = write;
@@ -136,4 +145,10 @@ export class PredictionRecorder {
     write.then(clear, clear);
     return write;
   }
+}
+
+function idempotencyKeyOf(p: RecordedPrediction): string | undefined {
+  return p.idempotencyKey === undefined
+    ? undefined
+    : `${p.answer.cluster}\u0000${p.answer.user}\u0000${p.idempotencyKey}`;
 }
