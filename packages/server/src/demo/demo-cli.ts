@@ -8,7 +8,12 @@ export type CliRun = { code: number; stdout: string; stderr: string };
  * Runs the built `jobsight` CLI of the SDK as a user would, against the demo's server (the server
  * may not import the SDK, and the CLI's table and diff are what users see).
  */
-export function runJobsightCli(repoRoot: string, args: string[], url: string, token: string): Promise<CliRun> {
+export function runJobsightCli(
+  repoRoot: string,
+  args: string[],
+  url: string,
+  token: string,
+): Promise<CliRun> {
   const cli = join(repoRoot, "packages", "sdk", "dist", "cli", "main.js");
   return new Promise((resolve) => {
     execFile(

@@ -8,12 +8,25 @@ import type { DemoNode } from "./demo-node.js";
 type Ctor<O, T> = new (options: O) => T;
 type CollectorModule = {
   createLogger(options: { level: string }): unknown;
-  DiskSpool: { open(o: { dir: string; maxBytes: number; logger: unknown }): Promise<{ close(): Promise<void> }> };
-  Shipper: Ctor<Record<string, unknown>, { start(): void; tick(): Promise<void>; stop(graceMs?: number): Promise<void>; stats(): { sentBatches: number; sentRecords: number; failures: number; lastError: string | null } }>;
+  DiskSpool: {
+    open(o: { dir: string; maxBytes: number; logger: unknown }): Promise<{ close(): Promise<void> }>;
+  };
+  Shipper: Ctor<
+    Record<string, unknown>,
+    {
+      start(): void;
+      tick(): Promise<void>;
+      stop(graceMs?: number): Promise<void>;
+      stats(): { sentBatches: number; sentRecords: number; failures: number; lastError: string | null };
+    }
+  >;
   ProcReader: Ctor<{ root: string }, unknown>;
   NvidiaSmi: Ctor<Record<string, unknown>, { start(): void; stop(): Promise<void> }>;
   KernelLog: Ctor<Record<string, unknown>, { close(): void }>;
-  NodeMode: Ctor<Record<string, unknown>, { collect(): Promise<void>; stop(): Promise<void>; stats(): { rounds: number; jobs: number } }>;
+  NodeMode: Ctor<
+    Record<string, unknown>,
+    { collect(): Promise<void>; stop(): Promise<void>; stats(): { rounds: number; jobs: number } }
+  >;
   HttpJsonSink: Ctor<{ url: string; token?: string }, unknown>;
   OtlpSink?: Ctor<{ otlpUrl: string; restUrl: string; token?: string }, unknown>;
 };
@@ -36,7 +49,13 @@ export type DemoCollectorOptions = {
 };
 
 /** What the collector did. */
-export type DemoCollectorReport = { rounds: number; jobs: number; batches: number; records: number; transport: string };
+export type DemoCollectorReport = {
+  rounds: number;
+  jobs: number;
+  batches: number;
+  records: number;
+  transport: string;
+};
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -102,12 +121,15 @@ export async function runDemoCollector(o: DemoCollectorOptions): Promise<DemoCol
     await spool.close();
   }
   const shipped = shipper.stats();
-  if (shipped.failures > 0 && shipped.sentBatches === 0) throw new Error(`the collector could not ship: ${shipped.lastError}`);
+  if (shipped.failures > 0 && shipped.sentBatches === 0)
+    throw new Error(`the collector could not ship: ${shipped.lastError}`);
   return {
     rounds: node.stats().rounds,
     jobs: node.stats().jobs,
     batches: shipped.sentBatches,
     records: shipped.sentRecords,
-    transport: c.OtlpSink ? "OTLP/gRPC (usage) + REST (events, jobs)" : "REST JSON (this collector build does not export OtlpSink yet)",
+    transport: c.OtlpSink
+      ? "OTLP/gRPC (usage) + REST (events, jobs)"
+      : "REST JSON (this collector build does not export OtlpSink yet)",
   };
 }

@@ -5,7 +5,13 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const GiB = 1024 ** 3;
 
 /** Options of {@link demoJobRecords}. */
-export type DemoJobTimes = { cluster: string; node: string; submittedAt: number; startedAt: number; endedAt: number };
+export type DemoJobTimes = {
+  cluster: string;
+  node: string;
+  submittedAt: number;
+  startedAt: number;
+  endedAt: number;
+};
 
 function outcome(job: DemoJob): JobRecord["outcome"] {
   switch (job.role) {
@@ -19,7 +25,9 @@ function outcome(job: DemoJob): JobRecord["outcome"] {
 }
 
 function peaks(job: DemoJob, runSeconds: number): JobRecord["peaks"] {
-  const memory = { oom: job.memoryBytes, stalled: 7.3 * GiB, idle_gpus: 3.8 * GiB, healthy: 20.4 * GiB }[job.role];
+  const memory = { oom: job.memoryBytes, stalled: 7.3 * GiB, idle_gpus: 3.8 * GiB, healthy: 20.4 * GiB }[
+    job.role
+  ];
   const cores = { oom: 3.9, stalled: 2.4, idle_gpus: 0.4, healthy: 7.6 }[job.role];
   return {
     memoryBytes: Math.round(memory),
@@ -39,7 +47,11 @@ function peaks(job: DemoJob, runSeconds: number): JobRecord["peaks"] {
  * const { submitted, started, ended } = demoJobRecords({ cluster: "demo", node: "gpu-a01", ... });
  * ```
  */
-export function demoJobRecords(t: DemoJobTimes): { submitted: JobRecord[]; started: JobRecord[]; ended: JobRecord[] } {
+export function demoJobRecords(t: DemoJobTimes): {
+  submitted: JobRecord[];
+  started: JobRecord[];
+  ended: JobRecord[];
+} {
   const make = (job: DemoJob, phase: JobRecord["phase"]): JobRecord => {
     const record: JobRecord = {
       cluster: t.cluster,

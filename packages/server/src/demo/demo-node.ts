@@ -1,6 +1,14 @@
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type CgroupState, type GpuState, gpuLine, type ProcState, writeCgroup, writeNvidiaSmi, writeProc } from "./node-files.js";
+import {
+  type CgroupState,
+  type GpuState,
+  gpuLine,
+  type ProcState,
+  writeCgroup,
+  writeNvidiaSmi,
+  writeProc,
+} from "./node-files.js";
 
 const GiB = 1024 ** 3;
 /** The round in which the kernel kills the OOM job. */
@@ -11,7 +19,14 @@ const MiB = 1024 ** 2;
 export type DemoJobRole = "oom" | "stalled" | "idle_gpus" | "healthy";
 
 /** One job of the generated node. */
-export type DemoJob = { jobId: string; role: DemoJobRole; name: string; cores: number; memoryBytes: number; gpus: number[] };
+export type DemoJob = {
+  jobId: string;
+  role: DemoJobRole;
+  name: string;
+  cores: number;
+  memoryBytes: number;
+  gpus: number[];
+};
 
 /** The node's jobs: one OOM-killed, one with a stalled loader, one holding GPUs it never uses, one healthy. */
 export const DEMO_JOBS: readonly DemoJob[] = [
@@ -48,16 +63,28 @@ export class DemoNode {
     this.spoolDir = join(dir, "spool");
     mkdirSync(join(this.cgroupRoot, "system.slice", "slurmd.service"), { recursive: true });
     mkdirSync(join(this.cgroupRoot, "system.slice", "slurmstepd.scope", "system"), { recursive: true });
-    writeFileSync(join(this.cgroupRoot, "cgroup.controllers"), "cpuset cpu io memory hugetlb pids rdma misc\n");
+    writeFileSync(
+      join(this.cgroupRoot, "cgroup.controllers"),
+      "cpuset cpu io memory hugetlb pids rdma misc\n",
+    );
     mkdirSync(join(this.procRoot, "sys", "kernel", "random"), { recursive: true });
-    writeFileSync(join(this.procRoot, "sys", "kernel", "random", "boot_id"), "3b1f2c1e-6a1d-4e0b-9a51-6f7c0d2e8a41\n");
+    writeFileSync(
+      join(this.procRoot, "sys", "kernel", "random", "boot_id"),
+      "3b1f2c1e-6a1d-4e0b-9a51-6f7c0d2e8a41\n",
+    );
     writeFileSync(join(this.procRoot, "uptime"), "86400.50 146880.85\n");
     mkdirSync(join(dir, "gpu"), { recursive: true });
     this.nvidiaSmi = writeNvidiaSmi(join(dir, "gpu"));
     writeFileSync(
       this.kmsgPath,
-      this.#kmsg(6, "Linux version 6.1.0-18-amd64 (debian-kernel@lists.debian.org) #1 SMP PREEMPT_DYNAMIC Debian 6.1.76-1") +
-        this.#kmsg(6, "slurmstepd[41200]: task/cgroup: _memcg_initialize: job: alloc=8192MB mem.limit=8192MB memsw.limit=unlimited"),
+      this.#kmsg(
+        6,
+        "Linux version 6.1.0-18-amd64 (debian-kernel@lists.debian.org) #1 SMP PREEMPT_DYNAMIC Debian 6.1.76-1",
+      ) +
+        this.#kmsg(
+          6,
+          "slurmstepd[41200]: task/cgroup: _memcg_initialize: job: alloc=8192MB mem.limit=8192MB memsw.limit=unlimited",
+        ),
     );
     this.round(0, 60);
   }
@@ -72,14 +99,22 @@ export class DemoNode {
    * and, in the OOM round, the kernel's lines.
    */
   round(r: number, stepSeconds: number): void {
-    const gpus: GpuState[] = GPUS.map((g, index) => ({ index, ...g, util: 0, usedMiB: 4, power: 52.3, temp: 33 }));
+    const gpus: GpuState[] = GPUS.map((g, index) => ({
+      index,
+      ...g,
+      util: 0,
+      usedMiB: 4,
+      power: 52.3,
+      temp: 33,
+    }));
     const apps: string[] = [];
     for (const job of DEMO_JOBS) {
       const dir = join(this.cgroupRoot, "system.slice", "slurmstepd.scope", `job_${job.jobId}`);
       const base = Number(job.jobId) * 10;
       const pids = job.role === "stalled" ? [base + 1, base + 2, base + 3] : [base + 1];
       const killed = job.role === "oom" && r >= OOM_ROUND;
-      const busy = job.role === "healthy" ? 0.95 : job.role === "stalled" ? 0.3 : job.role === "oom" ? 1 : 0.1;
+      const busy =
+        job.role === "healthy" ? 0.95 : job.role === "stalled" ? 0.3 : job.role === "oom" ? 1 : 0.1;
       const usage = (this.#usage.get(job.jobId) ?? 5e8) + job.cores * busy * 1e6 * stepSeconds;
       this.#usage.set(job.jobId, usage);
       const anon =
@@ -105,7 +140,10 @@ export class DemoNode {
       writeCgroup(dir, state);
       for (const step of ["extern", "batch"]) {
         writeCgroup(join(dir, `step_${step}`), { ...state, procs: [] });
-        writeCgroup(join(dir, `step_${step}`, "user", "task_0"), { ...state, procs: step === "batch" ? state.procs : [] });
+        writeCgroup(join(dir, `step_${step}`, "user", "task_0"), {
+          ...state,
+          procs: step === "batch" ? state.procs : [],
+        });
       }
       for (const [i, pid] of pids.entries()) {
         const proc: ProcState = {
@@ -121,9 +159,11 @@ export class DemoNode {
       }
       for (const g of job.gpus) {
         const gpu = gpus[g];
-        if (job.role === "stalled") Object.assign(gpu, { util: 2 + (r % 3) * 2, usedMiB: 21_340, power: 71.5, temp: 41 });
+        if (job.role === "stalled")
+          Object.assign(gpu, { util: 2 + (r % 3) * 2, usedMiB: 21_340, power: 71.5, temp: 41 });
         if (job.role === "idle_gpus") Object.assign(gpu, { util: 0, usedMiB: 415, power: 58.1, temp: 34 });
-        if (job.role === "healthy") Object.assign(gpu, { util: 93 + (r % 4), usedMiB: 61_200, power: 388.4, temp: 71 });
+        if (job.role === "healthy")
+          Object.assign(gpu, { util: 93 + (r % 4), usedMiB: 61_200, power: 388.4, temp: 71 });
         apps.push(`${base + 1}, ${gpu.uuid}, ${gpu.usedMiB - 4}\n`);
       }
     }
@@ -137,8 +177,14 @@ export class DemoNode {
     const cg = "/system.slice/slurmstepd.scope/job_900101";
     appendFileSync(
       this.kmsgPath,
-      this.#kmsg(4, "spades-hammer invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=0") +
-        this.#kmsg(6, `CPU: 3 PID: ${pid} Comm: spades-hammer Not tainted 6.1.0-18-amd64 #1  Debian 6.1.76-1`) +
+      this.#kmsg(
+        4,
+        "spades-hammer invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=0",
+      ) +
+        this.#kmsg(
+          6,
+          `CPU: 3 PID: ${pid} Comm: spades-hammer Not tainted 6.1.0-18-amd64 #1  Debian 6.1.76-1`,
+        ) +
         this.#kmsg(6, "memory: usage 8388608kB, limit 8388608kB, failcnt 2291") +
         this.#kmsg(
           6,
@@ -149,7 +195,10 @@ export class DemoNode {
           `Memory cgroup out of memory: Killed process ${pid} (spades-hammer) total-vm:9437184kB, anon-rss:8290304kB, file-rss:2048kB, shmem-rss:0kB, UID:1000 pgtables:16404kB oom_score_adj:0`,
         ) +
         // An Xid of a GPU no demo job holds: the collector reports it as a node event.
-        this.#kmsg(4, "NVRM: Xid (PCI:0000:D8:00): 63, pid='<unknown>', name=<unknown>, Row Remapper: New row marked for remapping, reset gpu to activate."),
+        this.#kmsg(
+          4,
+          "NVRM: Xid (PCI:0000:D8:00): 63, pid='<unknown>', name=<unknown>, Row Remapper: New row marked for remapping, reset gpu to activate.",
+        ),
     );
   }
 }

@@ -94,7 +94,12 @@ export async function startDemoServer(options: DemoServerOptions): Promise<DemoS
   const intelligence = service!;
   let otlp: OtlpReceivers;
   try {
-    otlp = await startOtlpReceivers({ config, storage: app.storage, ingestGate, log: app.log.child({ component: "otlp" }) });
+    otlp = await startOtlpReceivers({
+      config,
+      storage: app.storage,
+      ingestGate,
+      log: app.log.child({ component: "otlp" }),
+    });
   } catch (error) {
     await app.close();
     throw error;

@@ -78,12 +78,20 @@ async function main(argv: string[]): Promise<number> {
   };
   try {
     const api = new DemoApi(server.url, server.platformToken);
-    await p.step("cluster registered", async () => {
-      const known = await api.call<{ clusters: { id: string }[] }>("GET", "/v1/clusters");
-      if (!JSON.stringify(known).includes(`"${CLUSTER}"`))
-        await api.call("POST", "/v1/clusters", { id: CLUSTER, name: "Demo GPU cluster", scheduler: "slurm" });
-      return CLUSTER;
-    }, (c) => c);
+    await p.step(
+      "cluster registered",
+      async () => {
+        const known = await api.call<{ clusters: { id: string }[] }>("GET", "/v1/clusters");
+        if (!JSON.stringify(known).includes(`"${CLUSTER}"`))
+          await api.call("POST", "/v1/clusters", {
+            id: CLUSTER,
+            name: "Demo GPU cluster",
+            scheduler: "slurm",
+          });
+        return CLUSTER;
+      },
+      (c) => c,
+    );
 
     const node = await p.step(
       "node generated (cgroup v2 tree, /proc, recorded nvidia-smi, kernel log)",
@@ -91,13 +99,23 @@ async function main(argv: string[]): Promise<number> {
       () => `${NODE}: ${DEMO_JOBS.map((j) => `${j.jobId} ${j.role}`).join(", ")}`,
     );
     const now = Date.now();
-    const times = { cluster: CLUSTER, node: NODE, submittedAt: now - 30 * 60_000, startedAt: now - 20 * 60_000, endedAt: 0 };
-    await p.step("jobs submitted and started (REST /v1/jobs)", async () => {
-      const r = demoJobRecords({ ...times, endedAt: now });
-      await api.call("POST", "/v1/jobs", { records: r.submitted });
-      await api.call("POST", "/v1/jobs", { records: r.started });
-      return r.started.length;
-    }, (n) => `${n} jobs`);
+    const times = {
+      cluster: CLUSTER,
+      node: NODE,
+      submittedAt: now - 30 * 60_000,
+      startedAt: now - 20 * 60_000,
+      endedAt: 0,
+    };
+    await p.step(
+      "jobs submitted and started (REST /v1/jobs)",
+      async () => {
+        const r = demoJobRecords({ ...times, endedAt: now });
+        await api.call("POST", "/v1/jobs", { records: r.submitted });
+        await api.call("POST", "/v1/jobs", { records: r.started });
+        return r.started.length;
+      },
+      (n) => `${n} jobs`,
+    );
 
     const collected = await p.step(
       "collector ran in node mode",
@@ -118,11 +136,15 @@ async function main(argv: string[]): Promise<number> {
         `${c.rounds} rounds ${STEP_SECONDS} s apart on the node's clock, ${c.jobs} jobs, ${c.records} records in ${c.batches} batches through ${c.transport}`,
     );
     void collected;
-    await p.step("jobs ended (OUT_OF_MEMORY, TIMEOUT, COMPLETED x2)", async () => {
-      const r = demoJobRecords({ ...times, endedAt: Date.now() });
-      await api.call("POST", "/v1/jobs", { records: r.ended });
-      return r.ended.length;
-    }, (n) => `${n} records`);
+    await p.step(
+      "jobs ended (OUT_OF_MEMORY, TIMEOUT, COMPLETED x2)",
+      async () => {
+        const r = demoJobRecords({ ...times, endedAt: Date.now() });
+        await api.call("POST", "/v1/jobs", { records: r.ended });
+        return r.ended.length;
+      },
+      (n) => `${n} records`,
+    );
 
     const trace = join(root, "data", "traces", "LANL-CM5-1994-4.1-cln.swf.gz");
     const imported = await p.step(
@@ -157,28 +179,41 @@ async function main(argv: string[]): Promise<number> {
 
     for (const file of ["job.sbatch", "pod.yaml"]) {
       const path = join(root, "examples", "demo", file);
-      const run = await p.step(`prediction for examples/demo/${file} (jobsight predict)`, () =>
-        runJobsightCli(root, ["predict", path, "--cluster", CLUSTER, "--user", "20"], server.url, server.platformToken),
+      const run = await p.step(
+        `prediction for examples/demo/${file} (jobsight predict)`,
+        () =>
+          runJobsightCli(
+            root,
+            ["predict", path, "--cluster", CLUSTER, "--user", "20"],
+            server.url,
+            server.platformToken,
+          ),
         (r) => `exit ${r.code}`,
       );
       p.line(indent(run.stdout || run.stderr));
     }
 
     const problems = DEMO_JOBS.filter((j) => j.role !== "healthy");
-    const diagnoses = await p.step("diagnoses of the three problem jobs", async () => {
-      const out: string[] = [];
-      for (const job of problems) {
-        const d = await api.call<Diagnosis>("GET", `/v1/jobs/${job.jobId}/diagnosis?cluster=${CLUSTER}`);
-        out.push(describeDiagnosis(job.jobId, job.role, d));
-      }
-      return out;
-    }, () => `${problems.length} jobs`);
+    const diagnoses = await p.step(
+      "diagnoses of the three problem jobs",
+      async () => {
+        const out: string[] = [];
+        for (const job of problems) {
+          const d = await api.call<Diagnosis>("GET", `/v1/jobs/${job.jobId}/diagnosis?cluster=${CLUSTER}`);
+          out.push(describeDiagnosis(job.jobId, job.role, d));
+        }
+        return out;
+      },
+      () => `${problems.length} jobs`,
+    );
     p.line(diagnoses.join("\n"));
 
     const report = `${server.url}/report/#token=${server.platformToken}`;
     p.line(`\nWeb report: ${report}`);
     for (const job of problems)
-      p.line(`  job ${job.jobId} (${job.role}): ${server.url}/report/jobs.html?id=${job.jobId}&cluster=${CLUSTER}#token=${server.platformToken}`);
+      p.line(
+        `  job ${job.jobId} (${job.role}): ${server.url}/report/jobs.html?id=${job.jobId}&cluster=${CLUSTER}#token=${server.platformToken}`,
+      );
     p.line(`Demo ready in ${p.elapsedSeconds().toFixed(0)} s.`);
   } catch (error) {
     await stop();

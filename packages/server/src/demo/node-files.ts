@@ -96,11 +96,58 @@ export function writeProc(root: string, p: ProcState): void {
   mkdirSync(dir, { recursive: true });
   const pages = Math.floor(p.rssBytes / 4096);
   const stat = [
-    p.pid, `(${p.comm})`, p.state, 4000, p.pid, p.pid, 0, -1, 4194304, 1523, 0, 2, 0, p.utime,
-    Math.round(p.utime / 10), 0, 0, 20, 0, 1, 0, 5_000_000, pages * 4096 * 3, pages,
-    "18446744073709551615", 94_000_000_000_000, 94_000_000_100_000, 140_730_000_000_000, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 17, 3, 0, 0, 0, 0, 0, 94_000_000_200_000, 94_000_000_300_000, 94_000_001_000_000,
-    140_730_000_100_000, 140_730_000_200_000, 140_730_000_200_000, 140_730_000_300_000, 0,
+    p.pid,
+    `(${p.comm})`,
+    p.state,
+    4000,
+    p.pid,
+    p.pid,
+    0,
+    -1,
+    4194304,
+    1523,
+    0,
+    2,
+    0,
+    p.utime,
+    Math.round(p.utime / 10),
+    0,
+    0,
+    20,
+    0,
+    1,
+    0,
+    5_000_000,
+    pages * 4096 * 3,
+    pages,
+    "18446744073709551615",
+    94_000_000_000_000,
+    94_000_000_100_000,
+    140_730_000_000_000,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    17,
+    3,
+    0,
+    0,
+    0,
+    0,
+    0,
+    94_000_000_200_000,
+    94_000_000_300_000,
+    94_000_001_000_000,
+    140_730_000_100_000,
+    140_730_000_200_000,
+    140_730_000_200_000,
+    140_730_000_300_000,
+    0,
   ];
   writeFileSync(join(dir, "stat"), `${stat.join(" ")}\n`);
   const kb = pages * 4;
@@ -118,7 +165,15 @@ export function writeProc(root: string, p: ProcState): void {
 }
 
 /** One GPU line of `nvidia-smi --query-gpu=index,uuid,pci.bus_id,utilization.gpu,memory.used,memory.total,power.draw,temperature.gpu --format=csv,noheader,nounits`. */
-export type GpuState = { index: number; uuid: string; pci: string; util: number; usedMiB: number; power: number; temp: number };
+export type GpuState = {
+  index: number;
+  uuid: string;
+  pci: string;
+  util: number;
+  usedMiB: number;
+  power: number;
+  temp: number;
+};
 
 export const gpuLine = (g: GpuState) =>
   `${g.index}, ${g.uuid}, 00000000:${g.pci}:00.0, ${g.util}, ${g.usedMiB}, 81920, ${g.power.toFixed(2)}, ${g.temp}\n`;

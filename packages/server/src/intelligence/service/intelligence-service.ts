@@ -8,12 +8,12 @@ import type {
 } from "@jobsight/schemas";
 import { diagnose } from "../diagnosis/diagnose.js";
 import { buildAccuracyReport } from "./accuracy-report.js";
+import { answerRequests } from "./answer-requests.js";
 import { BackgroundLoop } from "./background-loop.js";
 import { COMPARISON_THRESHOLDS } from "./compare-backtests.js";
 import { loadDiagnosisInput } from "./diagnosis-input.js";
 import { LINK_WINDOW } from "./link-predictions.js";
 import { LiveStateFeed } from "./live-state-feed.js";
-import { makePredictions } from "./make-predictions.js";
 import { type ModelRecord, ModelRegistry } from "./model-registry.js";
 import { type TrainReport, type TrainSettings, trainAndRegister } from "./model-trainer.js";
 import { DEFAULT_POLICY, loadPolicy, savePolicy } from "./policy-store.js";
@@ -133,31 +133,16 @@ export class IntelligenceService {
    * already used by the same user on the same cluster gets the first answer again.
    */
   async predict(requests: readonly PredictionRequest[], requestedBy: string): Promise<Prediction[]> {
-    const answers: (Prediction | undefined)[] = await Promise.all(
-      requests.map((r) =>
-        r.idempotencyKey
-          ? this.#recorder.findIdempotent(r.spec.cluster, r.spec.user, r.idempotencyKey)
-          : undefined,
-      ),
-    );
-    const todo = requests.filter((_, i) => answers[i] === undefined);
-    if (todo.length > 0) {
-      const recorded = await makePredictions(todo, {
-        state: this.#feed.state,
-        served: this.#served,
-        policy: this.#policy,
-        mode: this.mode(),
-        now: this.#now(),
-        engine: this.#o.engine ?? "onnx",
-        rounding: this.#o.rounding,
-        requestedBy,
-      });
-      this.#recorder.record(recorded);
-      let k = 0;
-      for (let i = 0; i < answers.length; i++)
-        if (answers[i] === undefined) answers[i] = recorded[k++].answer;
-    }
-    return answers as Prediction[];
+    return answerRequests(requests, this.#recorder, {
+      state: this.#feed.state,
+      served: this.#served,
+      policy: this.#policy,
+      mode: this.mode(),
+      now: this.#now(),
+      engine: this.#o.engine ?? "onnx",
+      rounding: this.#o.rounding,
+      requestedBy,
+    });
   }
 
   /** The model's raw outcomes (unrounded, no policy, not recorded): for checks of the serving path. */

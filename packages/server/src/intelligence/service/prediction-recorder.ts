@@ -1,8 +1,9 @@
 import type { Prediction } from "@jobsight/schemas";
 import type pg from "pg";
 import {
-  findIdempotentPrediction,
+  findIdempotentPredictions,
   findPrediction,
+  type IdempotencyRef,
   insertPredictions,
   type RecordedPrediction,
 } from "./prediction-store.js";
@@ -93,12 +94,18 @@ export class PredictionRecorder {
     return this.#byId.get(id)?.answer ?? (await findPrediction(this.pool, id));
   }
 
-  /** The prediction already made for an idempotency key, if any. */
-  async findIdempotent(cluster: string, user: string, key: string): Promise<Prediction | undefined> {
-    return (
-      this.#byKey.get(`${cluster}\u0000${user}\u0000${key}`)?.answer ??
-      findIdempotentPrediction(this.pool, cluster, user, key)
+  /** The predictions already made for idempotency keys (in order; undefined where none was). */
+  async findIdempotent(refs: readonly IdempotencyRef[]): Promise<(Prediction | undefined)[]> {
+    const out = refs.map((r) => this.#byKey.get(refKey(r.cluster, r.user, r.key))?.answer);
+    const missing = out.flatMap((answer, i) => (answer === undefined ? [i] : []));
+    const stored = await findIdempotentPredictions(
+      this.pool,
+      missing.map((i) => refs[i]),
     );
+    missing.forEach((i, k) => {
+      out[i] = stored[k];
+    });
+    return out;
   }
 
   /** Writes everything recorded so far; rejects when a write fails (the predictions stay queued). */
@@ -147,8 +154,12 @@ export class PredictionRecorder {
   }
 }
 
+function refKey(cluster: string, user: string, key: string): string {
+  return `${cluster}\u0000${user}\u0000${key}`;
+}
+
 function idempotencyKeyOf(p: RecordedPrediction): string | undefined {
   return p.idempotencyKey === undefined
     ? undefined
-    : `${p.answer.cluster}\u0000${p.answer.user}\u0000${p.idempotencyKey}`;
+    : refKey(p.answer.cluster, p.answer.user, p.idempotencyKey);
 }

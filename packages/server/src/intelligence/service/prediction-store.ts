@@ -151,19 +151,26 @@ export async function findPrediction(pool: pg.Pool, id: string): Promise<Predict
   return rows[0] ? toAnswer(rows[0]) : undefined;
 }
 
-/** The prediction recorded for an idempotency key of a user on a cluster, or undefined. */
-export async function findIdempotentPrediction(
+/** A sender's idempotency key: unique per cluster and user. */
+export type IdempotencyRef = { cluster: string; user: string; key: string };
+
+/** The predictions recorded for idempotency keys (in order; undefined where there is none), in one query. */
+export async function findIdempotentPredictions(
   pool: pg.Pool,
-  cluster: string,
-  user: string,
-  key: string,
-): Promise<Prediction | undefined> {
-  const { rows } = await query<AnswerRow>(
+  refs: readonly IdempotencyRef[],
+): Promise<(Prediction | undefined)[]> {
+  if (refs.length === 0) return [];
+  const { rows } = await query<AnswerRow & { idempotency_key: string }>(
     pool,
-    `${ANSWER} WHERE cluster = $1 AND user_name = $2 AND idempotency_key = $3`,
-    [cluster, user, key],
+    `${ANSWER.replace("FROM predictions", ", idempotency_key FROM predictions")}
+     WHERE (cluster, user_name, idempotency_key) IN (
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[]))`,
+    [refs.map((r) => r.cluster), refs.map((r) => r.user), refs.map((r) => r.key)],
   );
-  return rows[0] ? toAnswer(rows[0]) : undefined;
+  const found = new Map(
+    rows.map((r) => [`${r.cluster}\u0000${r.user_name}\u0000${r.idempotency_key}`, toAnswer(r)]),
+  );
+  return refs.map((r) => found.get(`${r.cluster}\u0000${r.user}\u0000${r.key}`));
 }
 
 /** Predictions made since `fromSeconds` (Unix), optionally of one cluster, oldest first. */

@@ -246,6 +246,22 @@ describe("intelligence service over real PostgreSQL, ONNX Runtime and a local ob
       })
     ).json();
     expect(b.id).toBe(a.id);
+    // Also inside one batch, and for a key still waiting to be written.
+    const other = { spec: known[2], idempotencyKey: "portal-req-000124" };
+    const batch = await liveApp.inject({
+      method: "POST",
+      url: "/v1/predictions/batch",
+      headers: bearer(TOKENS.platform),
+      payload: { requests: [other, payload, other] },
+    });
+    const [c, d, e] = batch.json().predictions as Prediction[];
+    expect(d.id).toBe(a.id);
+    expect(e.id).toBe(c.id);
+    await live.flush();
+    const { rows } = await f.fx.storage.pool.query(
+      "SELECT count(*)::int AS n FROM predictions WHERE idempotency_key LIKE 'portal-req-%'",
+    );
+    expect(rows[0].n).toBe(2);
   });
 
   it("lets a researcher predict only their own jobs and read only their own predictions", async () => {
