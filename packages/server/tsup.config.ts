@@ -2,7 +2,14 @@ import { cp } from "node:fs/promises";
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/index.ts", "src/main.ts", "src/demo/main.ts"],
+  // The training worker sits beside each bundle that may start it (see training-runner.ts).
+  entry: {
+    index: "src/index.ts",
+    main: "src/main.ts",
+    "demo/main": "src/demo/main.ts",
+    "training-worker": "src/intelligence/service/training-worker.ts",
+    "demo/training-worker": "src/intelligence/service/training-worker.ts",
+  },
   format: ["esm"],
   dts: { entry: "src/index.ts" },
   sourcemap: true,

@@ -26,6 +26,8 @@ export type { BackoffOptions } from "./ship/backoff.js";
 export { Backoff } from "./ship/backoff.js";
 export type { HttpJsonSinkOptions } from "./ship/http-json-sink.js";
 export { HttpJsonSink } from "./ship/http-json-sink.js";
+export type { OtlpSinkOptions } from "./ship/otlp-sink.js";
+export { OtlpSink } from "./ship/otlp-sink.js";
 export type { ShipperOptions, ShipperStats } from "./ship/shipper.js";
 export { Shipper } from "./ship/shipper.js";
 export type { ShipBatch, Sink } from "./ship/sink.js";

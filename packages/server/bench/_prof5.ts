@@ -1,4 +1,4 @@
-import { encodeExportMetricsRequest, encodeObservations, decodeObservations } from "@jobsight/otel-bridge";
+import { encodeExportMetricsRequest, encodeObservations, decodeObservations, decodeExportMetricsRequest } from "@jobsight/otel-bridge";
 import { validateProtobuf } from "../../otel-bridge/src/protobuf-validate.js";
 import { otlpMessageTypes } from "../../otel-bridge/src/otlp-proto.js";
 import { readExportRequest } from "../../otel-bridge/src/read-otlp.js";
@@ -22,13 +22,16 @@ function samples(n: number, round: number) {
 }
 const bodies = [0,1,2,3].map((r) => encodeExportMetricsRequest(encodeObservations(samples(2000, r))));
 const type = otlpMessageTypes.exportRequest;
-const best = { old: 1e9, fast: 1e9, obs: 1e9 };
+const best = { old: 1e9, fast: 1e9, obs: 1e9, dist: 1e9, distObs: 1e9 };
 const now = () => performance.now();
 for (let k = 0; k < 12; k++) {
   for (const body of bodies) {
     let t = now(); validateProtobuf(body, type); readExportRequest(type.decode(body)); const a = now() - t;
     t = now(); const r = readExportRequestProtobuf(body); const b = now() - t;
     t = now(); decodeObsSrc(r); const c = now() - t;
+    t = now(); const d = decodeExportMetricsRequest(body); const e = now() - t;
+    t = now(); decodeObservations(d); const f = now() - t;
+    best.dist = Math.min(best.dist, e); best.distObs = Math.min(best.distObs, f);
     best.old = Math.min(best.old, a); best.fast = Math.min(best.fast, b); best.obs = Math.min(best.obs, c);
   }
 }

@@ -63,7 +63,6 @@ async function main(argv: string[]): Promise<number> {
   const root = repoRoot();
   const dataDir = resolve(values["data-dir"] ?? join(root, ".jobsight", "demo"));
   mkdirSync(dataDir, { recursive: true });
-  const tmp = mkdtempSync(join(tmpdir(), "jobsight-demo-"));
   const p = new DemoProgress();
   p.line("Jobsight demo");
 
@@ -72,6 +71,7 @@ async function main(argv: string[]): Promise<number> {
     () => startDemoServer({ dataDir, cluster: CLUSTER, port: values.port ? Number(values.port) : 0 }),
     (s) => `${s.url}, OTLP/gRPC ${s.otlpGrpcUrl}, data in ${dataDir}`,
   );
+  const tmp = mkdtempSync(join(tmpdir(), "jobsight-demo-"));
   const stop = async () => {
     await server.close().catch(() => {});
     rmSync(tmp, { recursive: true, force: true });
@@ -166,7 +166,15 @@ async function main(argv: string[]): Promise<number> {
       "model trained",
       async () => {
         await server.service.refresh();
-        const report = await server.service.train({ trigger: "demo" });
+        let shown = "";
+        const report = await server.service.train({
+          trigger: "demo",
+          onProgress: (phase, done) => {
+            // Inline training holds the event loop; a line per phase is enough to show it moves.
+            if (phase !== shown) p.line(`    training: ${phase} (${done})`);
+            shown = phase;
+          },
+        });
         await server.service.refresh();
         return report;
       },

@@ -58,7 +58,7 @@ export class IntelligenceService {
   #policy: Policy = DEFAULT_POLICY;
   #firstStart = new Date();
   #training: Promise<TrainReport> | undefined;
-  #started = false;
+  #ready: Promise<void> | undefined;
   readonly #unservable = new Set<string>();
 
   constructor(options: IntelligenceServiceOptions) {
@@ -92,11 +92,15 @@ export class IntelligenceService {
   /**
    * Loads the policy, the active model and the job history, then starts the background refresh
    * and retraining (and a first training when no model is active). Resolves when predictions
-   * can be served.
+   * can be served; predictions asked for before wait for it (a large history takes seconds to
+   * read), so the host may listen at once.
    */
-  async start(): Promise<void> {
-    if (this.#started) return;
-    this.#started = true;
+  start(): Promise<void> {
+    this.#ready ??= this.#start();
+    return this.#ready;
+  }
+
+  async #start(): Promise<void> {
     this.#firstStart = await recordFirstStart(this.#o.storage.pool);
     this.#policy = (await loadPolicy(this.#o.storage.pool)) ?? DEFAULT_POLICY;
     await this.#loadActiveOnce();
@@ -133,6 +137,7 @@ export class IntelligenceService {
    * already used by the same user on the same cluster gets the first answer again.
    */
   async predict(requests: readonly PredictionRequest[], requestedBy: string): Promise<Prediction[]> {
+    await this.#whenReady();
     return answerRequests(requests, this.#recorder, {
       state: this.#feed.state,
       served: this.#served,
@@ -146,10 +151,11 @@ export class IntelligenceService {
   }
 
   /** The model's raw outcomes (unrounded, no policy, not recorded): for checks of the serving path. */
-  predictRaw(
+  async predictRaw(
     items: readonly SpecToPredict[],
     engine: Engine = this.#o.engine ?? "onnx",
   ): Promise<RawOutcome[][]> {
+    await this.#whenReady();
     return predictSpecs(items, this.#feed.state, this.#served, this.#now().getTime() / 1000, engine);
   }
 
@@ -303,6 +309,11 @@ export class IntelligenceService {
     const previous = this.#served;
     this.#served = next;
     if (previous) setTimeout(() => void previous.close(), RETIRE_GRACE_MS).unref();
+  }
+
+  async #whenReady(): Promise<void> {
+    // A failed start is the host's to handle; predictions then go on with what is loaded.
+    await this.#ready?.catch(() => {});
   }
 
   #now(): Date {

@@ -142,8 +142,10 @@ function toAnswer(r: AnswerRow): Prediction {
   return p;
 }
 
-const ANSWER = `SELECT id, ${ISO("created_at")} AS created_at, mode, model_version, cluster, user_name, resources,
-  ${ISO("shadow_until")} AS shadow_until, notice FROM predictions`;
+const ANSWER_COLUMNS = `id, ${ISO("created_at")} AS created_at, mode, model_version, cluster, user_name, resources,
+  ${ISO("shadow_until")} AS shadow_until, notice`;
+const ANSWER = `SELECT ${ANSWER_COLUMNS} FROM predictions`;
+const ANSWER_AND_KEY = `SELECT ${ANSWER_COLUMNS}, idempotency_key FROM predictions`;
 
 /** A recorded prediction as its caller got it, or undefined. */
 export async function findPrediction(pool: pg.Pool, id: string): Promise<Prediction | undefined> {
@@ -162,7 +164,7 @@ export async function findIdempotentPredictions(
   if (refs.length === 0) return [];
   const { rows } = await query<AnswerRow & { idempotency_key: string }>(
     pool,
-    `${ANSWER.replace("FROM predictions", ", idempotency_key FROM predictions")}
+    `${ANSWER_AND_KEY}
      WHERE (cluster, user_name, idempotency_key) IN (
        SELECT * FROM unnest($1::text[], $2::text[], $3::text[]))`,
     [refs.map((r) => r.cluster), refs.map((r) => r.user), refs.map((r) => r.key)],

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,6 +10,8 @@ const DEMO = join(ROOT, "packages", "server", "dist", "demo", "main.js");
 // The built demo, as `pnpm demo` runs it, on the first 3000 jobs of the LANL trace.
 describe.skipIf(!existsSync(DEMO))("pnpm demo --exit-after", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "jobsight-demo-test-"));
+  // The embedded PostgreSQL runs as an unprivileged user when the tests run as root.
+  chmodSync(dataDir, 0o755);
   let output = "";
   let code: number | null = null;
 
