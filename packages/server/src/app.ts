@@ -3,6 +3,8 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastif
 import type { ServerConfig } from "./config/server-config.js";
 import type { ObjectStore } from "./data-plane/objects/object-store.js";
 import type { DataPlaneStorage } from "./data-plane/storage.js";
+import { IntelligenceService } from "./intelligence/service/intelligence-service.js";
+import type { IntelligenceServiceOptions } from "./intelligence/service/service-options.js";
 import { ApiTokenVerifier } from "./plugins/auth/api-token-verifier.js";
 import type { TokenVerifier } from "./plugins/auth/principal.js";
 import { authPlugin } from "./plugins/auth.js";
@@ -15,6 +17,7 @@ import { clusterRoutes } from "./routes/clusters.js";
 import { eventRoutes } from "./routes/events.js";
 import { healthRoutes } from "./routes/health.js";
 import { IngestGate } from "./routes/ingest-gate.js";
+import { intelligenceHandlers } from "./routes/intelligence-handlers.js";
 import { jobRoutes } from "./routes/jobs.js";
 import { registerApiRoutes } from "./routes/register-api-routes.js";
 import type { RouteDeps } from "./routes/route-deps.js";
@@ -45,6 +48,12 @@ export type BuildAppOptions = {
    * batches count against the same limit. @default new IngestGate(config.ingest.maxConcurrentBatches)
    */
   ingestGate?: IngestGate;
+  /**
+   * The intelligence plane: a running service, options to start one with this app's storage and
+   * object store (stopped with the app), or `false`/absent for a data-plane-only app.
+   * @default undefined
+   */
+  intelligence?: IntelligenceService | Omit<IntelligenceServiceOptions, "storage" | "objectStore"> | false;
   /** fastify logger option; default: pino at `config.http.logLevel`. @default undefined */
   logger?: FastifyServerOptions["logger"];
 };
@@ -120,6 +129,22 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     ingestGate: options.ingestGate ?? new IngestGate(config.ingest.maxConcurrentBatches),
     version: SERVER_VERSION,
   };
+  let service: IntelligenceService | undefined;
+  if (options.intelligence instanceof IntelligenceService) service = options.intelligence;
+  else if (options.intelligence) {
+    service = new IntelligenceService({
+      ...options.intelligence,
+      storage: app.storage,
+      objectStore: app.objectStore,
+      log: options.intelligence.log ?? app.log.child({ component: "intelligence" }),
+    });
+    const started = service;
+    void started.start();
+    // preClose: recorded predictions are written before the pool closes.
+    app.addHook("preClose", async () => {
+      await started.stop();
+    });
+  }
   const extra = typeof options.handlers === "function" ? options.handlers(deps) : (options.handlers ?? {});
   registerApiRoutes(
     app,
@@ -131,6 +156,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       ...artifactRoutes(deps),
       ...clusterRoutes(deps),
       ...wasteReportHandlers(deps),
+      ...(service ? intelligenceHandlers(deps, service) : {}),
       ...extra,
     },
     { rawBodyLimitBytes: config.ingest.artifactMaxBytes },

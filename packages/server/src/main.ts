@@ -5,6 +5,7 @@ import { ConfigError } from "./config/config-error.js";
 import { loadServerConfig, setPath } from "./config/config-sources.js";
 import { runImportCommand } from "./history/import-command.js";
 import { runBacktestCommand } from "./intelligence/backtest/run-backtest-cli.js";
+import { runTrainCommand } from "./intelligence/service/train-command.js";
 import { type OtlpReceivers, startOtlpReceivers } from "./otlp/otlp-receivers.js";
 import { IngestGate } from "./routes/ingest-gate.js";
 import { SERVER_VERSION } from "./version.js";
@@ -15,6 +16,7 @@ Commands:
   serve     Run the server: REST API, OTLP receivers (gRPC :4317, HTTP :4318); embedded
             PostgreSQL and local objects unless configured
   import    Import job history: import <file> --format sacct-json|sacct-parsable|swf --cluster <id>
+  train     Train the site's model now from stored history (--list, --rollback, --json)
   backtest  Replay a trace under the evaluation protocol: backtest <trace.swf[.gz]> [--json] [--window 0.3]
 
 Options of serve (flags win over JOBSIGHT_* variables, which win over the config file):
@@ -68,7 +70,19 @@ async function serve(args: string[]): Promise<void> {
   const config = await loadServerConfig({ file: values.config, env: process.env, overrides });
   // One gate for REST and OTLP ingest: back-pressure bounds the database work of both together.
   const ingestGate = new IngestGate(config.ingest.maxConcurrentBatches);
-  const app = await buildApp({ config, ingestGate });
+  const intel = config.intelligence;
+  const app = await buildApp({
+    config,
+    ingestGate,
+    intelligence: intel.enabled
+      ? {
+          mode: intel.mode,
+          shadowDays: intel.shadowDays,
+          retrainIntervalMs: intel.retrainIntervalHours * 3_600_000,
+          trainOnStart: intel.trainOnStart,
+        }
+      : false,
+  });
   let otlp: OtlpReceivers | undefined;
 
   let closing = false;
@@ -141,6 +155,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === "import") return runImportCommand(rest);
   if (command === "backtest") return runBacktestCommand(rest);
+  if (command === "train") return runTrainCommand(rest);
   process.stderr.write(`Unknown command ${command}\n\n${USAGE}`);
   return 2;
 }

@@ -7,6 +7,7 @@ import {
   type ApiTokenConfig,
   type HttpConfig,
   type IngestConfig,
+  type IntelligenceConfig,
   type ObjectStoreConfig,
   type OtlpConfig,
   type PostgresConfig,
@@ -48,6 +49,7 @@ export function parseServerConfig(raw: unknown, options: ParseConfigOptions = {}
     rateLimit: readRateLimit(root.child("rateLimit")),
     ingest: readIngest(root.child("ingest")),
     otlp: readOtlp(root.child("otlp")),
+    intelligence: readIntelligence(root.child("intelligence")),
   };
   root.rejectUnknownKeys();
   if (root.issues.length > 0) throw new ConfigError(root.issues);
@@ -198,6 +200,21 @@ function readOtlp(r: ConfigReader): OtlpConfig {
   if (config.enabled && config.grpcPort !== 0 && config.grpcPort === config.httpPort) {
     r.issue("httpPort", `must differ from grpcPort (${config.grpcPort})`);
   }
+  return config;
+}
+
+function readIntelligence(r: ConfigReader): IntelligenceConfig {
+  const config: IntelligenceConfig = {
+    enabled: r.boolean("enabled", { default: true })!,
+    mode: r.string("mode", {
+      default: "auto",
+      oneOf: ["auto", "shadow", "live"],
+    }) as IntelligenceConfig["mode"],
+    shadowDays: r.integer("shadowDays", { default: 30, min: 0, max: 3650 })!,
+    retrainIntervalHours: r.integer("retrainIntervalHours", { default: 24, min: 0, max: 24 * 365 })!,
+    trainOnStart: r.boolean("trainOnStart", { default: true })!,
+  };
+  r.rejectUnknownKeys();
   return config;
 }
 

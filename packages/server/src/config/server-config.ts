@@ -123,6 +123,20 @@ export type OtlpConfig = {
   maxMessageBytes: number;
 };
 
+/** The intelligence plane: training, prediction, shadow mode. */
+export type IntelligenceConfig = {
+  /** Run the intelligence plane in this process (predictions, accuracy, diagnosis, policy). @default true */
+  enabled: boolean;
+  /** `auto` is shadow for `shadowDays` from the first start, then live; or force one. @default "auto" */
+  mode: "auto" | "shadow" | "live";
+  /** Length of shadow mode from the deployment's first start. @default 30 */
+  shadowDays: number;
+  /** Retrain on this schedule, in hours; 0 retrains only on demand (`jobsight-server train`). @default 24 */
+  retrainIntervalHours: number;
+  /** Train once at start when no model is active yet. @default true */
+  trainOnStart: boolean;
+};
+
 /** The whole, normalised configuration of `jobsight-server`. */
 export type ServerConfig = {
   /** Folder of the embedded PostgreSQL and local objects. @default "./.jobsight" */
@@ -134,4 +148,5 @@ export type ServerConfig = {
   rateLimit: RateLimitConfig;
   ingest: IngestConfig;
   otlp: OtlpConfig;
+  intelligence: IntelligenceConfig;
 };

@@ -31,6 +31,7 @@ describe("migrations", () => {
     expect(rows).toEqual([
       { version: 1, flavour: "common" },
       { version: 2, flavour: "plain" },
+      { version: 3, flavour: "common" },
     ]);
   });
 

@@ -60,9 +60,9 @@ export function accuracyReportWithPoints(): AccuracyReport & { points: unknown[]
   for (let i = 0; i < 120; i++) {
     const actual = 2 ** (30 + (i % 37) / 6);
     const ratio = 1.1 + ((i * 7919) % 100) / 140;
-    points.push({ resource: "memory", recommended: actual * ratio, actual, censored: i % 41 === 0 });
+    points.push({ resource: "memory" as const, recommended: actual * ratio, actual, censored: i % 41 === 0 });
     points.push({
-      resource: "walltime",
+      resource: "walltime" as const,
       recommended: 600 + i * 90 * ratio,
       actual: 600 + i * 90,
       censored: false,
@@ -70,12 +70,12 @@ export function accuracyReportWithPoints(): AccuracyReport & { points: unknown[]
   }
   const calibration = [0.5, 0.7, 0.8, 0.9, 0.95, 0.99].flatMap((confidence, i) => [
     {
-      resource: "memory",
+      resource: "memory" as const,
       confidence,
       jobs: 200 + i * 40,
       observed: Math.min(1, confidence + (i % 2 ? 0.01 : -0.02)),
     },
-    { resource: "walltime", confidence, jobs: 150 + i * 30, observed: Math.min(1, confidence - 0.03) },
+    { resource: "walltime" as const, confidence, jobs: 150 + i * 30, observed: Math.min(1, confidence - 0.03) },
   ]);
   return { ...accuracyReport(), points, calibration };
 }
