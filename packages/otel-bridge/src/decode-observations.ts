@@ -1,21 +1,8 @@
-import { type UsageSample, validateUsageSample } from "@jobsight/schemas";
+import type { UsageSample } from "@jobsight/schemas";
 import { mergeAttributes, type ScalarAttribute } from "./attribute-values.js";
-import { aggregateMetricDefinitions, ObservationAttributes as O } from "./metric-names.js";
-import {
-  type ObservationMapping,
-  observationMappings,
-  requiredFields,
-  type SampleDraft,
-} from "./observation-mapping.js";
-import {
-  type ExportMetricsServiceRequest,
-  type Metric,
-  type NumberDataPoint,
-  OtlpDataPointFlags,
-} from "./otlp-types.js";
-import { type AttributeLookup, PointAttributes } from "./point-attributes.js";
-import { usageSampleKeyAt } from "./sample-key.js";
-import { unixNanoToRfc3339 } from "./unix-nano.js";
+import { intPointValue, ObservationCollector } from "./observation-collector.js";
+import { type ExportMetricsServiceRequest, type Metric, OtlpDataPointFlags } from "./otlp-types.js";
+import { PointAttributes } from "./point-attributes.js";
 
 /** Points that did not become part of a sample, and why (reason -> number of points). */
 export interface ObservationRejections {
@@ -40,6 +27,12 @@ export interface DecodeObservationsOptions {
    * @default 20
    */
   maxReasons?: number;
+  /**
+   * The only cluster whose points are accepted (the sender's, e.g. its token's); points naming
+   * another `jobsight.cluster` are rejected one by one. Absent: any cluster.
+   * @default undefined
+   */
+  cluster?: string;
 }
 
 function pointCount(metric: Metric): number {
@@ -76,8 +69,11 @@ export function decodeObservations(
       mergeAttributes(scopeAttributes, sm.scope?.attributes);
       const attributes = new PointAttributes(scopeAttributes);
       for (const metric of sm.metrics) {
-        const mapping = collector.mappingFor(metric.name, pointCount(metric));
-        if (!mapping) continue;
+        const mapping = collector.mappingOf(metric.name);
+        if (!mapping) {
+          collector.rejectUnmapped(metric.name, pointCount(metric));
+          continue;
+        }
         const points = metric.gauge?.dataPoints ?? metric.sum?.dataPoints;
         if (!points) {
           collector.rejectWrongType(metric.name, pointCount(metric));

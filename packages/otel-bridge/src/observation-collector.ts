@@ -135,14 +135,15 @@ export class ObservationCollector {
     this.#cluster = options.cluster;
   }
 
-  /** The mapping of a per-job metric, or `undefined` after counting its points as rejected. */
-  mappingFor(name: string, points: number): ObservationMapping | undefined {
-    const mapping = mappingsByName.get(name);
-    if (!mapping) {
-      const why = aggregateNames.has(name) ? "aggregate metric, not a per-job sample" : "unknown metric";
-      this.#rejections.add(points, `${why}: ${name}`);
-    }
-    return mapping;
+  /** The mapping of a per-job metric; `undefined` for unknown and aggregate metrics. */
+  mappingOf(name: string): ObservationMapping | undefined {
+    return mappingsByName.get(name);
+  }
+
+  /** Counts the points of a metric without a mapping (unknown, or an aggregate) as rejected. */
+  rejectUnmapped(name: string, points: number): void {
+    const why = aggregateNames.has(name) ? "aggregate metric, not a per-job sample" : "unknown metric";
+    this.#rejections.add(points, `${why}: ${name}`);
   }
 
   /** Counts the points of a known metric sent as something else than a gauge or a sum. */
@@ -172,7 +173,8 @@ export class ObservationCollector {
     const step = identityText(attributes, O.step);
     if (typeof value === "string") return rejections.add(1, `${name}: ${value}`);
     if (timeUnixNano === 0n) return rejections.add(1, "time_unix_nano is 0");
-    if (!cluster || !jobId || !node) return rejections.add(1, `missing ${O.cluster}, ${O.jobId} or ${O.node}`);
+    if (!cluster || !jobId || !node)
+      return rejections.add(1, `missing ${O.cluster}, ${O.jobId} or ${O.node}`);
     // Consecutive points mostly belong to the same job: reuse its identity key then.
     const s = step ?? "";
     let last = this.#last;

@@ -38,3 +38,29 @@ export class PointAttributes implements AttributeLookup {
     return this.outer.get(key);
   }
 }
+
+/**
+ * Attributes read straight from protobuf into reused arrays (no KeyValue objects), over the
+ * scope's and resource's: the lookup the protobuf decoder gives the mappings. Like
+ * {@link PointAttributes}, the last scalar of a key wins, and an instance is reused point after
+ * point.
+ */
+export class ScratchAttributes implements AttributeLookup {
+  readonly keys: string[] = [];
+  readonly values: (ScalarAttribute | undefined)[] = [];
+  length = 0;
+  outer: ReadonlyMap<string, ScalarAttribute> = new Map();
+
+  add(key: string, value: ScalarAttribute | undefined): void {
+    this.keys[this.length] = key;
+    this.values[this.length] = value;
+    this.length++;
+  }
+
+  get(key: string): ScalarAttribute | undefined {
+    for (let i = this.length - 1; i >= 0; i--) {
+      if (this.keys[i] === key && this.values[i] !== undefined) return this.values[i];
+    }
+    return this.outer.get(key);
+  }
+}

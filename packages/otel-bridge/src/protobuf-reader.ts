@@ -133,6 +133,12 @@ export class ProtobufReader {
     return signed ? view.getBigInt64(pos, true) : view.getBigUint64(pos, true);
   }
 
+  /** Skips a fixed64 value (checked to be there) without making a BigInt of it. */
+  skip64(end: number): void {
+    this.#need(8, end);
+    this.pos += 8;
+  }
+
   double(end: number): number {
     this.#need(8, end);
     const value = this.#view.getFloat64(this.pos, true);

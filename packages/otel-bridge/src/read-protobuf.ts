@@ -30,7 +30,7 @@ import { MAX_ANY_VALUE_DEPTH } from "./read-common.js";
 const table = (name: string): FieldTable => fieldTable(otlpMetricsRoot.lookupType(name));
 const C = "opentelemetry.proto.common.v1.";
 const M = "opentelemetry.proto.metrics.v1.";
-const T = {
+export const T = {
   request: table("opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest"),
   resourceMetrics: table(`${M}ResourceMetrics`),
   resource: table("opentelemetry.proto.resource.v1.Resource"),
@@ -56,8 +56,8 @@ const T = {
   exemplar: table(`${M}Exemplar`),
 };
 
-const int32 = (r: ProtobufReader, end: number) => r.varint(end) | 0;
-const uint32 = (r: ProtobufReader, end: number) => r.varint(end) >>> 0;
+export const int32 = (r: ProtobufReader, end: number) => r.varint(end) | 0;
+export const uint32 = (r: ProtobufReader, end: number) => r.varint(end) >>> 0;
 const sint32 = (r: ProtobufReader, end: number) => {
   const n = r.varint(end) >>> 0;
   return (n >>> 1) ^ -(n & 1);
@@ -70,7 +70,7 @@ function oneOf(r: ProtobufReader, current: string | undefined, member: string): 
   return member;
 }
 
-function readAnyValue(r: ProtobufReader, end: number, depth: number): AnyValue {
+export function readAnyValue(r: ProtobufReader, end: number, depth: number): AnyValue {
   let member: string | undefined;
   let value: AnyValue = {};
   while (r.pos < end) {
@@ -143,7 +143,7 @@ function tooDeep(r: ProtobufReader): never {
   return r.fail("OTLP_NESTING_TOO_DEEP", `AnyValue nested deeper than ${MAX_ANY_VALUE_DEPTH}`);
 }
 
-function readKeyValue(r: ProtobufReader, end: number, depth = 0): KeyValue {
+export function readKeyValue(r: ProtobufReader, end: number, depth = 0): KeyValue {
   let key = "";
   let value: AnyValue = {};
   while (r.pos < end) {
@@ -185,7 +185,7 @@ function readEntityRef(r: ProtobufReader, end: number): EntityRef {
   return out;
 }
 
-function readResource(r: ProtobufReader, end: number): Resource {
+export function readResource(r: ProtobufReader, end: number): Resource {
   const out: Resource = { attributes: [], droppedAttributesCount: 0, entityRefs: [] };
   while (r.pos < end) {
     switch (r.field(T.resource, end)) {
@@ -203,7 +203,7 @@ function readResource(r: ProtobufReader, end: number): Resource {
   return out;
 }
 
-function readScope(r: ProtobufReader, end: number): InstrumentationScope {
+export function readScope(r: ProtobufReader, end: number): InstrumentationScope {
   const out: InstrumentationScope = { name: "", version: "", attributes: [], droppedAttributesCount: 0 };
   while (r.pos < end) {
     switch (r.field(T.scope, end)) {
@@ -224,7 +224,7 @@ function readScope(r: ProtobufReader, end: number): InstrumentationScope {
   return out;
 }
 
-function readExemplar(r: ProtobufReader, end: number): Exemplar {
+export function readExemplar(r: ProtobufReader, end: number): Exemplar {
   const out: Exemplar = {
     filteredAttributes: [],
     timeUnixNano: 0n,
@@ -506,7 +506,7 @@ const readHistogram = readPoints(T.histogram, readHistogramPoint);
 const readExponential = readPoints(T.exponentialHistogram, readExponentialPoint);
 const readSummary = readPoints(T.summary, readSummaryPoint);
 
-function readMetric(r: ProtobufReader, end: number): Metric {
+export function readMetric(r: ProtobufReader, end: number): Metric {
   const out: Metric = { name: "", description: "", unit: "", metadata: [] };
   let member: string | undefined;
   while (r.pos < end) {

@@ -75,7 +75,12 @@ export function accuracyReportWithPoints(): AccuracyReport & { points: unknown[]
       jobs: 200 + i * 40,
       observed: Math.min(1, confidence + (i % 2 ? 0.01 : -0.02)),
     },
-    { resource: "walltime" as const, confidence, jobs: 150 + i * 30, observed: Math.min(1, confidence - 0.03) },
+    {
+      resource: "walltime" as const,
+      confidence,
+      jobs: 150 + i * 30,
+      observed: Math.min(1, confidence - 0.03),
+    },
   ]);
   return { ...accuracyReport(), points, calibration };
 }
