@@ -4,8 +4,7 @@ import { loadSwfHistory } from "../src/history/swf-history-loader.js";
 import { trainJobModels } from "../src/intelligence/training/train-job-models.js";
 
 const trace =
-  process.argv[2] ??
-  new URL("../../../../shared/data/LANL-CM5-1994-4.1-cln.swf.gz", import.meta.url).pathname;
+  process.argv[2] ?? new URL("../../../data/traces/LANL-CM5-1994-4.1-cln.swf.gz", import.meta.url).pathname;
 const { jobs } = await loadSwfHistory(trace);
 const started = performance.now();
 const cpu0 = process.cpuUsage();

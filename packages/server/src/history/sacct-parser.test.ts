@@ -6,7 +6,8 @@ import { sacctJobToRecord } from "./sacct-job.js";
 import { parseSacctJsonJob, readSacctJson, slurmNumber } from "./sacct-parser.js";
 
 // Real `sacct --json -a` output of SLURM 22.05 (openapi dbv0.0.38); see /work/shared/slurm/README.md.
-const FILE = "/work/shared/slurm/sacct-all-states.json";
+// A copy of /work/shared/slurm/sacct-all-states.json, kept in the repository (a clone has no shared/).
+const FILE = new URL("../../test/fixtures/sacct-all-states.json", import.meta.url).pathname;
 const MB = 2 ** 20;
 
 describe("sacct --json (SLURM 22.05, real output)", () => {

@@ -8,8 +8,8 @@ import { importSwfFile, swfItems } from "../../src/history/import-swf.js";
 import { SwfReader } from "../../src/history/swf-parser.js";
 import { openTestStorage, type StorageFixture } from "./storage-fixture.js";
 
-const LANL = "/work/shared/data/LANL-CM5-1994-4.1-cln.swf.gz";
-const SACCT = "/work/shared/slurm/sacct-all-states.json";
+const LANL = new URL("../../../../data/traces/LANL-CM5-1994-4.1-cln.swf.gz", import.meta.url).pathname;
+const SACCT = new URL("../fixtures/sacct-all-states.json", import.meta.url).pathname;
 
 describe("history import", () => {
   let fx: StorageFixture;

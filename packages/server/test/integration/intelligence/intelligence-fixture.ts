@@ -14,7 +14,8 @@ import type { IntelligenceServiceOptions } from "../../../src/intelligence/servi
 import { intelligenceHandlers } from "../../../src/routes/intelligence-handlers.js";
 import { openTestStorage, type StorageFixture } from "../storage-fixture.js";
 
-export const LANL = "/work/shared/data/LANL-CM5-1994-4.1-cln.swf.gz";
+export const LANL = new URL("../../../../../data/traces/LANL-CM5-1994-4.1-cln.swf.gz", import.meta.url)
+  .pathname;
 
 export const TOKENS = {
   alice: "researcher-alice-token-000001",
