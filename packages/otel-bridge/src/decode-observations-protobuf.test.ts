@@ -44,7 +44,13 @@ function oddRequest(): ExportMetricsServiceRequest {
     asDouble: value,
   });
   const extra: Metric[] = [
-    { name: "site.unknown", description: "", unit: "", metadata: [], gauge: { dataPoints: [point([], 1), point([], 2)] } },
+    {
+      name: "site.unknown",
+      description: "",
+      unit: "",
+      metadata: [],
+      gauge: { dataPoints: [point([], 1), point([], 2)] },
+    },
     {
       name: "jobsight.jobs.count",
       description: "",
@@ -84,7 +90,13 @@ function oddRequest(): ExportMetricsServiceRequest {
           point([["jobsight.job.id", "odd-2"]], -1),
           point([["jobsight.job.id", "odd-3"]], 5, 1),
           point([["jobsight.job.id", ""]], 6),
-          point([["jobsight.job.id", 42], ["jobsight.cluster", "hpc2"]], 7),
+          point(
+            [
+              ["jobsight.job.id", 42],
+              ["jobsight.cluster", "hpc2"],
+            ],
+            7,
+          ),
           { ...point([["jobsight.job.id", "odd-4"]], 8), asDouble: undefined, asInt: 2n ** 60n },
           { ...point([["jobsight.job.id", "odd-5"]], 9), timeUnixNano: 0n },
         ],
@@ -132,7 +144,9 @@ describe("decodeObservationsProtobuf", () => {
     expect(decodeObservationsProtobuf(swapped)).toEqual(decodeObservationsProtobuf(inOrder));
     expect(decodeObservationsProtobuf(swapped)).toEqual(twoStep(swapped));
     // An unknown field between them changes nothing either.
-    const withUnknown = Uint8Array.from(len(1, [...strip(scopeBytes), ...str(15, "x"), ...strip(resourceBytes)]));
+    const withUnknown = Uint8Array.from(
+      len(1, [...strip(scopeBytes), ...str(15, "x"), ...strip(resourceBytes)]),
+    );
     expect(decodeObservationsProtobuf(withUnknown)).toEqual(decodeObservationsProtobuf(inOrder));
   });
 

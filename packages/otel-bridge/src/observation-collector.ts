@@ -171,10 +171,18 @@ export class ObservationCollector {
     const jobId = identityText(attributes, O.jobId);
     const node = identityText(attributes, O.node);
     const step = identityText(attributes, O.step);
-    if (typeof value === "string") return rejections.add(1, `${name}: ${value}`);
-    if (timeUnixNano === 0n) return rejections.add(1, "time_unix_nano is 0");
-    if (!cluster || !jobId || !node)
-      return rejections.add(1, `missing ${O.cluster}, ${O.jobId} or ${O.node}`);
+    if (typeof value === "string") {
+      rejections.add(1, `${name}: ${value}`);
+      return;
+    }
+    if (timeUnixNano === 0n) {
+      rejections.add(1, "time_unix_nano is 0");
+      return;
+    }
+    if (!cluster || !jobId || !node) {
+      rejections.add(1, `missing ${O.cluster}, ${O.jobId} or ${O.node}`);
+      return;
+    }
     // Consecutive points mostly belong to the same job: reuse its identity key then.
     const s = step ?? "";
     let last = this.#last;

@@ -4,11 +4,15 @@
 // Uses its own embedded PostgreSQL, or the server at JOBSIGHT_BENCH_PG_URL (an admin URL: two
 // databases are created there and dropped afterwards).
 import { randomBytes } from "node:crypto";
-import { Agent, request } from "node:http";
 import { mkdtemp, rm } from "node:fs/promises";
+import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { decodeExportMetricsResponse, encodeExportMetricsRequest, encodeObservations } from "@jobsight/otel-bridge";
+import {
+  decodeExportMetricsResponse,
+  encodeExportMetricsRequest,
+  encodeObservations,
+} from "@jobsight/otel-bridge";
 import type { UsageSample } from "@jobsight/schemas";
 import pg from "pg";
 import { parseServerConfig } from "../src/config/parse-config.js";
@@ -40,7 +44,13 @@ function benchSamples(round: number): UsageSample[] {
       node,
       time: new Date(DAY + 3_600_000 + Math.floor(i / 64) * 10_000).toISOString(),
       user: "alice",
-      memory: { currentBytes: memory, peakBytes: memory + 4096, limitBytes: 2 ** 34, anonBytes: memory - 8192, fileBytes: 8192 },
+      memory: {
+        currentBytes: memory,
+        peakBytes: memory + 4096,
+        limitBytes: 2 ** 34,
+        anonBytes: memory - 8192,
+        fileBytes: 8192,
+      },
       cpu: { usageSeconds: i * 0.25, userSeconds: i * 0.2, systemSeconds: i * 0.05, limitCores: 4 },
       io: { readBytes: i * 4096, writeBytes: i * 1024, readOps: i, writeOps: i },
       pids: 5 + (i % 7),
@@ -135,9 +145,17 @@ async function main(): Promise<void> {
       if (answer.partialSuccess) throw new Error(`rejected: ${answer.partialSuccess.errorMessage}`);
     });
     const seconds = (performance.now() - started) / 1000;
-    const { rows } = await full.storage.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM usage_samples");
+    const { rows } = await full.storage.pool.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM usage_samples",
+    );
     if (rows[0].n !== samples.length) throw new Error(`full path stored ${rows[0].n} of ${samples.length}`);
-    if (timed) results.push({ round, path: "OTLP/HTTP → committed", seconds, samplesPerSecond: samples.length / seconds });
+    if (timed)
+      results.push({
+        round,
+        path: "OTLP/HTTP → committed",
+        seconds,
+        samplesPerSecond: samples.length / seconds,
+      });
   };
   const runRaw = async (round: number, samples: UsageSample[], timed: boolean) => {
     const batches: unknown[][][] = [];
@@ -175,14 +193,18 @@ async function main(): Promise<void> {
     await receivers.close(5_000);
     await full.close();
     await raw.close();
-    for (const name of Object.values(names)) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    for (const name of Object.values(names))
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await admin.end();
     await embedded?.stop();
     if (dir) await rm(dir, { recursive: true, force: true });
   }
 
   const median = (path: string) => {
-    const values = results.filter((r) => r.path === path).map((r) => r.samplesPerSecond).sort((a, b) => a - b);
+    const values = results
+      .filter((r) => r.path === path)
+      .map((r) => r.samplesPerSecond)
+      .sort((a, b) => a - b);
     return values[Math.floor(values.length / 2)];
   };
   console.log(
@@ -198,7 +220,9 @@ async function main(): Promise<void> {
   );
   const fullRate = median("OTLP/HTTP → committed");
   const rawRate = median("raw COPY");
-  console.log(`median: full path ${Math.round(fullRate)} samples/s, raw COPY ${Math.round(rawRate)} samples/s`);
+  console.log(
+    `median: full path ${Math.round(fullRate)} samples/s, raw COPY ${Math.round(rawRate)} samples/s`,
+  );
   console.log(
     `BENCH ingest ratio=${(fullRate / rawRate).toFixed(3)} value=${Math.round(fullRate)} unit=samples/s reference=copy`,
   );

@@ -57,7 +57,10 @@ describe("OTLP receivers given bad input: clear errors, no crash, nothing writte
   it("refuses wrong content types (415), broken JSON and broken gzip (400), in the request's encoding", async () => {
     const body = valid();
     for (const type of ["text/plain", "application/octet-stream", ""]) {
-      const res = await postOtlp(fx.receivers.http.url, body, { ...auth(), ...(type ? { "content-type": type } : {}) });
+      const res = await postOtlp(fx.receivers.http.url, body, {
+        ...auth(),
+        ...(type ? { "content-type": type } : {}),
+      });
       expect(res.status).toBe(415);
       expect(JSON.parse(res.body.toString()).message).toContain("OTLP_UNSUPPORTED_CONTENT_TYPE");
     }
@@ -67,7 +70,10 @@ describe("OTLP receivers given bad input: clear errors, no crash, nothing writte
     });
     expect(json.status).toBe(400);
     expect(json.headers.get("content-type")).toMatch(/^application\/json/);
-    expect(JSON.parse(json.body.toString())).toMatchObject({ code: GrpcStatus.INVALID_ARGUMENT, details: [] });
+    expect(JSON.parse(json.body.toString())).toMatchObject({
+      code: GrpcStatus.INVALID_ARGUMENT,
+      details: [],
+    });
     expect(JSON.parse(json.body.toString()).message).toContain("OTLP_MALFORMED_JSON");
 
     const gz = gzipSync(body);
@@ -77,7 +83,9 @@ describe("OTLP receivers given bad input: clear errors, no crash, nothing writte
       "content-encoding": "gzip",
     });
     expect(truncated.status).toBe(400);
-    expect(decodeStatus(truncated.body).message).toMatch(/MALFORMED_BODY: The gzip body is corrupt or truncated/);
+    expect(decodeStatus(truncated.body).message).toMatch(
+      /MALFORMED_BODY: The gzip body is corrupt or truncated/,
+    );
     const brotli = await postOtlp(fx.receivers.http.url, body, {
       ...auth(),
       "content-type": PROTOBUF,
@@ -142,9 +150,21 @@ describe("OTLP receivers given bad input: clear errors, no crash, nothing writte
     const body = valid();
     const cases: [Record<string, string>, number, GrpcStatus, string | undefined, RegExp][] = [
       [{}, 401, GrpcStatus.UNAUTHENTICATED, undefined, /bearer token/],
-      [auth("not-a-token-of-this-server"), 401, GrpcStatus.UNAUTHENTICATED, "not-a-token-of-this-server", /not valid/],
+      [
+        auth("not-a-token-of-this-server"),
+        401,
+        GrpcStatus.UNAUTHENTICATED,
+        "not-a-token-of-this-server",
+        /not valid/,
+      ],
       [auth(TOKENS.platform), 403, GrpcStatus.PERMISSION_DENIED, TOKENS.platform, /collector token/],
-      [auth(TOKENS.unregistered), 403, GrpcStatus.FAILED_PRECONDITION, TOKENS.unregistered, /hpc9 is not registered/],
+      [
+        auth(TOKENS.unregistered),
+        403,
+        GrpcStatus.FAILED_PRECONDITION,
+        TOKENS.unregistered,
+        /hpc9 is not registered/,
+      ],
     ];
     for (const [headers, httpStatus, grpcCode, token, message] of cases) {
       const res = await postOtlp(fx.receivers.http.url, body, { ...headers, "content-type": PROTOBUF });
@@ -164,7 +184,10 @@ describe("OTLP receivers given bad input: clear errors, no crash, nothing writte
       const res = await postOtlp(fx.receivers.http.url, valid(), { ...auth(), "content-type": PROTOBUF });
       expect(res.status).toBe(429);
       expect(res.headers.get("retry-after")).toBe("1");
-      expect(decodeStatus(res.body)).toMatchObject({ code: GrpcStatus.RESOURCE_EXHAUSTED, retryDelaySeconds: 1 });
+      expect(decodeStatus(res.body)).toMatchObject({
+        code: GrpcStatus.RESOURCE_EXHAUSTED,
+        retryDelaySeconds: 1,
+      });
       const { error } = await grpc.export(valid(), TOKENS.hpc1);
       expect(error?.code).toBe(GrpcStatus.RESOURCE_EXHAUSTED);
       expect(grpcRetryDelay(error)).toBe(1);

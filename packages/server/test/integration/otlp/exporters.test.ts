@@ -62,7 +62,8 @@ async function stored(samples: UsageSample[]): Promise<UsageSample[]> {
 }
 
 function inStoreOrder(samples: UsageSample[]): UsageSample[] {
-  const key = (s: UsageSample) => `${s.cluster}\u0000${s.jobId}\u0000${s.time}\u0000${s.node}\u0000${s.step ?? ""}`;
+  const key = (s: UsageSample) =>
+    `${s.cluster}\u0000${s.jobId}\u0000${s.time}\u0000${s.node}\u0000${s.step ?? ""}`;
   return [...samples].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }
 
@@ -116,7 +117,10 @@ describe("real OpenTelemetry exporters against the OTLP receivers and real Postg
   });
 
   it("stores every value sent as gzip protobuf by exporter-metrics-otlp-proto", async () => {
-    const samples = [...richSamples("hpc2", "proto-1", 35, "cn1"), ...richSamples("hpc2", "proto-1", 35, "cn2")];
+    const samples = [
+      ...richSamples("hpc2", "proto-1", 35, "cn1"),
+      ...richSamples("hpc2", "proto-1", 35, "cn2"),
+    ];
     const exporter = new ProtoExporter({
       url: fx.receivers.http.url,
       headers: httpHeaders(TOKENS.hpc2),

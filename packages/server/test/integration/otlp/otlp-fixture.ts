@@ -61,7 +61,8 @@ export async function startOtlpFixture(
     storage,
     receivers,
     rowCount: async () =>
-      (await storage.storage.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM usage_samples")).rows[0].n,
+      (await storage.storage.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM usage_samples"))
+        .rows[0].n,
     close: async () => {
       await receivers.close(1_000);
       await storage.dispose();
