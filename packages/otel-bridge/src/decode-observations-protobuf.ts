@@ -5,16 +5,9 @@ import type { ObservationMapping } from "./observation-mapping.js";
 import { type Metric, OtlpDataPointFlags } from "./otlp-types.js";
 import { ScratchAttributes } from "./point-attributes.js";
 import { ProtobufReader } from "./protobuf-reader.js";
-import {
-  readAnyValue,
-  readExemplar,
-  readKeyValue,
-  readMetric,
-  readResource,
-  readScope,
-  T,
-  uint32,
-} from "./read-protobuf.js";
+import { readMetric } from "./read-protobuf.js";
+import { readAnyValue, readKeyValue, readResource, readScope, T, uint32 } from "./read-protobuf-common.js";
+import { readExemplar } from "./read-protobuf-points.js";
 
 const NO_VALUE = OtlpDataPointFlags.NO_RECORDED_VALUE_MASK;
 const DATA_MEMBERS: Record<number, "gauge" | "sum" | "histogram" | "exponentialHistogram" | "summary"> = {
@@ -176,7 +169,7 @@ class ObservationWalker {
     let time = 0n;
     let member = 0;
     let asDouble = 0;
-    let asInt = 0n;
+    let asInt: number | string = 0;
     let flags = 0;
     let exemplars = 0;
     while (r.pos < end) {
@@ -196,7 +189,15 @@ class ObservationWalker {
           if (member !== 0 && member !== id) r.fail("OTLP_INVALID_FIELD", "both asDouble and asInt are set");
           member = id;
           if (id === 4) asDouble = r.double(end);
-          else asInt = r.fixed64(end, true);
+          else {
+            const at = r.pos;
+            const safe = r.sfixed64Safe(end);
+            if (safe !== undefined) asInt = safe;
+            else {
+              r.pos = at;
+              asInt = intPointValue(r.fixed64(end, true));
+            }
+          }
           break;
         case 5:
           r.message(end, "exemplars", exemplars++, readExemplar);
@@ -207,7 +208,7 @@ class ObservationWalker {
       }
     }
     if ((flags & NO_VALUE) !== 0) return;
-    const value = member === 6 ? intPointValue(asInt) : member === 4 ? asDouble : "point has no value";
+    const value = member === 6 ? asInt : member === 4 ? asDouble : "point has no value";
     this.#collector.addPoint(this.#mapping, value, time, attributes);
   };
 

@@ -195,6 +195,24 @@ describe("decodeObservations", () => {
     expect(Object.keys(rejected.reasons)[0]).toMatch(/^invalid sample: \/jobId: /);
   });
 
+  it("rejects points whose identity holds U+0000 (PostgreSQL text cannot store it), keeps the rest", () => {
+    const { samples, rejected } = decodeObservations(
+      request(
+        gauge(
+          M.memoryUsage,
+          point({ asInt: 1n }, { "jobsight.job.id": "9\u0000" }),
+          point({ asInt: 2n }, { ...job, "jobsight.job.step": "b\u0000" }),
+          point({ asInt: 3n }, { ...job, "user.name": "al\u0000ice" }),
+        ),
+      ),
+    );
+    expect(samples).toHaveLength(1);
+    expect(samples[0]).toMatchObject({ jobId: "9", memory: { currentBytes: 3 } });
+    expect(samples[0]).not.toHaveProperty("user");
+    expect(rejected.count).toBe(2);
+    expect(Object.keys(rejected.reasons)[0]).toMatch(/U\+0000/);
+  });
+
   it("skips no-recorded-value points without counting them, and caps distinct reasons", () => {
     const stale = { ...point({ asInt: 1n }, job), flags: 1 };
     expect(decodeObservations(request(gauge(M.memoryUsage, stale)))).toEqual({

@@ -20,6 +20,7 @@ export {
   describeRejections,
   type ObservationRejections,
 } from "./decode-observations.js";
+export { decodeObservationsProtobuf } from "./decode-observations-protobuf.js";
 export {
   createExportMetricsResponse,
   encodeExportMetricsRequest,

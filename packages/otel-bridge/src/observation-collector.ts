@@ -52,15 +52,13 @@ function identityText(attributes: AttributeLookup, key: string): string | undefi
 }
 
 function emptyDraft(): SampleDraft {
-  return {
-    memory: {},
-    cpu: {},
-    io: {},
-    pressure: {},
-    gpus: new Map(),
-    processes: new Map(),
-    points: new Map(),
-  };
+  return { points: {} };
+}
+
+function pointsOf(draft: SampleDraft): number {
+  let n = 0;
+  for (const key in draft.points) n += draft.points[key];
+  return n;
 }
 
 /** Drops sections the schema cannot accept (a required field is missing) and counts their points. */
@@ -68,46 +66,43 @@ function dropIncompleteSections(draft: SampleDraft, rejections: Rejections): voi
   for (const name of ["memory", "cpu", "io"] as const) {
     const rule = requiredFields[name];
     const section = draft[name];
-    if (Object.keys(section).length > 0 && rule.fields.some((f) => section[f] === undefined)) {
-      rejections.add(draft.points.get(name) ?? 0, rule.because);
-      draft.points.delete(name);
-      draft[name] = {};
+    if (section && rule.fields.some((f) => section[f] === undefined)) {
+      rejections.add(draft.points[name] ?? 0, rule.because);
+      draft.points[name] = 0;
+      draft[name] = undefined;
     }
   }
+  if (!draft.gpus) return;
   for (const [index, gpu] of draft.gpus) {
     if (requiredFields.gpu.fields.some((f) => gpu[f] === undefined)) {
-      rejections.add(draft.points.get(`gpu:${index}`) ?? 0, requiredFields.gpu.because);
-      draft.points.delete(`gpu:${index}`);
+      rejections.add(draft.points[`gpu:${index}`] ?? 0, requiredFields.gpu.because);
+      draft.points[`gpu:${index}`] = 0;
       draft.gpus.delete(index);
     }
   }
 }
 
 function buildSample(pending: Pending): UsageSample | undefined {
-  const { draft } = pending;
-  const sample: Record<string, unknown> = { ...pending.identity, time: unixNanoToRfc3339(pending.unixNano) };
+  const { draft, identity } = pending;
+  // A section is there exactly when a point filled it and it was not dropped since.
+  if (pointsOf(draft) === 0) return undefined;
+  const sample: Record<string, unknown> = {
+    cluster: identity.cluster,
+    jobId: identity.jobId,
+    node: identity.node,
+  };
+  if (identity.step !== undefined) sample.step = identity.step;
+  sample.time = unixNanoToRfc3339(pending.unixNano);
   if (pending.user !== undefined) sample.user = pending.user;
-  let filled = false;
-  for (const name of ["memory", "cpu", "io", "pressure"] as const) {
-    if (Object.keys(draft[name]).length > 0) {
-      sample[name] = draft[name];
-      filled = true;
-    }
-  }
-  if (draft.pids !== undefined) {
-    sample.pids = draft.pids;
-    filled = true;
-  }
-  if (draft.gpus.size > 0) {
-    sample.gpus = [...draft.gpus.values()];
-    filled = true;
-  }
-  if (draft.processes.size > 0) {
-    sample.processes = [...draft.processes.values()];
-    filled = true;
-  }
+  if (draft.memory) sample.memory = draft.memory;
+  if (draft.cpu) sample.cpu = draft.cpu;
+  if (draft.io) sample.io = draft.io;
+  if (draft.pressure) sample.pressure = draft.pressure;
+  if (draft.pids !== undefined) sample.pids = draft.pids;
+  if (draft.gpus && draft.gpus.size > 0) sample.gpus = [...draft.gpus.values()];
+  if (draft.processes && draft.processes.size > 0) sample.processes = [...draft.processes.values()];
   if (pending.final) sample.final = true;
-  return filled ? (sample as UsageSample) : undefined;
+  return sample as UsageSample;
 }
 
 /** The value of an integer point, or why it cannot be used. */
@@ -128,7 +123,13 @@ export class ObservationCollector {
   // Entries in order of first appearance, found by identity and then by time.
   readonly #entries: Pending[] = [];
   readonly #byIdentity = new Map<string, Map<bigint, Pending>>();
-  #last = { cluster: "", jobId: "", node: "", step: "", id: "" };
+  #last: { cluster: string; jobId: string; node: string; step: string; times: Map<bigint, Pending> } = {
+    cluster: "",
+    jobId: "",
+    node: "",
+    step: "\u0000",
+    times: new Map(),
+  };
 
   constructor(options: DecodeObservationsOptions = {}) {
     this.#rejections = new Rejections(options.maxReasons ?? 20);
@@ -183,38 +184,49 @@ export class ObservationCollector {
       rejections.add(1, `missing ${O.cluster}, ${O.jobId} or ${O.node}`);
       return;
     }
-    // Consecutive points mostly belong to the same job: reuse its identity key then.
+    // Consecutive points mostly belong to the same job: reuse its identity and time index then.
     const s = step ?? "";
     let last = this.#last;
     if (cluster !== last.cluster || jobId !== last.jobId || node !== last.node || s !== last.step) {
-      last = { cluster, jobId, node, step: s, id: `${cluster}\u0000${jobId}\u0000${node}\u0000${s}` };
+      // Checked only when the identity changes: PostgreSQL text cannot store U+0000.
+      if (`${cluster}${jobId}${node}${s}`.includes("\u0000")) {
+        rejections.add(1, `${O.cluster}, ${O.jobId}, ${O.node} or ${O.step} holds U+0000`);
+        return;
+      }
+      const id = `${cluster}\u0000${jobId}\u0000${node}\u0000${s}`;
+      let times = this.#byIdentity.get(id);
+      if (!times) {
+        times = new Map();
+        this.#byIdentity.set(id, times);
+      }
+      last = { cluster, jobId, node, step: s, times };
       this.#last = last;
     }
-    let times = this.#byIdentity.get(last.id);
-    if (!times) {
-      times = new Map();
-      this.#byIdentity.set(last.id, times);
-    }
-    let entry = times.get(timeUnixNano);
+    let entry = last.times.get(timeUnixNano);
     if (!entry) {
       const identity = step === undefined ? { cluster, jobId, node } : { cluster, jobId, node, step };
       entry = { identity, unixNano: timeUnixNano, draft: emptyDraft() };
-      times.set(timeUnixNano, entry);
+      last.times.set(timeUnixNano, entry);
       this.#entries.push(entry);
     }
-    const user = identityText(attributes, O.user);
-    if (user !== undefined) entry.user ??= user;
+    if (entry.user === undefined) {
+      const user = identityText(attributes, O.user);
+      if (user !== undefined && !user.includes("\u0000")) entry.user = user;
+    }
     if (attributes.get(O.final) === true) entry.final = true;
     const outcome = mapping.apply(entry.draft, value, attributes);
     if ("reject" in outcome) rejections.add(1, outcome.reject);
-    else entry.draft.points.set(outcome.section, (entry.draft.points.get(outcome.section) ?? 0) + 1);
+    else {
+      const points = entry.draft.points;
+      points[outcome.section] = (points[outcome.section] ?? 0) + 1;
+    }
   }
 
   /** The samples (each checked against the schema), their keys and every rejection. */
   finish(): DecodedObservations {
     const rejections = this.#rejections;
     const samples: UsageSample[] = [];
-    const keys: string[] = [];
+    const accepted: Pending[] = [];
     for (const entry of this.#entries) {
       dropIncompleteSections(entry.draft, rejections);
       const sample = buildSample(entry);
@@ -222,14 +234,22 @@ export class ObservationCollector {
       const checked = validateUsageSample(sample);
       if (!checked.ok) {
         const first = checked.errors[0];
-        let points = 0;
-        for (const n of entry.draft.points.values()) points += n;
-        rejections.add(points, `invalid sample: ${first.path || "/"}: ${first.message}`);
+        rejections.add(pointsOf(entry.draft), `invalid sample: ${first.path || "/"}: ${first.message}`);
         continue;
       }
       samples.push(sample);
-      keys.push(usageSampleKeyAt(entry.identity, entry.unixNano));
+      accepted.push(entry);
     }
-    return { samples, keys, rejected: rejections.result };
+    // Keys are hashed only if someone reads them (a store with its own natural key does not).
+    let keys: string[] | undefined;
+    const result = { samples, rejected: rejections.result } as DecodedObservations;
+    Object.defineProperty(result, "keys", {
+      enumerable: true,
+      get: () => {
+        keys ??= accepted.map((e) => usageSampleKeyAt(e.identity, e.unixNano));
+        return keys;
+      },
+    });
+    return result;
   }
 }

@@ -22,16 +22,21 @@ export interface ExtractedPoint {
 
 type Section = Record<string, unknown>;
 
-/** A sample being rebuilt from points; `points` counts points per section for rejections. */
+/**
+ * A sample being rebuilt from points. Sections are created by their first point (most samples
+ * lack some); `points` counts points per section (0 once a section is dropped), for rejections.
+ */
 export interface SampleDraft {
-  memory: Section;
-  cpu: Section;
-  io: Section;
-  pressure: Section;
+  memory?: Section;
+  cpu?: Section;
+  io?: Section;
+  pressure?: Section;
   pids?: number;
-  gpus: Map<number, Section>;
-  processes: Map<number, Section>;
-  points: Map<string, number>;
+  /** GPUs by index; created with the first GPU point (most samples have none). */
+  gpus?: Map<number, Section>;
+  /** Notable processes by pid; created with the first process point. */
+  processes?: Map<number, Section>;
+  points: Record<string, number>;
 }
 
 /** What became of one received point: the section it filled, or why it was refused. */
@@ -84,6 +89,15 @@ function definitionOf(name: string): MetricDefinition {
 
 type Group = "memory" | "cpu" | "io" | "pressure";
 
+// Outcomes are shared, not made per point: a body holds tens of thousands of points.
+const filled = {
+  memory: { section: "memory" },
+  cpu: { section: "cpu" },
+  io: { section: "io" },
+  pressure: { section: "pressure" },
+  pids: { section: "pids" },
+} as const satisfies Record<string, ApplyOutcome>;
+
 function scalar(name: string, group: Group, field: string, kind: Kind): ObservationMapping {
   return {
     definition: definitionOf(name),
@@ -96,8 +110,9 @@ function scalar(name: string, group: Group, field: string, kind: Kind): Observat
     apply: (draft, value) => {
       const accepted = accept(value, kind);
       if (typeof accepted === "string") return { reject: `${name}: ${accepted}` };
+      draft[group] ??= {};
       draft[group][field] = accepted;
-      return { section: group };
+      return filled[group];
     },
   };
 }
@@ -120,8 +135,9 @@ function byDirection(name: string, fields: { read: string; write: string }): Obs
         return { reject: `${name}: ${S.ioDirection} must be read or write` };
       const accepted = accept(value, "int");
       if (typeof accepted === "string") return { reject: `${name}: ${accepted}` };
+      draft.io ??= {};
       draft.io[fields[direction]] = accepted;
-      return { section: "io" };
+      return filled.io;
     },
   };
 }
@@ -157,8 +173,9 @@ const pressure: ObservationMapping = {
     if (!field) return { reject: `${M.pressure}: unknown ${S.pressureResource}/${S.pressureStall} pair` };
     const accepted = accept(value, "ratio");
     if (typeof accepted === "string") return { reject: `${M.pressure}: ${accepted}` };
+    draft.pressure ??= {};
     draft.pressure[field] = accepted;
-    return { section: "pressure" };
+    return filled.pressure;
   },
 };
 
@@ -169,7 +186,7 @@ const pids: ObservationMapping = {
     const accepted = accept(value, "int");
     if (typeof accepted === "string") return { reject: `${M.processCount}: ${accepted}` };
     draft.pids = accepted;
-    return { section: "pids" };
+    return filled.pids;
   },
 };
 
@@ -190,6 +207,7 @@ function gpuField(name: string, field: string, kind: Kind): ObservationMapping {
       if (index === undefined) return { reject: `${name}: missing or invalid ${S.gpuIndex}` };
       const accepted = accept(value, kind);
       if (typeof accepted === "string") return { reject: `${name}: ${accepted}` };
+      draft.gpus ??= new Map();
       let gpu = draft.gpus.get(index);
       if (!gpu) {
         gpu = { index };
@@ -227,6 +245,7 @@ const processMemory: ObservationMapping = {
     }
     const accepted = accept(value, "int");
     if (typeof accepted === "string") return { reject: `${M.processMemory}: ${accepted}` };
+    draft.processes ??= new Map();
     draft.processes.set(pid, { pid, command, rssBytes: accepted, state });
     return { section: `process:${pid}` };
   },

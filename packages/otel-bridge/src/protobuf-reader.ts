@@ -10,6 +10,7 @@ const WIRE_EGROUP = 4;
 export const WIRE_I32 = 5;
 /** Strings up to this many bytes are decoded once per body (see `string`). */
 const MAX_CACHED_STRING = 64;
+const STRING_SLOTS = 256;
 
 const varintScalars = new Set(["int32", "int64", "uint32", "uint64", "sint32", "sint64", "bool"]);
 const i64Scalars = new Set(["fixed64", "sfixed64", "double"]);
@@ -50,7 +51,10 @@ export class ProtobufReader {
   readonly #bytes: Uint8Array;
   readonly #view: DataView;
   readonly #text: Buffer;
-  readonly #strings = new Map<number, { at: number; length: number; text: string }>();
+  // A direct-mapped cache of decoded short strings: where their bytes are, and the string.
+  readonly #stringAt = new Int32Array(STRING_SLOTS);
+  readonly #stringLength = new Int32Array(STRING_SLOTS).fill(-1);
+  readonly #stringText: string[] = new Array(STRING_SLOTS).fill("");
   readonly #names: string[] = [];
   readonly #indexes: number[] = [];
   #depth = 0;
@@ -133,6 +137,22 @@ export class ProtobufReader {
     return signed ? view.getBigInt64(pos, true) : view.getBigUint64(pos, true);
   }
 
+  /**
+   * An sfixed64 as a number when it is a safe integer, else `undefined` (the caller then reads
+   * it again as a BigInt): most integer points are small, and a BigInt each would be garbage.
+   */
+  sfixed64Safe(end: number): number | undefined {
+    this.#need(8, end);
+    const view = this.#view;
+    const lo = view.getUint32(this.pos, true);
+    const hi = view.getInt32(this.pos + 4, true);
+    this.pos += 8;
+    // Exact whenever |hi| < 2^21, which covers every safe integer.
+    if (hi < -0x200000 || hi >= 0x200000) return undefined;
+    const value = hi * 4_294_967_296 + lo;
+    return Number.isSafeInteger(value) ? value : undefined;
+  }
+
   /** Skips a fixed64 value (checked to be there) without making a BigInt of it. */
   skip64(end: number): void {
     this.#need(8, end);
@@ -165,14 +185,17 @@ export class ProtobufReader {
     // Attribute keys and most values (job ids, user names) repeat on every point: decode each
     // distinct short string once per body and hand out the same string after that.
     const bytes = this.#bytes;
-    let hash = length;
-    for (let i = start; i < stop; i++) hash = Math.imul(hash ^ bytes[i], 0x01000193);
-    const cached = this.#strings.get(hash);
-    if (cached !== undefined && cached.length === length && this.#sameBytes(cached.at, start, length)) {
-      return cached.text;
-    }
+    // The slot comes from a few bytes only; the full comparison below makes a hit exact.
+    const slot =
+      (length * 31 + bytes[start] * 7 + bytes[stop - 1] * 3 + bytes[start + (length >> 1)]) &
+      (STRING_SLOTS - 1);
+    const at = this.#stringAt[slot];
+    if (this.#stringLength[slot] === length && this.#sameBytes(at, start, length))
+      return this.#stringText[slot];
     const text = this.#text.toString("utf8", start, stop);
-    if (cached === undefined) this.#strings.set(hash, { at: start, length, text });
+    this.#stringAt[slot] = start;
+    this.#stringLength[slot] = length;
+    this.#stringText[slot] = text;
     return text;
   }
 

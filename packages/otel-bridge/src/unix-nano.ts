@@ -43,6 +43,8 @@ export function rfc3339ToUnixNano(text: string): bigint | undefined {
  */
 export function unixNanoToRfc3339(nanos: bigint): string {
   if (nanos < 0n) throw new RangeError("timestamps before 1970 are not supported");
+  // Whole milliseconds (nearly every sample): Date writes exactly the canonical form.
+  if (nanos % 1_000_000n === 0n) return new Date(Number(nanos / 1_000_000n)).toISOString();
   const subsecond = nanos % 1_000_000_000n;
   const iso = new Date(Number(nanos / 1_000_000_000n) * 1000).toISOString().slice(0, 19);
   if (subsecond % 1_000_000n === 0n) return `${iso}.${String(subsecond / 1_000_000n).padStart(3, "0")}Z`;

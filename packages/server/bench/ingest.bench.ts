@@ -2,46 +2,47 @@
 // rows, against a raw COPY of the same rows into the same PostgreSQL, in the same run.
 // Run: npx tsx packages/server/bench/ingest.bench.ts
 // Uses its own embedded PostgreSQL, or the server at JOBSIGHT_BENCH_PG_URL (an admin URL: two
-// databases are created there and dropped afterwards).
+// databases are created there and dropped afterwards). BENCH_BATCH, BENCH_REQUESTS,
+// BENCH_CONCURRENCY and BENCH_ROUNDS change the shape.
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
-import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  decodeExportMetricsResponse,
-  encodeExportMetricsRequest,
-  encodeObservations,
-} from "@jobsight/otel-bridge";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { encodeExportMetricsRequest, encodeObservations } from "@jobsight/otel-bridge";
 import type { UsageSample } from "@jobsight/schemas";
 import pg from "pg";
 import { parseServerConfig } from "../src/config/parse-config.js";
 import { copyRows } from "../src/data-plane/copy-rows.js";
 import { EmbeddedPostgres } from "../src/data-plane/embedded-postgres.js";
-import { openStorage } from "../src/data-plane/open-storage.js";
+import { type OpenedStorage, openStorage } from "../src/data-plane/open-storage.js";
 import { SamplePartitions, utcDay } from "../src/data-plane/sample-partitions.js";
 import { SAMPLE_COLUMNS, sampleRow } from "../src/data-plane/sample-store.js";
 import { startOtlpReceivers } from "../src/otlp/otlp-receivers.js";
+import { HttpSender } from "./http-sender.js";
 
 const SAMPLES_PER_REQUEST = Number(process.env.BENCH_BATCH ?? 2_000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 30);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const TOKEN = "bench-collector-token-000001";
 const DAY = Date.UTC(2026, 11, 1);
 
-/** What a cgroup v2 collector reads for a CPU job each interval (15 data points per sample). */
-function benchSamples(round: number): UsageSample[] {
+// Inputs are prepared before the clock starts and their garbage collected then, so neither path
+// pays at run time for what the preparation (or the other path) left behind.
+setFlagsFromString("--expose-gc");
+const collectGarbage = runInNewContext("gc") as () => void;
+
+/** What a cgroup v2 collector reads for a CPU job each interval, 64 nodes, 10 s apart. */
+function benchSamples(round: number, count = SAMPLES_PER_REQUEST * REQUESTS): UsageSample[] {
   const out: UsageSample[] = [];
-  const total = SAMPLES_PER_REQUEST * REQUESTS;
-  for (let i = 0; i < total; i++) {
-    const node = `cn${String(i % 64).padStart(3, "0")}`;
-    const job = `r${round}-${Math.floor(i / 640)}`;
+  for (let i = 0; i < count; i++) {
     const memory = 2 ** 30 + ((i * 7919) % 2 ** 20);
     out.push({
       cluster: "bench",
-      jobId: job,
-      node,
+      jobId: `r${round}-${Math.floor(i / 640)}`,
+      node: `cn${String(i % 64).padStart(3, "0")}`,
       time: new Date(DAY + 3_600_000 + Math.floor(i / 64) * 10_000).toISOString(),
       user: "alice",
       memory: {
@@ -59,6 +60,13 @@ function benchSamples(round: number): UsageSample[] {
   return out;
 }
 
+function batches<T>(items: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += SAMPLES_PER_REQUEST)
+    out.push(items.slice(i, i + SAMPLES_PER_REQUEST));
+  return out;
+}
+
 /** Runs `work` over `items` with at most `limit` at a time. */
 async function pooled<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -69,38 +77,14 @@ async function pooled<T>(items: T[], limit: number, work: (item: T) => Promise<v
   );
 }
 
-function post(url: URL, agent: Agent, body: Uint8Array): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      {
-        method: "POST",
-        agent,
-        headers: {
-          authorization: `Bearer ${TOKEN}`,
-          "content-type": "application/x-protobuf",
-          "content-length": body.length,
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => {
-          const answer = Buffer.concat(chunks);
-          if (res.statusCode !== 200) reject(new Error(`HTTP ${res.statusCode}: ${answer.toString()}`));
-          else resolve(answer);
-        });
-        res.on("error", reject);
-      },
-    );
-    req.on("error", reject);
-    req.end(body);
-  });
+async function rowCount(storage: OpenedStorage): Promise<number> {
+  const { rows } = await storage.storage.pool.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM usage_samples",
+  );
+  return rows[0].n;
 }
 
-async function truncate(pool: pg.Pool): Promise<void> {
-  await pool.query("TRUNCATE usage_samples, job_usage_hourly");
-}
+type Round = { round: number; rawSeconds: number; fullSeconds: number };
 
 async function main(): Promise<void> {
   let embedded: EmbeddedPostgres | undefined;
@@ -118,78 +102,77 @@ async function main(): Promise<void> {
   for (const name of Object.values(names)) await admin.query(`CREATE DATABASE ${name}`);
   const urlOf = (name: string) => Object.assign(new URL(adminUrl), { pathname: `/${name}` }).toString();
 
+  // Two databases of the same schema on the same server: the receiver's, and the reference's.
   const full = await openStorage({ url: urlOf(names.full), poolSize: 10, timescale: "off" });
   const raw = await openStorage({ url: urlOf(names.raw), poolSize: 10, timescale: "off" });
+  await full.storage.clusters.register({ id: "bench", name: "Bench", scheduler: "slurm" });
+  await new SamplePartitions(raw.storage.pool).ensure([utcDay(DAY)]);
   const config = parseServerConfig({
     rateLimit: { enabled: false },
     otlp: { grpcPort: 0, httpPort: 0 },
     auth: { tokens: [{ token: TOKEN, role: "collector", user: "svc", cluster: "bench" }] },
   });
-  await full.storage.clusters.register({ id: "bench", name: "Bench", scheduler: "slurm" });
   const receivers = await startOtlpReceivers({ config, storage: full.storage });
-  const url = new URL(receivers.http.url);
-  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-  const rawPartitions = new SamplePartitions(raw.storage.pool);
-  await rawPartitions.ensure([utcDay(DAY)]);
+  const sender = new HttpSender(receivers.http.url, TOKEN, CONCURRENCY);
 
-  const results: { round: number; path: string; seconds: number; samplesPerSecond: number }[] = [];
-  const runFull = async (round: number, samples: UsageSample[], timed: boolean) => {
-    const bodies: Uint8Array[] = [];
-    for (let i = 0; i < samples.length; i += SAMPLES_PER_REQUEST) {
-      bodies.push(encodeExportMetricsRequest(encodeObservations(samples.slice(i, i + SAMPLES_PER_REQUEST))));
-    }
-    await truncate(full.storage.pool);
+  /** Seconds from the first request sent to the last answered (each answered after COMMIT). */
+  const runFull = async (samples: UsageSample[]): Promise<number> => {
+    const bodies = batches(samples).map((b) => encodeExportMetricsRequest(encodeObservations(b)));
+    await full.storage.pool.query("TRUNCATE usage_samples, job_usage_hourly");
+    await sender.load(bodies);
+    collectGarbage();
     const started = performance.now();
-    await pooled(bodies, CONCURRENCY, async (body) => {
-      const answer = decodeExportMetricsResponse(await post(url, agent, body));
-      if (answer.partialSuccess) throw new Error(`rejected: ${answer.partialSuccess.errorMessage}`);
-    });
+    await sender.send();
     const seconds = (performance.now() - started) / 1000;
-    const { rows } = await full.storage.pool.query<{ n: number }>(
-      "SELECT count(*)::int AS n FROM usage_samples",
-    );
-    if (rows[0].n !== samples.length) throw new Error(`full path stored ${rows[0].n} of ${samples.length}`);
-    if (timed)
-      results.push({
-        round,
-        path: "OTLP/HTTP → committed",
-        seconds,
-        samplesPerSecond: samples.length / seconds,
-      });
+    const stored = await rowCount(full);
+    if (stored !== samples.length) throw new Error(`the full path stored ${stored} of ${samples.length}`);
+    return seconds;
   };
-  const runRaw = async (round: number, samples: UsageSample[], timed: boolean) => {
-    const batches: unknown[][][] = [];
-    for (let i = 0; i < samples.length; i += SAMPLES_PER_REQUEST) {
-      batches.push(samples.slice(i, i + SAMPLES_PER_REQUEST).map(sampleRow));
-    }
-    await truncate(raw.storage.pool);
+  /** Seconds to COPY the same rows, same batches, same concurrency, one transaction per batch. */
+  const runRaw = async (samples: UsageSample[]): Promise<number> => {
+    const rows = batches(samples).map((b) => b.map(sampleRow));
+    await raw.storage.pool.query("TRUNCATE usage_samples");
+    collectGarbage();
     const started = performance.now();
-    await pooled(batches, CONCURRENCY, async (rows) => {
+    await pooled(rows, CONCURRENCY, async (batch) => {
       const client = await raw.storage.pool.connect();
       try {
         await client.query("BEGIN");
-        await copyRows(client, "usage_samples", SAMPLE_COLUMNS, rows as never);
+        await copyRows(client, "usage_samples", SAMPLE_COLUMNS, batch);
         await client.query("COMMIT");
       } finally {
         client.release();
       }
     });
     const seconds = (performance.now() - started) / 1000;
-    if (timed) results.push({ round, path: "raw COPY", seconds, samplesPerSecond: samples.length / seconds });
+    const stored = await rowCount(raw);
+    if (stored !== samples.length) throw new Error(`the raw COPY stored ${stored} of ${samples.length}`);
+    return seconds;
   };
 
+  const rounds: Round[] = [];
   try {
     // Warm-up (JIT, caches, partitions), not counted.
-    const warm = benchSamples(99).slice(0, SAMPLES_PER_REQUEST * CONCURRENCY);
-    await runRaw(0, warm, false);
-    await runFull(0, warm, false);
+    const warm = benchSamples(0, SAMPLES_PER_REQUEST * CONCURRENCY * 3);
+    await runRaw(warm);
+    await runFull(warm);
+    // Paired rounds, in alternating order: each ratio compares two runs made moments apart, so
+    // a neighbour's load on this shared machine weighs on both.
     for (let round = 1; round <= ROUNDS; round++) {
       const samples = benchSamples(round);
-      await runRaw(round, samples, true);
-      await runFull(round, samples, true);
+      let rawSeconds: number;
+      let fullSeconds: number;
+      if (round % 2 === 1) {
+        rawSeconds = await runRaw(samples);
+        fullSeconds = await runFull(samples);
+      } else {
+        fullSeconds = await runFull(samples);
+        rawSeconds = await runRaw(samples);
+      }
+      rounds.push({ round, rawSeconds, fullSeconds });
     }
   } finally {
-    agent.destroy();
+    await sender.close();
     await receivers.close(5_000);
     await full.close();
     await raw.close();
@@ -200,31 +183,31 @@ async function main(): Promise<void> {
     if (dir) await rm(dir, { recursive: true, force: true });
   }
 
-  const median = (path: string) => {
-    const values = results
-      .filter((r) => r.path === path)
-      .map((r) => r.samplesPerSecond)
-      .sort((a, b) => a - b);
-    return values[Math.floor(values.length / 2)];
-  };
+  const samples = SAMPLES_PER_REQUEST * REQUESTS;
+  const points = encodeObservations(benchSamples(0, 1)).resourceMetrics[0].scopeMetrics[0].metrics.length;
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   console.log(
-    `ingest: ${REQUESTS} requests × ${SAMPLES_PER_REQUEST} samples (15 points each), ${CONCURRENCY} in flight, ${ROUNDS} rounds`,
+    `ingest: ${REQUESTS} OTLP/HTTP protobuf requests × ${SAMPLES_PER_REQUEST} samples (${points} points each), ` +
+      `${CONCURRENCY} in flight; reference: COPY of the same rows, same batches and concurrency`,
   );
   console.table(
-    results.map((r) => ({
+    rounds.map((r) => ({
       round: r.round,
-      path: r.path,
-      seconds: r.seconds.toFixed(2),
-      "samples/s": Math.round(r.samplesPerSecond),
+      "raw COPY s": r.rawSeconds.toFixed(2),
+      "raw samples/s": Math.round(samples / r.rawSeconds),
+      "OTLP→committed s": r.fullSeconds.toFixed(2),
+      "OTLP samples/s": Math.round(samples / r.fullSeconds),
+      ratio: (r.rawSeconds / r.fullSeconds).toFixed(3),
     })),
   );
-  const fullRate = median("OTLP/HTTP → committed");
-  const rawRate = median("raw COPY");
+  const ratio = median(rounds.map((r) => r.rawSeconds / r.fullSeconds));
+  const fullRate = median(rounds.map((r) => samples / r.fullSeconds));
+  const rawRate = median(rounds.map((r) => samples / r.rawSeconds));
   console.log(
-    `median: full path ${Math.round(fullRate)} samples/s, raw COPY ${Math.round(rawRate)} samples/s`,
+    `median: OTLP path ${Math.round(fullRate)} samples/s, raw COPY ${Math.round(rawRate)} samples/s, ratio of pairs ${ratio.toFixed(3)}`,
   );
   console.log(
-    `BENCH ingest ratio=${(fullRate / rawRate).toFixed(3)} value=${Math.round(fullRate)} unit=samples/s reference=copy`,
+    `BENCH ingest ratio=${ratio.toFixed(3)} value=${Math.round(fullRate)} unit=samples/s reference=copy`,
   );
 }
 

@@ -20,17 +20,19 @@ const CHUNK_BYTES = 64 * 1024;
  */
 export function copyTextField(value: CopyValue): string {
   if (value === null || value === undefined) return "\\N";
-  let text: string;
-  if (typeof value === "string") text = value;
-  else if (typeof value === "number") {
-    if (!Number.isFinite(value)) return "\\N";
-    text = String(value);
-  } else if (typeof value === "boolean") return value ? "t" : "f";
-  else if (typeof value === "bigint") return value.toString();
-  else if (value instanceof Date) return value.toISOString();
-  else text = JSON.stringify(value);
-  return text.replace(/[\\\n\r\t]/g, escapeChar);
+  if (typeof value === "string") return NEEDS_ESCAPE.test(value) ? value.replace(ESCAPES, escapeChar) : value;
+  if (typeof value === "number") return Number.isFinite(value) ? String(value) : "\\N";
+  if (typeof value === "boolean") return value ? "t" : "f";
+  if (typeof value === "bigint") return value.toString();
+  if (value instanceof Date) return value.toISOString();
+  // JSON text never holds a raw newline, carriage return or tab (JSON.stringify escapes them):
+  // only its backslashes need doubling, and most documents have none.
+  const json = JSON.stringify(value);
+  return json.includes("\\") ? json.replaceAll("\\", "\\\\") : json;
 }
+
+const NEEDS_ESCAPE = /[\\\n\r\t]/;
+const ESCAPES = /[\\\n\r\t]/g;
 
 function escapeChar(c: string): string {
   switch (c) {

@@ -2,6 +2,7 @@ import type { IngestResult, UsageSample, UsageSeries } from "@jobsight/schemas";
 import type pg from "pg";
 import { type CopyValue, copyRows } from "./copy-rows.js";
 import { query, toNumber, withTransaction } from "./database.js";
+import { hourlySummaryParameters, UPSERT_HOURLY_SUMMARIES } from "./hourly-summary.js";
 import type { StorageFlavour } from "./migration-files.js";
 import { type SamplePartitions, utcDay } from "./sample-partitions.js";
 
@@ -48,34 +49,7 @@ const INSERT_AND_SUMMARISE = `WITH inserted AS (
     last_time = greatest(h.last_time, excluded.last_time)
 )
 SELECT count(*)::int AS n FROM inserted`;
-// The same summary for a batch known to be inserted whole (the direct COPY below succeeded),
-// from arrays of its rows: one statement, no staging table.
-const SUMMARISE_ROWS = `INSERT INTO job_usage_hourly AS h
-    (bucket, cluster, job_id, samples, max_memory_bytes, max_cpu_seconds, max_gpu_memory_bytes, first_time, last_time)
-  SELECT date_bin('1 hour', time, TIMESTAMPTZ '2000-01-01 00:00:00+00') AS bucket, cluster, job_id, count(*),
-    max(greatest(memory_bytes, memory_peak_bytes)), max(cpu_seconds), max(gpu_memory_bytes), min(time), max(time)
-  FROM unnest($1::timestamptz[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::float8[], $7::bigint[])
-    AS r(time, cluster, job_id, memory_bytes, memory_peak_bytes, cpu_seconds, gpu_memory_bytes)
-  GROUP BY 1, 2, 3 ORDER BY 2, 3, 1
-  ON CONFLICT (cluster, job_id, bucket) DO UPDATE SET
-    samples = h.samples + excluded.samples,
-    max_memory_bytes = greatest(h.max_memory_bytes, excluded.max_memory_bytes),
-    max_cpu_seconds = greatest(h.max_cpu_seconds, excluded.max_cpu_seconds),
-    max_gpu_memory_bytes = greatest(h.max_gpu_memory_bytes, excluded.max_gpu_memory_bytes),
-    first_time = least(h.first_time, excluded.first_time),
-    last_time = greatest(h.last_time, excluded.last_time)`;
 const UNIQUE_VIOLATION = "23505";
-
-/** `SUMMARISE_ROWS` parameters: the summarised columns of `rows` (sampleRow order), one array each. */
-function summaryArrays(rows: readonly CopyValue[][]): unknown[][] {
-  const columns = [0, 1, 2, 5, 6, 7, 8];
-  return columns.map((c) => rows.map((row) => finiteOrNull(row[c])));
-}
-
-function finiteOrNull(value: CopyValue): CopyValue {
-  if (value === undefined) return null;
-  return typeof value === "number" && !Number.isFinite(value) ? null : value;
-}
 
 /** A job's usage summed up from the hourly summaries (the continuous aggregate on TimescaleDB). */
 export type JobUsageSummary = {
@@ -143,20 +117,21 @@ export class SampleStore {
       await this.partitions.ensure(new Set(samples.map((s) => utcDay(Date.parse(s.time)))));
     }
     const rows = samples.map(sampleRow);
-    return withTransaction(this.pool, async (client) => {
-      // Fast path: a batch with nothing stored yet (the usual case) is COPYed straight into
-      // usage_samples, as fast as a raw COPY; the first duplicate key aborts it, and the batch
-      // then goes through staging and ON CONFLICT, which counts duplicates row by row.
-      await client.query("SAVEPOINT direct_copy");
-      try {
+    // Fast path: a batch with nothing stored yet (the usual case) is COPYed straight into
+    // usage_samples, as fast as a raw COPY. The first duplicate key aborts that transaction, and
+    // the batch goes again through staging and ON CONFLICT, which counts duplicates row by row.
+    try {
+      return await withTransaction(this.pool, async (client) => {
         await copyRows(client, "usage_samples", COLUMNS, rows);
-        if (this.flavour === "plain") await client.query(SUMMARISE_ROWS, summaryArrays(rows));
-        await client.query("RELEASE SAVEPOINT direct_copy");
+        if (this.flavour === "plain") {
+          await client.query(UPSERT_HOURLY_SUMMARIES, hourlySummaryParameters(rows));
+        }
         return { accepted: samples.length, duplicates: 0 };
-      } catch (error) {
-        if ((error as { code?: unknown }).code !== UNIQUE_VIOLATION) throw error;
-        await client.query("ROLLBACK TO SAVEPOINT direct_copy");
-      }
+      });
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== UNIQUE_VIOLATION) throw error;
+    }
+    return withTransaction(this.pool, async (client) => {
       await client.query(CREATE_STAGING);
       await copyRows(client, STAGING, COLUMNS, rows);
       let accepted: number;

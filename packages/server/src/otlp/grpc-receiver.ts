@@ -1,6 +1,6 @@
 import * as grpc from "@grpc/grpc-js";
 import {
-  decodeExportMetricsRequest,
+  decodeObservationsProtobuf,
   type ExportMetricsServiceResponse,
   encodeExportMetricsResponse,
   METRICS_EXPORT_PATH,
@@ -80,7 +80,7 @@ export async function startGrpcReceiver(options: GrpcReceiverOptions): Promise<G
     const started = performance.now();
     ingest
       .authorize(authorizationOf(call.metadata))
-      .then((principal) => ingest.export(principal, () => decodeExportMetricsRequest(call.request)))
+      .then((principal) => ingest.export(principal, (o) => decodeObservationsProtobuf(call.request, o)))
       .then(
         (outcome) => {
           log?.debug(

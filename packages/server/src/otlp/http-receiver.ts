@@ -1,6 +1,8 @@
 import type { AddressInfo } from "node:net";
 import {
-  decodeExportMetricsHttpBody,
+  decodeExportMetricsRequestJson,
+  decodeObservations,
+  decodeObservationsProtobuf,
   encodeExportMetricsResponse,
   encodeExportMetricsResponseJson,
   type OtlpHttpEncoding,
@@ -36,8 +38,11 @@ export type HttpReceiver = {
   /** `http://host:port/v1/metrics`, as OTLP HTTP exporters take it. */
   url: string;
   port: number;
-  /** Stops taking requests and waits for the ones in flight. */
-  close(): Promise<void>;
+  /**
+   * Stops taking requests and waits for the ones in flight (their connections are closed after
+   * the answer); connections still open after `timeoutMs` are cut. @default 20000
+   */
+  close(timeoutMs?: number): Promise<void>;
 };
 
 type OtlpRequestState = { principal?: Principal & { cluster: string }; encoding?: OtlpHttpEncoding };
@@ -103,6 +108,12 @@ export async function startHttpReceiver(options: HttpReceiverOptions): Promise<H
     );
   });
 
+  // Keep-alive connections would hold a closing server open: answers sent while closing end theirs.
+  let closing = false;
+  app.addHook("onSend", async (_request, reply) => {
+    if (closing) reply.header("connection", "close");
+  });
+
   app.post("/v1/metrics", {
     onRequest: async (request: WithState) => {
       const principal = await ingest.authorize(request.headers.authorization);
@@ -114,12 +125,11 @@ export async function startHttpReceiver(options: HttpReceiverOptions): Promise<H
       if (!principal || !encoding) throw new Error("OTLP request state missing");
       const started = performance.now();
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      const outcome = await ingest.export(principal, async () => {
+      const outcome = await ingest.export(principal, async (options) => {
         const body = await inflateOtlpBody(raw, request.headers["content-encoding"], maxBytes);
-        return decodeExportMetricsHttpBody(
-          body,
-          encoding === "json" ? "application/json" : "application/x-protobuf",
-        );
+        return encoding === "json"
+          ? decodeObservations(decodeExportMetricsRequestJson(body), options)
+          : decodeObservationsProtobuf(body, options);
       });
       log?.debug(
         { transport: "http", ms: performance.now() - started, ...outcome, response: undefined },
@@ -140,6 +150,14 @@ export async function startHttpReceiver(options: HttpReceiverOptions): Promise<H
   return {
     url: `http://${host}:${address.port}/v1/metrics`,
     port: address.port,
-    close: () => app.close(),
+    close: async (timeoutMs = 20_000) => {
+      closing = true;
+      const timer = setTimeout(() => app.server.closeAllConnections(), timeoutMs);
+      try {
+        await app.close();
+      } finally {
+        clearTimeout(timer);
+      }
+    },
   };
 }

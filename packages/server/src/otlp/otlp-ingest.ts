@@ -1,8 +1,8 @@
 import {
   createExportMetricsResponse,
-  decodeObservations,
+  type DecodedObservations,
+  type DecodeObservationsOptions,
   describeRejections,
-  type ExportMetricsServiceRequest,
   type ExportMetricsServiceResponse,
 } from "@jobsight/otel-bridge";
 import type { DataPlaneStorage } from "../data-plane/storage.js";
@@ -12,7 +12,6 @@ import type { Principal, TokenVerifier } from "../plugins/auth/principal.js";
 import { TokenBuckets } from "../plugins/token-bucket.js";
 import type { IngestGate } from "../routes/ingest-gate.js";
 import type { ClusterRegistry } from "./cluster-registry.js";
-import { removeForeignPoints } from "./foreign-points.js";
 
 /** Options of {@link OtlpIngest}. */
 export type OtlpIngestOptions = {
@@ -54,7 +53,7 @@ export type OtlpExportOutcome = {
  * ```ts
  * const ingest = new OtlpIngest({ storage, verifiers, ingestGate });
  * const principal = await ingest.authorize(metadata.get("authorization")[0]);
- * const { response } = await ingest.export(principal, async () => decodeExportMetricsRequest(body));
+ * const { response } = await ingest.export(principal, (options) => decodeObservationsProtobuf(body, options));
  * ```
  */
 export class OtlpIngest {
@@ -106,7 +105,8 @@ export class OtlpIngest {
   }
 
   /**
-   * Decodes and stores one export for `principal`; resolves after COMMIT. `decode` runs inside
+   * Decodes and stores one export for `principal`; resolves after COMMIT. `decode` (the
+   * transport's decoder, given the options that confine it to the caller's cluster) runs inside
    * the ingest gate, so decompressed bodies and decoded requests count against back-pressure.
    *
    * @throws {RateLimitedError} when too many batches are in flight; `OtlpDecodeError` from `decode`;
@@ -114,19 +114,12 @@ export class OtlpIngest {
    */
   async export(
     principal: Principal & { cluster: string },
-    decode: () => ExportMetricsServiceRequest | Promise<ExportMetricsServiceRequest>,
+    decode: (options: DecodeObservationsOptions) => DecodedObservations | Promise<DecodedObservations>,
   ): Promise<OtlpExportOutcome> {
     this.#inFlight++;
     try {
       return await this.#options.ingestGate.run(async () => {
-        const request = await decode();
-        const foreign = removeForeignPoints(request, principal.cluster);
-        const { samples, rejected } = decodeObservations(request);
-        for (const [cluster, n] of foreign.byCluster) {
-          const reason = `cluster ${cluster} is not writable with this token (bound to ${principal.cluster})`;
-          rejected.reasons[reason] = n;
-        }
-        rejected.count += foreign.count;
+        const { samples, rejected } = await decode({ cluster: principal.cluster });
         const stored = await this.#options.storage.samples.insert(samples);
         return {
           response: createExportMetricsResponse(rejected.count, describeRejections(rejected)),

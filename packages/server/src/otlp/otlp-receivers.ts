@@ -81,7 +81,7 @@ export async function startOtlpReceivers(options: OtlpReceiversOptions): Promise
     http,
     ingest,
     close: async (timeoutMs = 20_000) => {
-      await Promise.all([grpc.close(timeoutMs), http.close()]);
+      await Promise.all([grpc.close(timeoutMs), http.close(timeoutMs)]);
       await ingest.drained();
     },
   };

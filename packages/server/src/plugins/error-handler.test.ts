@@ -77,6 +77,18 @@ describe("error answers", () => {
     ]);
   });
 
+  it("refuses U+0000 in path, query and body with the field named, before any handler", async () => {
+    current = await app({ failWith: new Error("the handler must not run") });
+    const res = await current.inject({
+      method: "POST",
+      url: "/v1/jobs",
+      headers: auth,
+      payload: { records: [{ ...record, jobId: "4\u00002" }] },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors.map((e: { path: string }) => e.path)).toEqual(["/records/0/jobId"]);
+  });
+
   it("names offending query parameters, unknown ones included", async () => {
     current = await app();
     const res = await current.inject({ method: "GET", url: "/healthz?verbose=1" });
@@ -187,6 +199,13 @@ describe("error answers", () => {
 });
 
 describe("toJobsightError", () => {
+  it("maps text PostgreSQL cannot store to a 400, not a 500", () => {
+    const error = Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), {
+      code: "22021",
+    });
+    expect(toJobsightError(error).toApiError()).toMatchObject({ code: "MALFORMED_BODY", statusCode: 400 });
+  });
+
   it("maps lost PostgreSQL connections to a retryable 503", () => {
     const error = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
     expect(toJobsightError(error).toApiError()).toMatchObject({

@@ -33,6 +33,8 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_MAX_PARAM_LENGTH: "NOT_FOUND",
 };
 
+const UNSTORABLE_TEXT_SQLSTATES = new Set(["22021", "22P05"]);
+
 const STATUS_CODES: Record<number, ErrorCode> = {
   400: "MALFORMED_BODY",
   404: "NOT_FOUND",
@@ -59,6 +61,10 @@ export function toJobsightError(error: unknown, context: ErrorContext = {}): Job
   if (error instanceof JobsightError) return error;
   if (isTransientPgError(error))
     return new StorageUnavailableError("Storage is temporarily unavailable", error);
+  // A value PostgreSQL cannot store as text (NUL, an invalid encoding) is the client's input.
+  if (UNSTORABLE_TEXT_SQLSTATES.has((error as { code?: unknown } | null)?.code as string)) {
+    return new MalformedBodyError("A value holds a character that cannot be stored as text", error);
+  }
   const fastifyError = error as Partial<FastifyError>;
   const code = (fastifyError.code && FASTIFY_CODES[fastifyError.code]) || undefined;
   const status = fastifyError.statusCode;

@@ -10,6 +10,7 @@ import type { TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { NotImplementedError, UnsupportedMediaTypeError, ValidationError } from "../errors.js";
+import { nulCharacterErrors } from "./nul-characters.js";
 import type { RouteHandler, RouteHandlers } from "./route-handler.js";
 
 /** Options of {@link registerApiRoutes}. */
@@ -97,8 +98,12 @@ function addRoute(
       if (route.body && !isJson(request.headers["content-type"])) {
         throw new UnsupportedMediaTypeError(request.headers["content-type"]);
       }
-      const errors: FieldError[] = [];
       const parts = request as unknown as Record<Part, unknown>;
+      const errors: FieldError[] = [
+        ...nulCharacterErrors(parts.params, "/params"),
+        ...nulCharacterErrors(parts.query, "/query"),
+        ...(route.body ? nulCharacterErrors(parts.body) : []),
+      ];
       for (const [part, validator, schema] of checks) {
         // Query and path values arrive as strings; convert them the way the schema asks first.
         const value = part === "body" ? parts.body : Value.Convert(schema, { ...(parts[part] as object) });

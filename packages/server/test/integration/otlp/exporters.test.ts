@@ -186,7 +186,7 @@ describe("real OpenTelemetry exporters against the OTLP receivers and real Postg
     });
     const answer = decodeExportMetricsResponse(new Uint8Array(await res.arrayBuffer()));
     expect(answer.partialSuccess?.rejectedDataPoints).toBe(BigInt(foreignPoints));
-    expect(answer.partialSuccess?.errorMessage).toContain("cluster hpc2 is not writable with this token");
+    expect(answer.partialSuccess?.errorMessage).toContain("cluster hpc2 is not this sender's cluster (hpc1)");
     expect(await stored(own)).toEqual(inStoreOrder(own));
     expect(await stored(foreign)).toEqual([]);
   });
