@@ -104,7 +104,12 @@ describe("SlurmController", () => {
     expect(outcome("5")).toMatchObject({ state: "FAILED", exitCode: 1 });
     expect(outcome("9")).toMatchObject({ state: "FAILED", exitCode: 3 });
     expect(outcome("6")).toEqual({ state: "TIMEOUT", exitCode: 0 });
-    expect(outcome("7")).toEqual({ state: "FAILED", signal: 9 });
+    // FAILED 0:9 with the batch step's MaxRSS over --mem: read as the memory kill it was.
+    expect(outcome("7")).toEqual({
+      state: "OUT_OF_MEMORY",
+      signal: 9,
+      reason: "SLURM reported FAILED by signal 9 with MaxRSS above the memory limit",
+    });
     expect(outcome("8")).toEqual({ state: "COMPLETED", exitCode: 0 });
     expect(outcome("10")).toEqual({ state: "CANCELLED", exitCode: 0 });
 
@@ -113,12 +118,19 @@ describe("SlurmController", () => {
     expect(oom.peaks?.memoryBytes).toBe(115_204_096);
     expect(oom.peaks!.memoryBytes!).toBeGreaterThan(oom.spec.requested.memoryBytes!);
     expect(oom.steps).toEqual([
-      expect.objectContaining({ stepId: "batch", state: "CANCELLED", signal: 9, maxRssBytes: 115_204_096 }),
+      // sacct says CANCELLED 0:9 for the step; over its limit it reads as OUT_OF_MEMORY too.
+      expect.objectContaining({
+        stepId: "batch",
+        state: "OUT_OF_MEMORY",
+        signal: 9,
+        maxRssBytes: 115_204_096,
+      }),
     ]);
     const srun = ended.get("8")!;
     expect(srun.steps?.map((s) => [s.stepId, s.state, s.signal])).toEqual([
       ["batch", "COMPLETED", undefined],
-      ["0", "CANCELLED", 9],
+      // The srun step went over --mem and was killed while the script went on.
+      ["0", "OUT_OF_MEMORY", 9],
     ]);
     const tmo = ended.get("6")!;
     expect(tmo.spec.requested.walltimeSeconds).toBe(60);

@@ -3,6 +3,7 @@ import { CommandError } from "../errors.js";
 import { type Logger, silentLogger } from "../log/logger.js";
 import type { DiskSpool } from "../spool/disk-spool.js";
 import { runCommand } from "../util/run-command.js";
+import { markMemoryKill } from "./memory-kill.js";
 import { type ExitInfo, exitFromParsable } from "./slurm-json.js";
 import { recordFromSacct, recordFromSqueue, type SlurmRecord } from "./slurm-records.js";
 
@@ -147,7 +148,10 @@ export class SlurmController {
       if (r?.record.phase === "ended" && this.emitted.get(r.record.jobId) !== "ended") endedRecords.push(r);
     }
     await this.correctExits(endedRecords);
-    for (const r of endedRecords) this.emit(out, r, validate);
+    for (const r of endedRecords) {
+      markMemoryKill(r.record);
+      this.emit(out, r, validate);
+    }
     // Overlap polls by five minutes: a job ending during a poll is found by the next one.
     this.sacctFrom = started - 5 * 60_000;
 
