@@ -1,5 +1,6 @@
 import { type TSchema, Type } from "@sinclair/typebox";
 import { AccuracyReport } from "./accuracy.js";
+import { AdmissionReviewRequest, AdmissionReviewResponse } from "./admission-review.js";
 import { Artifact, ArtifactKind } from "./artifact.js";
 import { Cluster } from "./cluster.js";
 import { ClusterId, Timestamp } from "./common.js";
@@ -14,7 +15,10 @@ import {
 } from "./ingest.js";
 import { JobRecord } from "./job-record.js";
 import { Policy } from "./policy.js";
+import { PolicyAuditPage, PolicyAuditQuery } from "./policy-audit.js";
+import { PolicySimulation, PolicySimulationRequest } from "./policy-simulation.js";
 import { Prediction, PredictionBatch, PredictionBatchRequest, PredictionRequest } from "./prediction.js";
+import { SlurmAdviceRequest } from "./slurm-advice.js";
 import { UsageBatch } from "./usage-sample.js";
 import { WasteReport } from "./waste-report.js";
 
@@ -297,6 +301,50 @@ export const apiRoutes: ApiRoute[] = [
     roles: ["platform"],
     body: Policy,
     response: Policy,
+  },
+  {
+    method: "POST",
+    path: "/v1/policy/simulate",
+    operationId: "simulatePolicy",
+    summary: "What a policy would have changed on the predictions recorded over a period",
+    tag: "policy",
+    roles: ["platform"],
+    body: PolicySimulationRequest,
+    response: PolicySimulation,
+  },
+  {
+    method: "GET",
+    path: "/v1/policy/audit",
+    operationId: "listPolicyAudit",
+    summary:
+      "Changes applied under the policy (who, what, before, after, model, limiting rule), newest first",
+    tag: "policy",
+    roles: ["platform"],
+    query: PolicyAuditQuery,
+    response: PolicyAuditPage,
+  },
+  {
+    method: "POST",
+    path: "/v1/admission/mutate",
+    operationId: "admitKubernetesObject",
+    summary:
+      "Kubernetes mutating admission webhook: sets resources under the policy; always allowed, unchanged on any failure",
+    tag: "schedulers",
+    roles: ["scheduler"],
+    body: AdmissionReviewRequest,
+    response: AdmissionReviewResponse,
+  },
+  {
+    method: "POST",
+    path: "/v1/schedulers/slurm/advice",
+    operationId: "adviseSlurmSubmission",
+    summary:
+      "Options to set on a SLURM submission under the policy (text/plain key=value lines for the Lua filters)",
+    tag: "schedulers",
+    roles: ["scheduler"],
+    body: SlurmAdviceRequest,
+    response: null,
+    produces: ["text/plain"],
   },
   {
     method: "GET",

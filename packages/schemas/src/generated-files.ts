@@ -1,5 +1,6 @@
 import type { TSchema } from "@sinclair/typebox";
 import { AccuracyReport } from "./accuracy.js";
+import { AdmissionReviewRequest, AdmissionReviewResponse } from "./admission-review.js";
 import { ApiError } from "./api-error.js";
 import { Artifact } from "./artifact.js";
 import { Cluster } from "./cluster.js";
@@ -10,7 +11,10 @@ import { JobSpec } from "./job-spec.js";
 import { NodeEvent } from "./node-event.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { Policy } from "./policy.js";
+import { PolicyAuditPage } from "./policy-audit.js";
+import { PolicySimulation, PolicySimulationRequest } from "./policy-simulation.js";
 import { Prediction, PredictionBatch, PredictionBatchRequest, PredictionRequest } from "./prediction.js";
+import { SlurmAdviceRequest } from "./slurm-advice.js";
 import { SubmissionEdit } from "./submission-edit.js";
 import { UsageBatch, UsageSample } from "./usage-sample.js";
 import { WasteReport } from "./waste-report.js";
@@ -18,6 +22,8 @@ import { WasteReport } from "./waste-report.js";
 /** Every top-level wire contract, by the name its JSON Schema file takes. */
 export const wireSchemas: Record<string, TSchema> = {
   AccuracyReport,
+  AdmissionReviewRequest,
+  AdmissionReviewResponse,
   ApiError,
   Artifact,
   Cluster,
@@ -30,10 +36,14 @@ export const wireSchemas: Record<string, TSchema> = {
   NodeEvent,
   NodeEventBatch,
   Policy,
+  PolicyAuditPage,
+  PolicySimulation,
+  PolicySimulationRequest,
   Prediction,
   PredictionBatch,
   PredictionBatchRequest,
   PredictionRequest,
+  SlurmAdviceRequest,
   SubmissionEdit,
   UsageBatch,
   UsageSample,

@@ -1,5 +1,6 @@
 export type { AccuracySlice } from "./accuracy.js";
 export { AccuracyReport } from "./accuracy.js";
+export { AdmissionReviewRequest, AdmissionReviewResponse } from "./admission-review.js";
 export type { FieldError } from "./api-error.js";
 export { ApiError } from "./api-error.js";
 export type { ApiRoute, Role } from "./api-routes.js";
@@ -35,6 +36,8 @@ export { NodeEvent } from "./node-event.js";
 export { buildOpenApiDocument } from "./openapi.js";
 export type { ResourceValues } from "./policy.js";
 export { Policy } from "./policy.js";
+export { PolicyAuditPage, PolicyAuditQuery, PolicyAuditRecord } from "./policy-audit.js";
+export { PolicySimulation, PolicySimulationRequest, ResourceSimulation } from "./policy-simulation.js";
 export type {
   Evidence,
   InsufficientEvidence,
@@ -44,6 +47,7 @@ export type {
   ResourceRecommendation,
 } from "./prediction.js";
 export { Prediction, PredictionBatch, PredictionBatchRequest, PredictionRequest } from "./prediction.js";
+export { SlurmAdviceRequest } from "./slurm-advice.js";
 export { SubmissionEdit } from "./submission-edit.js";
 export { UsageBatch, UsageSample } from "./usage-sample.js";
 export type { ValidationResult, Validator } from "./validate.js";

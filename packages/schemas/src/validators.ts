@@ -1,4 +1,5 @@
 import { AccuracyReport } from "./accuracy.js";
+import { AdmissionReviewRequest, AdmissionReviewResponse } from "./admission-review.js";
 import { ApiError } from "./api-error.js";
 import { Artifact } from "./artifact.js";
 import { Cluster } from "./cluster.js";
@@ -8,7 +9,10 @@ import { JobRecord } from "./job-record.js";
 import { JobSpec } from "./job-spec.js";
 import { NodeEvent } from "./node-event.js";
 import { Policy } from "./policy.js";
+import { PolicyAuditPage } from "./policy-audit.js";
+import { PolicySimulation, PolicySimulationRequest } from "./policy-simulation.js";
 import { Prediction, PredictionBatchRequest, PredictionRequest } from "./prediction.js";
+import { SlurmAdviceRequest } from "./slurm-advice.js";
 import { SubmissionEdit } from "./submission-edit.js";
 import { UsageBatch, UsageSample } from "./usage-sample.js";
 import { compileValidator } from "./validate.js";
@@ -35,6 +39,12 @@ const v = {
   Cluster: compileValidator(Cluster),
   IngestResult: compileValidator(IngestResult),
   WasteReport: compileValidator(WasteReport),
+  PolicySimulationRequest: compileValidator(PolicySimulationRequest),
+  PolicySimulation: compileValidator(PolicySimulation),
+  PolicyAuditPage: compileValidator(PolicyAuditPage),
+  AdmissionReviewRequest: compileValidator(AdmissionReviewRequest),
+  AdmissionReviewResponse: compileValidator(AdmissionReviewResponse),
+  SlurmAdviceRequest: compileValidator(SlurmAdviceRequest),
 };
 
 /** Validators by schema name, for generic code (the server's routes, the SDK's response checks). */

@@ -198,3 +198,41 @@ describe("client against the @jobsight/sdk/testing fake", () => {
     expect(() => createClient({ baseUrl: "jobsight.example.org" })).toThrow(/baseUrl/);
   });
 });
+
+describe("client.policy against the fake", () => {
+  it("replaces the policy, reads it back, and simulates another on recorded predictions", async () => {
+    const { fake, client } = setup();
+    for (let i = 0; i < 12; i++) fake.store.putJob(endedJob(i));
+    await client.predictions.create({ spec });
+    await client.policy.put({ name: "gentle", maxDecrease: { memory: 0.3 } });
+    expect(await client.policy.get()).toEqual({ name: "gentle", maxDecrease: { memory: 0.3 } });
+    const sim = await client.policy.simulate({ policy: { name: "hands-off", leaveAlone: ["memory"] } });
+    expect(validators.PolicySimulation.check(sim)).toBe(true);
+    expect(sim.jobs).toBe(1);
+    const memory = sim.resources.find((r) => r.resource === "memory");
+    expect(memory?.changed).toBe(0);
+  });
+
+  it("pages through the audit newest first", async () => {
+    const { fake, client } = setup();
+    for (let i = 0; i < 7; i++) {
+      fake.store.policyAudit.push({
+        recordedAt: new Date(Date.UTC(2026, 11, 1, i)).toISOString(),
+        cluster: "hpc1",
+        actor: "slurm-cli-filter",
+        user: "alice",
+        job: `job-${i}`,
+        resource: "memory",
+        before: 16 * GiB,
+        after: 8 * GiB,
+        modelVersion: "m-1",
+        policy: "default",
+        limitedBy: null,
+        adjustments: [],
+        mode: "live",
+      });
+    }
+    const seen = await client.policy.audit({ cluster: "hpc1", limit: 3 }).toArray();
+    expect(seen.map((r) => r.job)).toEqual(["job-6", "job-5", "job-4", "job-3", "job-2", "job-1", "job-0"]);
+  });
+});

@@ -2,6 +2,7 @@ import { type RequestOptions, type TokenSource, Transport } from "./http/transpo
 import { AccuracyResource } from "./resources/accuracy.js";
 import { DiagnosesResource } from "./resources/diagnoses.js";
 import { JobsResource } from "./resources/jobs.js";
+import { PolicyResource } from "./resources/policy.js";
 import { PredictionsResource } from "./resources/predictions.js";
 import { ReportsResource } from "./resources/reports.js";
 
@@ -69,6 +70,8 @@ export type JobsightClient = {
   readonly accuracy: AccuracyResource;
   /** Reports over ended jobs: waste by user, account or partition. */
   readonly reports: ReportsResource;
+  /** The platform team's policy: read, replace, simulate, and the audit of applied changes. */
+  readonly policy: PolicyResource;
   /** `GET /healthz`: whether the server is up (no token needed). */
   health(options?: RequestOptions): Promise<Health>;
 };
@@ -108,6 +111,7 @@ export function createClient(options: ClientOptions): JobsightClient {
     jobs: new JobsResource(transport),
     accuracy: new AccuracyResource(transport),
     reports: new ReportsResource(transport),
+    policy: new PolicyResource(transport),
     health: (requestOptions) =>
       transport.request<Health>({ operationId: "getHealth", options: requestOptions }),
   };

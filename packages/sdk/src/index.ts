@@ -23,6 +23,7 @@ export type { DiagnosesResource, DiagnosisQuery } from "./resources/diagnoses.js
 export type { IngestOptions, JobListQuery, JobsResource } from "./resources/jobs.js";
 export type { Page } from "./resources/paged-list.js";
 export { PagedList } from "./resources/paged-list.js";
+export type { PolicyAuditListQuery, PolicyResource } from "./resources/policy.js";
 export type { PredictionsResource } from "./resources/predictions.js";
 export type { SubmissionFormat } from "./submissions/detect-format.js";
 export { detectFormat } from "./submissions/detect-format.js";

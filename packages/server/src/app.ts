@@ -1,5 +1,7 @@
 import { join } from "node:path";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
+import type { JWK } from "jose";
+import type pg from "pg";
 import type { ServerConfig } from "./config/server-config.js";
 import type { ObjectStore } from "./data-plane/objects/object-store.js";
 import type { DataPlaneStorage } from "./data-plane/storage.js";
@@ -9,6 +11,7 @@ import { ApiTokenVerifier } from "./plugins/auth/api-token-verifier.js";
 import type { TokenVerifier } from "./plugins/auth/principal.js";
 import { authPlugin } from "./plugins/auth.js";
 import { errorHandlerPlugin, sendApiError, toJobsightError } from "./plugins/error-handler.js";
+import { licenceStatusPlugin } from "./plugins/licence-status.js";
 import { objectStorePlugin } from "./plugins/object-store.js";
 import { postgresPlugin } from "./plugins/postgres.js";
 import { rateLimitPlugin } from "./plugins/rate-limit.js";
@@ -24,6 +27,9 @@ import type { RouteDeps } from "./routes/route-deps.js";
 import type { RouteHandlers } from "./routes/route-handler.js";
 import { usageRoutes } from "./routes/usage.js";
 import { wasteReportHandlers } from "./routes/waste-report.js";
+import { LicenceMonitor } from "./security/licence-monitor.js";
+import { serverVerifiers } from "./security/server-verifiers.js";
+import { httpsServerOptions, loadTlsMaterial } from "./security/tls.js";
 import { SERVER_VERSION } from "./version.js";
 import { webReportPlugin } from "./web/web-report-plugin.js";
 
@@ -56,6 +62,12 @@ export type BuildAppOptions = {
   intelligence?: IntelligenceService | Omit<IntelligenceServiceOptions, "storage" | "objectStore"> | false;
   /** fastify logger option; default: pino at `config.http.logLevel`. @default undefined */
   logger?: FastifyServerOptions["logger"];
+  /**
+   * How the licence is checked. Only tests pass `publicKeys` (licences they signed themselves)
+   * or a clock; the server verifies against the vendor key built into it.
+   * @default {}
+   */
+  licence?: { publicKeys?: readonly JWK[]; now?: () => Date; nodeCount?: () => Promise<number> };
 };
 
 /**
@@ -72,7 +84,10 @@ export type BuildAppOptions = {
  */
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
   const { config } = options;
+  // HTTPS when certificates are configured; read before anything opens so a bad path fails fast.
+  const tls = config.tls ? await loadTlsMaterial(config.tls) : undefined;
   const app = Fastify({
+    ...(tls ? { https: httpsServerOptions(tls) } : {}),
     logger: options.logger ?? {
       level: config.http.logLevel,
       redact: ["req.headers.authorization", "req.headers.cookie"],
@@ -121,13 +136,25 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     tokens: config.auth.tokens,
     lookup: (hash) => app.storage.tokens.findByHash(hash),
   });
-  await app.register(authPlugin, { verifiers: [apiTokens, ...(options.verifiers ?? [])] });
+  // Issued API tokens come first: they are checked uncached, so a revocation holds at once.
+  const issued = await serverVerifiers({ pool: app.storage.pool, oidc: config.oidc });
+  await app.register(authPlugin, { verifiers: [...issued, apiTokens, ...(options.verifiers ?? [])] });
+  const licenceOptions = options.licence ?? {};
+  await app.register(licenceStatusPlugin, {
+    monitor: await LicenceMonitor.load({
+      config: config.licence,
+      ...licenceOptions,
+      nodeCount: licenceOptions.nodeCount ?? (() => reportingNodes(app.storage.pool)),
+      log: app.log.child({ component: "licence" }),
+    }),
+  });
 
   const deps: RouteDeps = {
     storage: app.storage,
     objectStore: app.objectStore,
     ingestGate: options.ingestGate ?? new IngestGate(config.ingest.maxConcurrentBatches),
     version: SERVER_VERSION,
+    licence: () => app.licence.status(),
   };
   let service: IntelligenceService | undefined;
   if (options.intelligence instanceof IntelligenceService) service = options.intelligence;
@@ -165,4 +192,14 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   // served without a token.
   await app.register(webReportPlugin);
   return app;
+}
+
+// Nodes that sent samples in the last 24 hours: what the licence's node limit counts.
+async function reportingNodes(pool: pg.Pool): Promise<number> {
+  const since = new Date(Date.now() - 86_400_000);
+  const { rows } = await pool.query<{ n: string }>(
+    "SELECT count(DISTINCT node) AS n FROM usage_samples WHERE time >= $1",
+    [since],
+  );
+  return Number(rows[0]?.n ?? 0);
 }

@@ -5,9 +5,12 @@ import { ConfigError } from "./config/config-error.js";
 import { loadServerConfig, setPath } from "./config/config-sources.js";
 import { runImportCommand } from "./history/import-command.js";
 import { runBacktestCommand } from "./intelligence/backtest/run-backtest-cli.js";
+import { llmAdapter } from "./intelligence/diagnosis/llm-from-config.js";
 import { runTrainCommand } from "./intelligence/service/train-command.js";
 import { type OtlpReceivers, startOtlpReceivers } from "./otlp/otlp-receivers.js";
 import { IngestGate } from "./routes/ingest-gate.js";
+import { createServerHeartbeat } from "./security/server-heartbeat.js";
+import { runTokenCommand } from "./security/token-command.js";
 import { SERVER_VERSION } from "./version.js";
 
 const USAGE = `Usage: jobsight-server <command> [options]
@@ -18,6 +21,7 @@ Commands:
   import    Import job history: import <file> --format sacct-json|sacct-parsable|swf --cluster <id>
   train     Train the site's model now from stored history (--list, --rollback, --json)
   backtest  Replay a trace under the evaluation protocol: backtest <trace.swf[.gz]> [--json] [--window 0.3]
+  token     API tokens: token create --role collector|scheduler --cluster <id> | token list | token revoke <id>
 
 Options of serve (flags win over JOBSIGHT_* variables, which win over the config file):
   --config <file>        JSON configuration file
@@ -80,6 +84,7 @@ async function serve(args: string[]): Promise<void> {
           shadowDays: intel.shadowDays,
           retrainIntervalMs: intel.retrainIntervalHours * 3_600_000,
           trainOnStart: intel.trainOnStart,
+          ...(intel.llm ? { llm: llmAdapter(intel.llm) } : {}),
         }
       : false,
   });
@@ -127,7 +132,16 @@ async function serve(args: string[]): Promise<void> {
       cause: error,
     });
   }
+  // Health, licence and aggregate counts only; off without controlPlane.url; never throws.
+  const heartbeat = createServerHeartbeat({
+    config: config.controlPlane,
+    storage: app.storage,
+    licence: app.licence,
+    log: app.log.child({ component: "heartbeat" }),
+  });
+  app.addHook("onClose", async () => heartbeat.stop());
   const address = await app.listen({ host: config.http.host, port: config.http.port });
+  heartbeat.start();
   app.log.info(
     {
       url: address,
@@ -156,6 +170,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === "import") return runImportCommand(rest);
   if (command === "backtest") return runBacktestCommand(rest);
   if (command === "train") return runTrainCommand(rest);
+  if (command === "token") return runTokenCommand(rest);
   process.stderr.write(`Unknown command ${command}\n\n${USAGE}`);
   return 2;
 }

@@ -122,10 +122,22 @@ describeSlurm("real SLURM 22.05 outputs (single node, no cgroups)", () => {
   it("scancel while running: CANCELLED by 0 with 0:0, the batch step ended by SIGTERM (0:15)", async () => {
     const { outcome, batch, json, jsonBatch, queued, output } = await finished("cancelled");
     expect([outcome.job.State, outcome.job.ExitCode]).toEqual(["CANCELLED by 0", "0:0"]);
-    expect([batch?.State, batch?.ExitCode]).toEqual(["CANCELLED", "0:15"]);
+    // The batch step is recorded as killed by SIGTERM (CANCELLED 0:15) on most runs; when the
+    // step's shell reaps the signalled child first, slurmstepd records the 15 as an exit code
+    // (FAILED 15:0). Both have been seen on this cluster; the job's own record is the same.
+    expect([
+      ["CANCELLED", "0:15"],
+      ["FAILED", "15:0"],
+    ]).toContainEqual([batch?.State, batch?.ExitCode]);
     expect(json.state.current).toBe("CANCELLED");
-    expect(jsonBatch?.exit_code).toMatchObject({ status: "SIGNALED", signal: { signal_id: 15 } });
-    expect(queued).toMatchObject({ job_state: "CANCELLED", exit_code: 15 });
+    if (batch?.State === "CANCELLED") {
+      expect(jsonBatch?.exit_code).toMatchObject({ status: "SIGNALED", signal: { signal_id: 15 } });
+    } else {
+      expect(jsonBatch?.state).toBe("FAILED");
+    }
+    expect(queued).toMatchObject({ job_state: "CANCELLED" });
+    // squeue keeps the raw wait status: signal 15, or exit code 15 (15 << 8).
+    expect([15, 15 << 8]).toContain(queued?.exit_code);
     expect(output).toMatch(/started\n.*\*\*\* JOB \d+ ON \S+ CANCELLED AT \S+ \*\*\*/s);
     // It ran before it was cancelled: a start time and some elapsed time.
     expect(json.time.start).toBeGreaterThan(0);

@@ -21,6 +21,10 @@ export type OperationId =
   | "getWasteReport"
   | "getPolicy"
   | "putPolicy"
+  | "simulatePolicy"
+  | "listPolicyAudit"
+  | "admitKubernetesObject"
+  | "adviseSlurmSubmission"
   | "listClusters"
   | "registerCluster";
 

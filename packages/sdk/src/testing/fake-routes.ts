@@ -16,6 +16,7 @@ import type {
 } from "@jobsight/schemas";
 import type { OperationId } from "../http/route-table.js";
 import { fakeDiagnose, renderDiagnosisMarkdown } from "./fake-diagnosis.js";
+import { fakeAdmission, fakePolicyAudit, fakeSimulatePolicy, fakeSlurmAdvice } from "./fake-policy-routes.js";
 import type { FakeStore } from "./fake-store.js";
 
 /** What a fake route answers. */
@@ -241,6 +242,10 @@ export const fakeRoutes: Record<OperationId, (ctx: FakeRouteContext) => FakeAnsw
     ctx.store.policy = ctx.body as Policy;
     return ok(ctx.store.policy);
   },
+  simulatePolicy: fakeSimulatePolicy,
+  listPolicyAudit: fakePolicyAudit,
+  admitKubernetesObject: fakeAdmission,
+  adviseSlurmSubmission: fakeSlurmAdvice,
   listClusters: (ctx) => ok({ clusters: [...ctx.store.clusters.values()] }),
   registerCluster: (ctx) => {
     const cluster = { createdAt: ctx.now().toISOString(), ...(ctx.body as Cluster) };

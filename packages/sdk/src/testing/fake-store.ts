@@ -4,6 +4,7 @@ import type {
   JobRecord,
   NodeEvent,
   Policy,
+  PolicyAuditRecord,
   Prediction,
   UsageSample,
 } from "@jobsight/schemas";
@@ -22,6 +23,8 @@ export class FakeStore {
   /** Idempotency keys already seen, with what was answered the first time. */
   readonly idempotent = new Map<string, unknown>();
   policy: Policy = { name: "default" };
+  /** Changes applied under the policy; the fake records none itself, tests seed them. */
+  readonly policyAudit: PolicyAuditRecord[] = [];
   private predictionCounter = 0;
 
   /**
@@ -71,6 +74,7 @@ export class FakeStore {
     this.clusters.clear();
     this.idempotent.clear();
     this.policy = { name: "default" };
+    this.policyAudit.length = 0;
     this.predictionCounter = 0;
   }
 }

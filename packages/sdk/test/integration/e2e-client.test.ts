@@ -186,6 +186,40 @@ describe("the SDK against the real server", () => {
     const report = await clientOf(E2E_TOKENS.platform).accuracy.get();
     expect(validators.AccuracyReport.check(report)).toBe(true);
   });
+
+  it("reads, replaces and simulates the policy, and refuses a policy whose caps and floors cross", async () => {
+    const platform = clientOf(E2E_TOKENS.platform);
+    expect((await platform.policy.get()).name).toBe("default");
+    const put = await platform.policy.put({ name: "gentle", maxDecrease: { memory: 0.25 } });
+    expect(put).toMatchObject({ name: "gentle", maxDecrease: { memory: 0.25 } });
+    expect((await clientOf(E2E_TOKENS.scheduler).policy.get()).name).toBe("gentle");
+    await rejection(clientOf(E2E_TOKENS.alice).policy.put({ name: "mine" }), PermissionError);
+
+    // Predictions recorded by the tests above are what the simulation replays.
+    await server.service!.flush();
+    const sim = await platform.policy.simulate({ policy: { name: "hands-off", leaveAlone: ["memory"] } });
+    expect(validators.PolicySimulation.check(sim)).toBe(true);
+    expect(sim.jobs).toBeGreaterThan(0);
+    const memory = sim.resources.find((r) => r.resource === "memory");
+    expect(memory?.changed).toBe(0);
+
+    const crossed = await rejection(
+      platform.policy.simulate({
+        policy: { name: "x", floors: { memory: 8 * GiB }, caps: { memory: 4 * GiB } },
+      }),
+      BadRequestError,
+    );
+    expect(crossed.fields.map((e) => e.path)).toContain("/policy/floors/memory");
+    await platform.policy.put({ name: "default" });
+  });
+
+  it("pages through the policy audit, and keeps it from researchers", async () => {
+    const pages = clientOf(E2E_TOKENS.platform).policy.audit({ cluster: "hpc1", limit: 5 }).pages();
+    const first = await pages.next();
+    expect(first.done).toBe(false);
+    expect(validators.PolicyAuditPage.check(first.value)).toBe(true);
+    await rejection(clientOf(E2E_TOKENS.alice).policy.audit().toArray(), PermissionError);
+  });
 });
 
 describe("the SDK against a data-plane-only server", () => {

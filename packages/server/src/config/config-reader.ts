@@ -61,6 +61,32 @@ export class ConfigReader {
     return value.map((item, i) => new ConfigReader(item, `${this.path(key)}[${i}]`, this.issues));
   }
 
+  /** A string or a list of strings at `key` (absent: `undefined`), e.g. an OIDC audience. */
+  strings(key: string): string[] | undefined {
+    const value = this.#get(key);
+    if (value === undefined || value === null) return undefined;
+    const list = Array.isArray(value) ? value : [value];
+    if (list.length === 0 || list.some((v) => typeof v !== "string" || v.trim() === "")) {
+      this.issue(key, "must be a non-empty string or a non-empty list of non-empty strings");
+      return undefined;
+    }
+    return list as string[];
+  }
+
+  /** The entries of the object at `key` (a map keyed by names), each with its own reader. */
+  entries(key: string): [string, ConfigReader][] {
+    const value = this.#get(key);
+    if (value === undefined || value === null) return [];
+    if (!isObject(value)) {
+      this.issue(key, "must be an object");
+      return [];
+    }
+    return Object.entries(value).map(([name, item]) => [
+      name,
+      new ConfigReader(item, `${this.path(key)}.${name}`, this.issues),
+    ]);
+  }
+
   string(
     key: string,
     options: { default?: string; oneOf?: readonly string[]; nonEmpty?: boolean } = {},

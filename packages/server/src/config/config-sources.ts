@@ -35,6 +35,13 @@ export const ENV_SETTINGS: Readonly<Record<string, string>> = {
   JOBSIGHT_SHADOW_DAYS: "intelligence.shadowDays",
   JOBSIGHT_RETRAIN_INTERVAL_HOURS: "intelligence.retrainIntervalHours",
   JOBSIGHT_INTELLIGENCE_ENABLED: "intelligence.enabled",
+  JOBSIGHT_OIDC_ISSUER: "oidc.issuer",
+  JOBSIGHT_OIDC_AUDIENCE: "oidc.audience",
+  JOBSIGHT_LICENCE: "licence.jws",
+  JOBSIGHT_LICENCE_FILE: "licence.file",
+  JOBSIGHT_CONTROL_PLANE_URL: "controlPlane.url",
+  JOBSIGHT_TLS_CERT_FILE: "tls.certFile",
+  JOBSIGHT_TLS_KEY_FILE: "tls.keyFile",
 };
 
 /** Sets `value` at a dotted path of `target`, creating objects on the way. */

@@ -3,6 +3,8 @@ import { isAbsolute, resolve } from "node:path";
 import type { Role } from "@jobsight/schemas";
 import { ConfigError } from "./config-error.js";
 import { ConfigReader } from "./config-reader.js";
+import { readLlm } from "./llm-config.js";
+import { readControlPlane, readLicence, readOidc, readTls } from "./security-config.js";
 import {
   type ApiTokenConfig,
   type HttpConfig,
@@ -50,7 +52,13 @@ export function parseServerConfig(raw: unknown, options: ParseConfigOptions = {}
     ingest: readIngest(root.child("ingest")),
     otlp: readOtlp(root.child("otlp")),
     intelligence: readIntelligence(root.child("intelligence")),
+    licence: readLicence(root.child("licence"), cwd),
+    controlPlane: readControlPlane(root.child("controlPlane")),
   };
+  const oidc = readOidc(root.child("oidc"));
+  if (oidc) config.oidc = oidc;
+  const tls = readTls(root.child("tls"), cwd);
+  if (tls) config.tls = tls;
   root.rejectUnknownKeys();
   if (root.issues.length > 0) throw new ConfigError(root.issues);
   return config;
@@ -214,6 +222,8 @@ function readIntelligence(r: ConfigReader): IntelligenceConfig {
     retrainIntervalHours: r.integer("retrainIntervalHours", { default: 24, min: 0, max: 24 * 365 })!,
     trainOnStart: r.boolean("trainOnStart", { default: true })!,
   };
+  const llm = readLlm(r.child("llm"));
+  if (llm) config.llm = llm;
   r.rejectUnknownKeys();
   return config;
 }

@@ -1,4 +1,6 @@
 import type { Role } from "@jobsight/schemas";
+import type { LlmConfig } from "./llm-config.js";
+import type { ControlPlaneConfig, LicenceConfig, OidcConfig, TlsConfig } from "./security-config.js";
 
 /** The roles a token can carry. */
 export const ROLES: readonly Role[] = ["researcher", "platform", "collector", "scheduler"];
@@ -135,6 +137,8 @@ export type IntelligenceConfig = {
   retrainIntervalHours: number;
   /** Train once at start when no model is active yet. @default true */
   trainOnStart: boolean;
+  /** A language model that rephrases diagnoses; absent (the default): none. */
+  llm?: LlmConfig;
 };
 
 /** The whole, normalised configuration of `jobsight-server`. */
@@ -149,4 +153,12 @@ export type ServerConfig = {
   ingest: IngestConfig;
   otlp: OtlpConfig;
   intelligence: IntelligenceConfig;
+  /** OIDC sign-in; absent: API tokens only. */
+  oidc?: OidcConfig;
+  /** The licence; none configured is the evaluation state (`missing`), which restricts nothing. */
+  licence: LicenceConfig;
+  /** The control-plane heartbeat; off without a URL. */
+  controlPlane: ControlPlaneConfig;
+  /** TLS of the HTTP and OTLP listeners; absent: plain TCP. */
+  tls?: TlsConfig;
 };

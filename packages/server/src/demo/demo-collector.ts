@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { DemoNode } from "./demo-node.js";
+import { DEMO_JOBS, type DemoNode } from "./demo-node.js";
 
 // The parts of `@jobsight/collector` the demo drives, loaded from its build at run time: the
 // server may not depend on the collector package.
@@ -25,7 +25,12 @@ type CollectorModule = {
   KernelLog: Ctor<Record<string, unknown>, { close(): void }>;
   NodeMode: Ctor<
     Record<string, unknown>,
-    { collect(): Promise<void>; stop(): Promise<void>; stats(): { rounds: number; jobs: number } }
+    {
+      collect(): Promise<void>;
+      finalReading(jobId: string): Promise<boolean>;
+      stop(): Promise<void>;
+      stats(): { rounds: number; jobs: number };
+    }
   >;
   HttpJsonSink: Ctor<{ url: string; token?: string }, unknown>;
   OtlpSink?: Ctor<{ otlpUrl: string; restUrl: string; token?: string }, unknown>;
@@ -111,6 +116,8 @@ export async function runDemoCollector(o: DemoCollectorOptions): Promise<DemoCol
       await node.collect();
       clock += o.stepSeconds * 1000;
     }
+    // The jobs end now: each one's epilog asks for its final reading, as on a real node.
+    for (const job of DEMO_JOBS) await node.finalReading(job.jobId);
     await node.stop();
     await shipper.tick();
     await shipper.tick();

@@ -30,8 +30,11 @@ Options:
 const CLUSTER = "demo";
 const NODE = "gpu-a01";
 // Sixteen minutes of the jobs' lives, one reading a minute: enough for the usage rules (10 min).
-const ROUNDS = 16;
-const STEP_SECONDS = 60;
+// 14 rounds 2 min apart, then the epilog's final reading: the jobs ran for exactly 30 min, the
+// walltime limit of the job that times out.
+const ROUNDS = 14;
+const STEP_SECONDS = 120;
+const RUN_MS = (ROUNDS + 1) * STEP_SECONDS * 1000;
 
 function repoRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
@@ -102,14 +105,15 @@ async function main(argv: string[]): Promise<number> {
     const times = {
       cluster: CLUSTER,
       node: NODE,
-      submittedAt: now - 30 * 60_000,
-      startedAt: now - 20 * 60_000,
-      endedAt: 0,
+      submittedAt: now - RUN_MS - 10 * 60_000,
+      startedAt: now - RUN_MS - 60_000,
+      // When the collector takes its final readings (the jobs' epilogs), on the node's clock.
+      endedAt: now - 60_000,
     };
     await p.step(
       "jobs submitted and started (REST /v1/jobs)",
       async () => {
-        const r = demoJobRecords({ ...times, endedAt: now });
+        const r = demoJobRecords(times);
         await api.call("POST", "/v1/jobs", { records: r.submitted });
         await api.call("POST", "/v1/jobs", { records: r.started });
         return r.started.length;
@@ -139,7 +143,7 @@ async function main(argv: string[]): Promise<number> {
     await p.step(
       "jobs ended (OUT_OF_MEMORY, TIMEOUT, COMPLETED x2)",
       async () => {
-        const r = demoJobRecords({ ...times, endedAt: Date.now() });
+        const r = demoJobRecords(times);
         await api.call("POST", "/v1/jobs", { records: r.ended });
         return r.ended.length;
       },

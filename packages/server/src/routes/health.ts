@@ -1,3 +1,4 @@
+import type { LicenceStatus } from "../security/licence.js";
 import type { RouteDeps } from "./route-deps.js";
 import type { RouteHandlers } from "./route-handler.js";
 
@@ -25,7 +26,13 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
  */
 export function healthRoutes(deps: RouteDeps): RouteHandlers {
   return {
-    getHealth: async () => ({ status: "ok", version: deps.version }),
+    // The licence never makes the server unhealthy (it keeps collecting whatever the licence
+    // says); its state and reason are reported for operators and the control plane.
+    getHealth: async () => {
+      const licence = deps.licence?.();
+      if (!licence) return { status: "ok", version: deps.version };
+      return { status: "ok", version: deps.version, licence: licence.state, checks: licenceChecks(licence) };
+    },
     getReadiness: async ({ reply }) => {
       const checks: Record<string, string> = {};
       const probe = async (name: string, check: () => Promise<void>) => {
@@ -46,4 +53,16 @@ export function healthRoutes(deps: RouteDeps): RouteHandlers {
       return { status: ok ? "ok" : "unavailable", version: deps.version, checks };
     },
   };
+}
+
+function licenceChecks(status: LicenceStatus): Record<string, string> {
+  const checks: Record<string, string> = { licence: status.reason ?? status.state };
+  if (status.licence) {
+    checks.licenceId = status.licence.licenceId;
+    checks.licenceExpiresAt = status.licence.expiresAt;
+    checks.licenceMaxNodes = String(status.licence.maxNodes);
+  }
+  if (status.graceEndsAt) checks.licenceGraceEndsAt = status.graceEndsAt;
+  if (status.overNodeLimit) checks.licenceOverNodeLimit = "true";
+  return checks;
 }

@@ -1,13 +1,17 @@
 import type { IntelligenceService } from "../intelligence/service/intelligence-service.js";
+import { EnsuredPolicyAuditStore } from "../policy/ensured-policy-audit-store.js";
+import { schedulerHandlers } from "../schedulers/scheduler-handlers.js";
 import { diagnosisRoutes } from "./intelligence-diagnosis.js";
 import { policyRoutes } from "./intelligence-policy.js";
 import { predictionRoutes } from "./intelligence-predictions.js";
+import { policyAuditRoutes } from "./policy-audit.js";
 import type { RouteDeps } from "./route-deps.js";
 import type { RouteHandlers } from "./route-handler.js";
 
 /**
- * Every intelligence-plane operation of the route table: predictions, accuracy, policy and
- * diagnosis, served by one {@link IntelligenceService}.
+ * Every intelligence-plane operation of the route table: predictions, accuracy, policy (and its
+ * audit), diagnosis, and the schedulers' admission webhook and SLURM advice, served by one
+ * {@link IntelligenceService}.
  *
  * @example
  * ```ts
@@ -17,9 +21,12 @@ import type { RouteHandlers } from "./route-handler.js";
  * ```
  */
 export function intelligenceHandlers(deps: RouteDeps, service: IntelligenceService): RouteHandlers {
+  const audit = new EnsuredPolicyAuditStore(deps.storage.pool);
   return {
     ...predictionRoutes(service),
-    ...policyRoutes(service),
+    ...policyRoutes(service, deps.storage.pool),
     ...diagnosisRoutes(deps, service),
+    ...policyAuditRoutes(audit),
+    ...schedulerHandlers(service, { audit }),
   };
 }

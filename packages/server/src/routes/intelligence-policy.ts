@@ -1,20 +1,27 @@
-import type { Policy } from "@jobsight/schemas";
+import type { Policy, PolicySimulationRequest } from "@jobsight/schemas";
+import type pg from "pg";
 import { ForbiddenError, ValidationError } from "../errors.js";
 import type { IntelligenceService } from "../intelligence/service/intelligence-service.js";
 import { checkPolicy } from "../policy/check-policy.js";
+import { simulatePolicy } from "../policy/policy-simulate.js";
+import { recordedSimulationJobs } from "../policy/recorded-simulation-jobs.js";
+import { readScope } from "./access.js";
 import type { RouteContext, RouteHandlers } from "./route-handler.js";
 
+const WEEK_MS = 7 * 86_400_000;
+
 /**
- * The platform team's policy: read it (platform, schedulers), replace it (platform). The schema
- * checks every field; `checkPolicy` then refuses rules that contradict each other. The policy is
- * site-wide, so a token bound to one cluster may not change it.
+ * The platform team's policy: read it (platform, schedulers), replace it (platform), simulate a
+ * candidate on the predictions recorded over a period (platform). The schema checks every field;
+ * `checkPolicy` then refuses rules that contradict each other. The policy is site-wide, so a
+ * token bound to one cluster may not change it.
  *
  * @example
  * ```ts
- * registerApiRoutes(app, { ...policyRoutes(service) });
+ * registerApiRoutes(app, { ...policyRoutes(service, storage.pool) });
  * ```
  */
-export function policyRoutes(service: IntelligenceService): RouteHandlers {
+export function policyRoutes(service: IntelligenceService, pool: pg.Pool): RouteHandlers {
   return {
     getPolicy: async () => service.policy(),
     putPolicy: async ({ body, principal }: RouteContext<Policy>) => {
@@ -26,6 +33,18 @@ export function policyRoutes(service: IntelligenceService): RouteHandlers {
       const problems = checkPolicy(body);
       if (problems.length > 0) throw new ValidationError(problems);
       return service.setPolicy(body, principal?.user ?? "unknown");
+    },
+    // Nothing is stored or applied; a cluster-bound token simulates on its own cluster's jobs.
+    simulatePolicy: async ({ body, principal }: RouteContext<PolicySimulationRequest>) => {
+      const scope = readScope(principal, body.cluster);
+      const problems = checkPolicy(body.policy).map((p) => ({ ...p, path: `/policy${p.path}` }));
+      const to = body.to ? new Date(body.to) : new Date();
+      const from = body.from ? new Date(body.from) : new Date(to.getTime() - WEEK_MS);
+      if (from >= to) problems.push({ path: "/from", message: "must be before to" });
+      if (problems.length > 0) throw new ValidationError(problems);
+      const jobs = await recordedSimulationJobs(pool, { from, to, cluster: scope.cluster });
+      const simulation = simulatePolicy(jobs, body.policy);
+      return { ...simulation, from: from.toISOString(), to: to.toISOString() };
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { ObjectStore } from "../data-plane/objects/object-store.js";
 import type { DataPlaneStorage } from "../data-plane/storage.js";
+import type { LicenceStatus } from "../security/licence.js";
 import type { IngestGate } from "./ingest-gate.js";
 
 /** What the data-plane routes work with. */
@@ -9,4 +10,6 @@ export type RouteDeps = {
   ingestGate: IngestGate;
   /** Server version, reported by health. */
   version: string;
+  /** The licence's state now, reported by health; absent: not reported. @default undefined */
+  licence?: () => LicenceStatus;
 };

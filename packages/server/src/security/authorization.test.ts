@@ -32,6 +32,10 @@ const spec: Record<string, Partial<Record<Role, Allowed>>> = {
   getWasteReport: { platform: "own-cluster" },
   getPolicy: { platform: "always", scheduler: "always" },
   putPolicy: { platform: "all-clusters-only" },
+  simulatePolicy: { platform: "own-cluster" },
+  listPolicyAudit: { platform: "own-cluster" },
+  admitKubernetesObject: { scheduler: "own-cluster" },
+  adviseSlurmSubmission: { scheduler: "own-cluster" },
   listClusters: { platform: "own-cluster" },
   registerCluster: { platform: "own-cluster" },
 };

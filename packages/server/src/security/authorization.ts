@@ -45,6 +45,10 @@ export const accessRules: AccessRules = {
   getWasteReport: { platform: "cluster-scoped" },
   getPolicy: { platform: "any", scheduler: "any" },
   putPolicy: { platform: "site" },
+  simulatePolicy: { platform: "cluster-scoped" },
+  listPolicyAudit: { platform: "cluster-scoped" },
+  admitKubernetesObject: { scheduler: "cluster" },
+  adviseSlurmSubmission: { scheduler: "cluster" },
   listClusters: { platform: "cluster-scoped" },
   registerCluster: { platform: "cluster" },
 };

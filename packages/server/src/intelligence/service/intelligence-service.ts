@@ -2,11 +2,13 @@ import type {
   AccuracyReport,
   Diagnosis,
   JobRecord,
+  JobSpec,
   Policy,
   Prediction,
   PredictionRequest,
 } from "@jobsight/schemas";
 import { diagnose } from "../diagnosis/diagnose.js";
+import { addProse } from "../diagnosis/llm-adapter.js";
 import { buildAccuracyReport } from "./accuracy-report.js";
 import { answerRequests } from "./answer-requests.js";
 import { BackgroundLoop } from "./background-loop.js";
@@ -14,11 +16,13 @@ import { COMPARISON_THRESHOLDS } from "./compare-backtests.js";
 import { loadDiagnosisInput } from "./diagnosis-input.js";
 import { LINK_WINDOW } from "./link-predictions.js";
 import { LiveStateFeed } from "./live-state-feed.js";
+import { makePredictions } from "./make-predictions.js";
 import { type ModelRecord, ModelRegistry } from "./model-registry.js";
 import { type TrainReport, type TrainSettings, trainAndRegister } from "./model-trainer.js";
 import { DEFAULT_POLICY, loadPolicy, savePolicy } from "./policy-store.js";
 import { predictSpecs, type RawOutcome, type SpecToPredict } from "./predict-specs.js";
 import { PredictionRecorder } from "./prediction-recorder.js";
+import type { RecordedPrediction } from "./prediction-store.js";
 import { READINESS_THRESHOLDS } from "./readiness.js";
 import { type Engine, IncompatibleModelError, ServedModel } from "./served-model.js";
 import type { IntelligenceServiceOptions, ServiceLogger } from "./service-options.js";
@@ -150,6 +154,27 @@ export class IntelligenceService {
     });
   }
 
+  /**
+   * Predicts and records one job for a scheduler integration, which applies the policy itself and
+   * records what it changed: the record holds every resource even in shadow mode (where the
+   * caller of {@link predict} sees none).
+   */
+  async predictRecorded(spec: JobSpec, requestedBy: string): Promise<RecordedPrediction> {
+    await this.#whenReady();
+    const [recorded] = await makePredictions([{ spec }], {
+      state: this.#feed.state,
+      served: this.#served,
+      policy: this.#policy,
+      mode: this.mode(),
+      now: this.#now(),
+      engine: this.#o.engine ?? "onnx",
+      rounding: this.#o.rounding,
+      requestedBy,
+    });
+    this.#recorder.record([recorded]);
+    return recorded;
+  }
+
   /** The model's raw outcomes (unrounded, no policy, not recorded): for checks of the serving path. */
   async predictRaw(
     items: readonly SpecToPredict[],
@@ -188,7 +213,11 @@ export class IntelligenceService {
       ...this.#o.diagnosis,
       now: this.#now().getTime(),
     });
-    return diagnose(input, { now: this.#now().toISOString() });
+    const plain = diagnose(input, { now: this.#now().toISOString() });
+    if (!this.#o.llm) return plain;
+    const { diagnosis, status, reason } = await addProse(plain, this.#o.llm);
+    if (status !== "added") this.#log.warn({ status, reason }, "diagnosis served without the model's prose");
+    return diagnosis;
   }
 
   /** The policy in force. */

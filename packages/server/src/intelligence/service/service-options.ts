@@ -1,5 +1,6 @@
 import type { ObjectStore } from "../../data-plane/objects/object-store.js";
 import type { DataPlaneStorage } from "../../data-plane/storage.js";
+import type { LlmProseAdapter } from "../diagnosis/llm-adapter.js";
 import type { TrainResourceModelOptions } from "../training/train-resource-model.js";
 import type { ComparisonThresholds } from "./compare-backtests.js";
 import type { DiagnosisInputOptions } from "./diagnosis-input.js";
@@ -70,6 +71,11 @@ export type IntelligenceServiceOptions = {
   pageSize?: number;
   /** Diagnosis inputs gathered from storage. @default DiagnosisInputOptions' defaults */
   diagnosis?: DiagnosisInputOptions;
+  /**
+   * A language model that may rephrase each diagnosis (`prose`); its failures and rejected answers
+   * are logged and the diagnosis is served without prose. @default undefined (none)
+   */
+  llm?: LlmProseAdapter;
   /** The clock. @default () => new Date() */
   now?: () => Date;
 };

@@ -35,7 +35,7 @@ describe.skipIf(!existsSync(DEMO))("pnpm demo --exit-after", () => {
       /\[2\] cluster registered: demo/,
       /\[3\] node generated/,
       /\[4\] jobs submitted and started/,
-      /\[5\] collector ran in node mode: 16 rounds .* 4 jobs/,
+      /\[5\] collector ran in node mode: 14 rounds .* 4 jobs/,
       /\[6\] jobs ended/,
       /\[7\] history imported .*: 3000 jobs imported/,
       /\[8\] model trained: \S+ on \d+ jobs/,
@@ -48,7 +48,7 @@ describe.skipIf(!existsSync(DEMO))("pnpm demo --exit-after", () => {
   });
 
   it("prints a prediction table for both submissions", () => {
-    const tables = output.match(/resource\s+requested\s+recommended\s+range\s+confidence/g) ?? [];
+    const tables = output.match(/resource\s+requested\s+recommended\s+likely use\s+confidence/g) ?? [];
     expect(tables).toHaveLength(2);
     expect(output).toMatch(/^\s+memory\s+2\.0 GiB/m);
     expect(output).toMatch(/^\s+walltime\s+04:00:00/m);
