@@ -12,6 +12,7 @@ import {
   storedSpecs,
   testService,
 } from "../intelligence/intelligence-fixture.js";
+import { removeInputs, runPlugin, tools } from "./lua/lua-runner.js";
 
 // The scheduler routes as the running server serves them: buildApp with an intelligence service
 // trained on LANL-CM5 jobs, real PostgreSQL, scheduler tokens bound to a cluster.
@@ -384,4 +385,65 @@ describe("scheduler routes served by buildApp over the intelligence service", ()
     expect(crossed.statusCode).toBe(400);
     expect(crossed.json().errors).toEqual([expect.objectContaining({ path: "/policy/floors/memory" })]);
   });
+  it.skipIf(!tools.lua)(
+    "the real cli_filter.lua, through curl, gets its options from the trained model and the audit records them",
+    async () => {
+      const url = await liveApp.listen({ host: "127.0.0.1", port: 0 });
+      try {
+        let run: Awaited<ReturnType<typeof runPlugin>> | undefined;
+        let spec: JobSpec | undefined;
+        for (const s of specs) {
+          const options = slurmOptions(s);
+          const attempt = await runPlugin(
+            "cli_filter",
+            {
+              options: {
+                type: "sbatch",
+                mem: options.mem,
+                time: options.time,
+                ntasks: options.ntasks,
+                ...(s.partition ? { partition: s.partition } : {}),
+                ...(s.account ? { account: s.account } : {}),
+                argv: [s.executable ?? "job.sh"],
+              },
+              pack_offset: 0,
+            },
+            { JOBSIGHT_URL: url, USER: s.user, JOBSIGHT_TOKEN: T.scheduler, JOBSIGHT_CLUSTER: "lanl" },
+          );
+          expect(attempt.rc).toBe("0");
+          if (attempt.sets.mem) {
+            run = attempt;
+            spec = s;
+            break;
+          }
+        }
+        expect(run, "no LANL job had its --mem set by the filter").toBeDefined();
+        expect(run!.sets.mem).toMatch(/^\d+$/);
+        expect(run!.info.join("\n")).toMatch(new RegExp(`--mem .*model ${live.activeVersion}`));
+        const page = await eventually(
+          async () =>
+            (
+              await liveApp.inject({
+                method: "GET",
+                url: `/v1/policy/audit?cluster=lanl&user=${spec!.user}`,
+                headers: bearer(T.platform),
+              })
+            ).json(),
+          (p) =>
+            p.items?.some(
+              (r: { resource: string; after: number }) =>
+                r.resource === "memory" && r.after === Number(run!.sets.mem) * 2 ** 20,
+            ),
+        );
+        expect(
+          page.items.some(
+            (r: { resource: string; after: number }) =>
+              r.resource === "memory" && r.after === Number(run!.sets.mem) * 2 ** 20,
+          ),
+        ).toBe(true);
+      } finally {
+        removeInputs();
+      }
+    },
+  );
 });
