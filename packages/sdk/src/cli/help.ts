@@ -14,6 +14,7 @@ Usage: jobsight <command> [options]
 Commands:
   predict <file>...     predict a sbatch script's or Kubernetes manifest's resources and show the edit
   diagnose <job-id>     why a job failed or ran badly; exit code for CI
+  policy <command>      show, validate, simulate, set or audit the platform team's policy
   import <file>         import job history (SWF, sacct) into the server
   backtest <trace>      replay a trace and report prediction quality
   server                run the Jobsight server
@@ -56,6 +57,31 @@ Options:
   --cluster <id>            the job's cluster (when the job id alone is ambiguous)
   --format markdown|json    markdown (default) or the Diagnosis JSON document
   -h, --help                show this help
+
+${connection}
+`,
+  policy: `Usage: jobsight policy <command> [options]
+
+The platform team's policy: what scheduler integrations may change in a submission. A policy file
+is checked locally first (schema, then rules that contradict each other, such as a floor above a
+cap), every problem as 'path: message', so nothing invalid reaches the server.
+
+Commands:
+  show [--json]                     the policy in force
+  validate <policy.json>            check a policy file; needs no server
+  simulate <policy.json> [--cluster <id>] [--from <time>] [--to <time>] [--json]
+                                    what the policy would have changed on the predictions recorded
+                                    from --from until --to (default: the server's last 7 days)
+  set <policy.json>                 check, then replace the policy in force (platform role)
+  audit [--cluster <id>] [--user <name>] [--limit <n>] [--json]
+                                    the changes applied under the policy, newest first (default 50)
+
+Times are ISO 8601 (2026-11-25T00:00:00Z; a bare date is midnight UTC). Memory is shown in GiB,
+walltime in hours. --cluster and --user only narrow what is read: the configured cluster and user
+are not applied, as the policy is site-wide.
+
+Exit codes: 0 ok (valid), 2 invalid policy, usage or configuration error, or refused by the server
+(e.g. a token without the platform role), 3 server unreachable.
 
 ${connection}
 `,

@@ -3,6 +3,7 @@ import { describeFailure, UsageError } from "./cli-errors.js";
 import { type CliIo, exitCodes } from "./cli-io.js";
 import { delegateToServer } from "./commands/delegate.js";
 import { runDiagnose } from "./commands/diagnose.js";
+import { runPolicy } from "./commands/policy.js";
 import { runPredict } from "./commands/predict.js";
 import { helpTexts } from "./help.js";
 
@@ -37,6 +38,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   }
   if (command === "predict") return runPredict(rest, io);
   if (command === "diagnose") return runDiagnose(rest, io);
+  if (command === "policy") return runPolicy(rest, io);
   if (delegated.has(command)) {
     if (rest.includes("--help") || rest.includes("-h")) {
       io.stdout.write(helpTexts[command]);
