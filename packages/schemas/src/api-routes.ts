@@ -56,7 +56,7 @@ const Health = Type.Object(
     status: Type.Union([Type.Literal("ok"), Type.Literal("degraded"), Type.Literal("unavailable")]),
     version: Type.String(),
     checks: Type.Optional(Type.Record(Type.String(), Type.String())),
-    licence: Type.Optional(Type.String({ description: "Licence status: valid, grace, expired, missing." })),
+    licence: Type.Optional(Type.String({ description: "Licence status: valid, grace, expired, missing, invalid." })),
   },
   { $id: "Health", description: "Health of the server." },
 );

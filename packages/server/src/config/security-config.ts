@@ -50,7 +50,10 @@ export type LicenceConfig = {
   file?: string;
   /** The licence itself (e.g. from `JOBSIGHT_LICENCE`). @default undefined */
   jws?: string;
-  /** Days after expiry (or over the node limit) before the state turns `expired`. @default 14 */
+  /**
+   * Days after expiry before the state turns `expired`. Over the node limit the state is `grace`
+   * for as long as more nodes report than the licence covers; nothing is ever refused. @default 14
+   */
   graceDays: number;
 };
 
