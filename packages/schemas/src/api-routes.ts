@@ -56,7 +56,9 @@ const Health = Type.Object(
     status: Type.Union([Type.Literal("ok"), Type.Literal("degraded"), Type.Literal("unavailable")]),
     version: Type.String(),
     checks: Type.Optional(Type.Record(Type.String(), Type.String())),
-    licence: Type.Optional(Type.String({ description: "Licence status: valid, grace, expired, missing, invalid." })),
+    licence: Type.Optional(
+      Type.String({ description: "Licence status: valid, grace, expired, missing, invalid." }),
+    ),
   },
   { $id: "Health", description: "Health of the server." },
 );
@@ -80,6 +82,17 @@ export const apiRoutes: ApiRoute[] = [
     tag: "operations",
     roles: [],
     response: Health,
+  },
+  {
+    method: "GET",
+    path: "/metrics",
+    operationId: "getMetrics",
+    summary:
+      "The server's own metrics in the Prometheus text format: requests by operation and status, durations, process, database pool, licence, model",
+    tag: "operations",
+    roles: ["platform"],
+    response: null,
+    produces: ["text/plain"],
   },
   {
     method: "POST",

@@ -15,6 +15,7 @@ import { licenceStatusPlugin } from "./plugins/licence-status.js";
 import { objectStorePlugin } from "./plugins/object-store.js";
 import { postgresPlugin } from "./plugins/postgres.js";
 import { rateLimitPlugin } from "./plugins/rate-limit.js";
+import { serverMetricsPlugin } from "./plugins/server-metrics.js";
 import { artifactRoutes } from "./routes/artifacts.js";
 import { clusterRoutes } from "./routes/clusters.js";
 import { eventRoutes } from "./routes/events.js";
@@ -22,6 +23,7 @@ import { healthRoutes } from "./routes/health.js";
 import { IngestGate } from "./routes/ingest-gate.js";
 import { intelligenceHandlers } from "./routes/intelligence-handlers.js";
 import { jobRoutes } from "./routes/jobs.js";
+import { metricsRoutes } from "./routes/metrics.js";
 import { registerApiRoutes } from "./routes/register-api-routes.js";
 import type { RouteDeps } from "./routes/route-deps.js";
 import type { RouteHandlers } from "./routes/route-handler.js";
@@ -172,6 +174,12 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       await started.stop();
     });
   }
+  const pool = app.storage.pool;
+  await app.register(serverMetricsPlugin, {
+    licence: () => app.licence.status().state,
+    pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    ...(service ? { model: () => ({ version: service.activeVersion, mode: service.mode().mode }) } : {}),
+  });
   const extra = typeof options.handlers === "function" ? options.handlers(deps) : (options.handlers ?? {});
   registerApiRoutes(
     app,
@@ -183,6 +191,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       ...artifactRoutes(deps),
       ...clusterRoutes(deps),
       ...wasteReportHandlers(deps),
+      ...metricsRoutes(app.metrics),
       ...(service ? intelligenceHandlers(deps, service) : {}),
       ...extra,
     },

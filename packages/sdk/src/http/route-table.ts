@@ -4,6 +4,7 @@ import { type ApiRoute, apiRoutes } from "@jobsight/schemas";
 export type OperationId =
   | "getHealth"
   | "getReadiness"
+  | "getMetrics"
   | "ingestJobRecords"
   | "listJobs"
   | "getJob"

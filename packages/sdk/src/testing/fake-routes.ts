@@ -154,6 +154,11 @@ async function sha256Hex(bytes: Uint8Array): Promise<string> {
 export const fakeRoutes: Record<OperationId, (ctx: FakeRouteContext) => FakeAnswer | Promise<FakeAnswer>> = {
   getHealth: (ctx) => ok({ status: "ok", version: ctx.version }),
   getReadiness: (ctx) => ok({ status: "ok", version: ctx.version, checks: { storage: "ok" } }),
+  getMetrics: () => ({
+    status: 200,
+    text: "# HELP jobsight_fake_up The fake server answers.\n# TYPE jobsight_fake_up gauge\njobsight_fake_up 1\n",
+    contentType: "text/plain; version=0.0.4; charset=utf-8",
+  }),
   ingestJobRecords: (ctx) => {
     let accepted = 0;
     for (const record of (ctx.body as JobRecordBatch).records) if (ctx.store.putJob(record)) accepted++;

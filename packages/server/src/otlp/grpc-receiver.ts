@@ -5,6 +5,7 @@ import {
   encodeExportMetricsResponse,
   METRICS_EXPORT_PATH,
 } from "@jobsight/otel-bridge";
+import { grpcServerCredentials, type TlsMaterial } from "../security/tls.js";
 import { otlpFailure } from "./otlp-failure.js";
 import type { OtlpIngest } from "./otlp-ingest.js";
 import type { OtlpLogger } from "./otlp-logger.js";
@@ -22,11 +23,16 @@ export type GrpcReceiverOptions = {
   maxMessageBytes?: number;
   /** Where refusals and failures are logged. @default silent */
   log?: OtlpLogger;
+  /**
+   * Certificate and key to serve with (and the CA client certificates must chain to, under mutual
+   * TLS), from `loadTlsMaterial`. @default undefined (plaintext)
+   */
+  tls?: TlsMaterial;
 };
 
 /** A listening OTLP/gRPC receiver. */
 export type GrpcReceiver = {
-  /** `http://host:port`, as OTLP gRPC exporters take it. */
+  /** `https://host:port` (`http://` without TLS), as OTLP gRPC exporters take it. */
   url: string;
   port: number;
   /** Stops taking calls, lets the ones in flight finish (up to `timeoutMs`, then cuts them off). */
@@ -64,7 +70,7 @@ function authorizationOf(metadata: grpc.Metadata): string | undefined {
  *
  * @example
  * ```ts
- * const receiver = await startGrpcReceiver({ ingest, port: 4317 });
+ * const receiver = await startGrpcReceiver({ ingest, port: 4317, tls: await loadTlsMaterial(config.tls) });
  * // new OTLPMetricExporter({ url: receiver.url, metadata }) …
  * await receiver.close();
  * ```
@@ -104,13 +110,16 @@ export async function startGrpcReceiver(options: GrpcReceiverOptions): Promise<G
   server.addService(exportDefinition, { export: handler });
   const host = options.host ?? "127.0.0.1";
   const address = host.includes(":") ? `[${host}]` : host;
+  const credentials = options.tls
+    ? grpcServerCredentials(options.tls)
+    : grpc.ServerCredentials.createInsecure();
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${address}:${options.port ?? 4317}`, grpc.ServerCredentials.createInsecure(), (e, p) =>
+    server.bindAsync(`${address}:${options.port ?? 4317}`, credentials, (e, p) =>
       e ? reject(e) : resolve(p),
     ),
   );
   return {
-    url: `http://${address}:${port}`,
+    url: `${options.tls ? "https" : "http"}://${address}:${port}`,
     port,
     close: (timeoutMs = 20_000) =>
       new Promise<void>((resolve) => {

@@ -11,6 +11,7 @@ import {
 import Fastify, { type FastifyReply, type FastifyRequest } from "fastify";
 import { NotFoundError } from "../errors.js";
 import type { Principal } from "../plugins/auth/principal.js";
+import { httpsServerOptions, type TlsMaterial } from "../security/tls.js";
 import { inflateOtlpBody } from "./http-body.js";
 import { otlpFailure } from "./otlp-failure.js";
 import type { OtlpIngest } from "./otlp-ingest.js";
@@ -31,11 +32,16 @@ export type HttpReceiverOptions = {
   requestTimeoutMs?: number;
   /** Where refusals and failures are logged. @default silent */
   log?: OtlpLogger;
+  /**
+   * Certificate and key to serve HTTPS with (and the CA client certificates must chain to, under
+   * mutual TLS), from `loadTlsMaterial`. @default undefined (plain HTTP)
+   */
+  tls?: TlsMaterial;
 };
 
 /** A listening OTLP/HTTP receiver. */
 export type HttpReceiver = {
-  /** `http://host:port/v1/metrics`, as OTLP HTTP exporters take it. */
+  /** `https://host:port/v1/metrics` (`http://` without TLS), as OTLP HTTP exporters take it. */
   url: string;
   port: number;
   /**
@@ -68,7 +74,7 @@ function answerEncoding(request: FastifyRequest): OtlpHttpEncoding {
  *
  * @example
  * ```ts
- * const receiver = await startHttpReceiver({ ingest, port: 4318 });
+ * const receiver = await startHttpReceiver({ ingest, port: 4318, tls: await loadTlsMaterial(config.tls) });
  * // new OTLPMetricExporter({ url: receiver.url, headers: { authorization: `Bearer ${token}` } }) …
  * await receiver.close();
  * ```
@@ -77,6 +83,7 @@ export async function startHttpReceiver(options: HttpReceiverOptions): Promise<H
   const { ingest, log } = options;
   const maxBytes = options.maxMessageBytes ?? 20 * 1024 * 1024;
   const app = Fastify({
+    ...(options.tls ? { https: httpsServerOptions(options.tls) } : {}),
     logger: false,
     bodyLimit: maxBytes,
     requestTimeout: options.requestTimeoutMs ?? 120_000,
@@ -148,7 +155,7 @@ export async function startHttpReceiver(options: HttpReceiverOptions): Promise<H
   const address = app.server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   return {
-    url: `http://${host}:${address.port}/v1/metrics`,
+    url: `${options.tls ? "https" : "http"}://${host}:${address.port}/v1/metrics`,
     port: address.port,
     close: async (timeoutMs = 20_000) => {
       closing = true;

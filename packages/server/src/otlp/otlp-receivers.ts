@@ -3,6 +3,7 @@ import type { DataPlaneStorage } from "../data-plane/storage.js";
 import { ApiTokenVerifier } from "../plugins/auth/api-token-verifier.js";
 import type { TokenVerifier } from "../plugins/auth/principal.js";
 import { IngestGate } from "../routes/ingest-gate.js";
+import { loadTlsMaterial } from "../security/tls.js";
 import { ClusterRegistry } from "./cluster-registry.js";
 import { type GrpcReceiver, startGrpcReceiver } from "./grpc-receiver.js";
 import { type HttpReceiver, startHttpReceiver } from "./http-receiver.js";
@@ -11,8 +12,11 @@ import type { OtlpLogger } from "./otlp-logger.js";
 
 /** Options of {@link startOtlpReceivers}. */
 export type OtlpReceiversOptions = {
-  /** The parsed configuration: `otlp`, `ingest`, `auth.tokens`, `rateLimit` and `http.requestTimeoutMs`. */
-  config: Pick<ServerConfig, "otlp" | "ingest" | "auth" | "rateLimit" | "http">;
+  /**
+   * The parsed configuration: `otlp`, `ingest`, `auth.tokens`, `rateLimit`, `http.requestTimeoutMs`
+   * and `tls` (absent: both listeners are plaintext).
+   */
+  config: Pick<ServerConfig, "otlp" | "ingest" | "auth" | "rateLimit" | "http" | "tls">;
   /** Open storage (the app's `app.storage`); not closed by the receivers. */
   storage: Pick<DataPlaneStorage, "samples" | "clusters" | "tokens">;
   /** Back-pressure shared with REST ingest. @default new IngestGate(config.ingest.maxConcurrentBatches) */
@@ -37,7 +41,11 @@ export type OtlpReceivers = {
 
 /**
  * Starts the OTLP/gRPC and OTLP/HTTP receivers on `config.otlp.host` with the REST API's tokens
- * (collector role), its rate limits, and `ingest.requireRegisteredCluster`.
+ * (collector role), its rate limits, `ingest.requireRegisteredCluster`, and its certificate: with
+ * `config.tls` both listeners serve TLS only (their `url`s are `https://…`).
+ *
+ * @throws {SecurityConfigError} (path `tls.*`) when `config.tls` names files that are missing or
+ * do not match, before any listener starts.
  *
  * @example
  * ```ts
@@ -50,6 +58,8 @@ export type OtlpReceivers = {
  */
 export async function startOtlpReceivers(options: OtlpReceiversOptions): Promise<OtlpReceivers> {
   const { config, storage, log } = options;
+  // Read before anything listens, so a bad certificate path fails fast with nothing to undo.
+  const tls = config.tls ? await loadTlsMaterial(config.tls) : undefined;
   const apiTokens = new ApiTokenVerifier({
     tokens: config.auth.tokens,
     lookup: (hash) => storage.tokens.findByHash(hash),
@@ -63,7 +73,13 @@ export async function startOtlpReceivers(options: OtlpReceiversOptions): Promise
       : {}),
     ...(config.rateLimit.enabled ? { rateLimit: config.rateLimit } : {}),
   });
-  const common = { ingest, host: config.otlp.host, maxMessageBytes: config.otlp.maxMessageBytes, log };
+  const common = {
+    ingest,
+    host: config.otlp.host,
+    maxMessageBytes: config.otlp.maxMessageBytes,
+    log,
+    ...(tls ? { tls } : {}),
+  };
   const grpc = await startGrpcReceiver({ ...common, port: config.otlp.grpcPort });
   let http: HttpReceiver;
   try {

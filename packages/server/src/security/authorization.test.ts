@@ -30,6 +30,7 @@ const spec: Record<string, Partial<Record<Role, Allowed>>> = {
   getPrediction: { researcher: "own-user-and-cluster", platform: "own-cluster", scheduler: "own-cluster" },
   getAccuracy: { platform: "own-cluster" },
   getWasteReport: { platform: "own-cluster" },
+  getMetrics: { platform: "always" },
   getPolicy: { platform: "always", scheduler: "always" },
   putPolicy: { platform: "all-clusters-only" },
   simulatePolicy: { platform: "own-cluster" },

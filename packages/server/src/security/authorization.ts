@@ -28,6 +28,7 @@ export type AccessRules = Readonly<Record<string, Partial<Record<Role, AccessSco
 export const accessRules: AccessRules = {
   getHealth: { researcher: "public", platform: "public", collector: "public", scheduler: "public" },
   getReadiness: { researcher: "public", platform: "public", collector: "public", scheduler: "public" },
+  getMetrics: { platform: "any" },
   ingestJobRecords: { collector: "cluster", platform: "cluster" },
   listJobs: { researcher: "own-scoped", platform: "cluster-scoped" },
   getJob: { researcher: "own", platform: "cluster" },

@@ -1,0 +1,253 @@
+// Real SLURM jobs through Jobsight's real pieces: the collector in controller mode (squeue/sacct)
+// and in node mode (/proc) ships through its spool, shipper and OTLP sink to the server running
+// in-process (REST API + OTLP/gRPC receiver over PostgreSQL), and the REST API then has to say
+// what `sacct -P` says of each job, diagnose each failure for what it was, and refuse to predict
+// what it has no evidence for.
+import type { Diagnosis, Finding, JobRecord, Prediction, UsageSeries } from "@jobsight/schemas";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import {
+  describeSlurm,
+  REFERENCE_JOBS,
+  type ReferenceJobName,
+  type SacctTruth,
+  sacctTruth,
+  slurmClient,
+  slurmCluster,
+  submitReferenceJobs,
+  TERMINAL_STATES,
+  waitForJob,
+  waitForReferenceJobs,
+} from "../../../../test/slurm/index.js";
+import { poll } from "../../../../test/slurm/poll.js";
+import type { TrainReport } from "../../src/intelligence/service/model-trainer.js";
+import { type EndToEndJob, submitCopies } from "./end-to-end-jobs.js";
+import { type InProcessServer, startInProcessServer } from "./in-process-server.js";
+import { type SlurmCollectors, startSlurmCollectors } from "./slurm-collectors.js";
+
+const CLUSTER = "e2e-slurm";
+const PLATFORM = "platform-e2e-slurm-token-0001";
+const COLLECTOR = "collector-e2e-slurm-token-001";
+
+describeSlurm("real SLURM jobs through the collector, the server and its REST API", () => {
+  let server: InProcessServer;
+  let collectors: SlurmCollectors | undefined;
+  let jobs: EndToEndJob[];
+  let truths: Map<string, SacctTruth>;
+  const records = new Map<string, JobRecord>();
+  const usage = new Map<string, UsageSeries>();
+  const diagnoses = new Map<string, Diagnosis>();
+  let shipped: { controller: number; node: number };
+
+  async function api<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
+    const response = await fetch(`${server.url}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${PLATFORM}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 500)}`);
+    return JSON.parse(text) as T;
+  }
+  const query = `cluster=${CLUSTER}`;
+  const of = (kind: ReferenceJobName) => jobs.filter((job) => job.kind === kind);
+  const label = (job: EndToEndJob) => `${job.own ? "copy of" : "reference"} ${job.kind} (${job.id})`;
+
+  beforeAll(async () => {
+    const reference = await submitReferenceJobs();
+    server = await startInProcessServer({
+      prefix: "e2e_slurm",
+      cluster: CLUSTER,
+      platformToken: PLATFORM,
+      collectorToken: COLLECTOR,
+    });
+    // Ingest requires registered clusters by default: register it the way an operator does.
+    await api("POST", "/v1/clusters", { id: CLUSTER, name: "Jobsight end-to-end", scheduler: "slurm" });
+    collectors = await startSlurmCollectors({
+      slurm: slurmCluster(),
+      cluster: CLUSTER,
+      restUrl: server.url,
+      otlpUrl: server.otlpGrpcUrl,
+      token: COLLECTOR,
+    });
+    const copies = await submitCopies();
+    jobs = [
+      ...REFERENCE_JOBS.map((spec) => ({ id: reference[spec.name].id, kind: spec.name, own: false, spec })),
+      ...copies,
+    ];
+    await Promise.all([
+      waitForReferenceJobs(),
+      ...copies.map((job) => waitForJob(job.id, TERMINAL_STATES, 180_000)),
+    ]);
+    truths = await sacctTruth(
+      slurmClient(),
+      jobs.map((job) => job.id),
+    );
+
+    // Every job's end record reaches the server through the controller's next polls.
+    await poll(
+      async () => {
+        for (const job of jobs) {
+          if (records.get(job.id)?.outcome) continue;
+          const record = await api<JobRecord>("GET", `/v1/jobs/${job.id}?${query}`).catch(() => undefined);
+          if (record?.outcome) records.set(job.id, record);
+          else return undefined;
+        }
+        return true;
+      },
+      { what: "every job's end record in the server", timeoutMs: 60_000, intervalMs: 250 },
+    );
+    // Two more node rounds after the last job ended: each gone job gets its final sample. Stopping
+    // ships whatever is still spooled.
+    const rounds = () => (collectors!.node.report().collector as { rounds: number }).rounds;
+    const after = rounds() + 2;
+    await poll(async () => (rounds() >= after ? true : undefined), {
+      what: "two node collection rounds",
+      timeoutMs: 30_000,
+      intervalMs: 100,
+    });
+    const sent = (c: SlurmCollectors["node"]) => {
+      const ship = c.report().shipper as { sentRecords: number; rejectedBatches: number };
+      expect(ship.rejectedBatches).toBe(0);
+      return ship.sentRecords;
+    };
+    await collectors.stop();
+    shipped = { controller: sent(collectors.controller), node: sent(collectors.node) };
+    collectors = undefined;
+
+    for (const job of jobs) {
+      records.set(job.id, await api<JobRecord>("GET", `/v1/jobs/${job.id}?${query}`));
+      usage.set(job.id, await api<UsageSeries>("GET", `/v1/jobs/${job.id}/usage?${query}`));
+      diagnoses.set(job.id, await api<Diagnosis>("GET", `/v1/jobs/${job.id}/diagnosis?${query}`));
+    }
+    // TEMP-DUMP
+    (await import("node:fs")).writeFileSync("/tmp/e2e-dump.json", JSON.stringify({ jobs, truths: [...truths], records: [...records], diagnoses: [...diagnoses], usage: [...usage].map(([k, v]) => [k, v.samples.length, v.samples.map((s) => [s.time, s.memory, s.cpu?.usageSeconds, s.final, s.processes?.map((p) => p.name)])]), shipped }, null, 1));
+  }, 280_000);
+
+  afterAll(async () => {
+    await collectors?.stop();
+    await server?.close();
+  });
+
+  it("stores each job with the state, exit code or signal, limit, elapsed time and peak memory sacct -P gives", () => {
+    expect(shipped.controller).toBeGreaterThan(0);
+    for (const job of jobs) {
+      const truth = truths.get(job.id)!;
+      const record = records.get(job.id)!;
+      const what = label(job);
+      expect(record.source, what).toBe("slurm-controller");
+      expect(record.phase, what).toBe("ended");
+      expect(record.nodes, what).toEqual([slurmCluster().node.name]);
+      // Without the cgroup plugin SLURM says FAILED 0:9; Jobsight must call it what it was.
+      expect(record.outcome?.state, what).toBe(job.kind === "overMemory" ? "OUT_OF_MEMORY" : truth.state);
+      if (truth.signal !== undefined) expect(record.outcome?.signal, what).toBe(truth.signal);
+      else expect(record.outcome?.exitCode, what).toBe(truth.exitCode);
+      expect(record.spec.requested.walltimeSeconds, what).toBe(truth.walltimeSeconds);
+      expect(record.spec.requested.walltimeSeconds, what).toBe(job.spec.request.timeMinutes * 60);
+      expect(record.spec.requested.memoryBytes, what).toBe(truth.requestedMemoryBytes);
+      expect(record.peaks?.runTimeSeconds, what).toBe(truth.elapsedSeconds);
+      if (truth.maxRssBytes === undefined) expect(record.peaks?.memoryBytes, what).toBeUndefined();
+      // sacct -P prints MaxRSS in KiB: the stored bytes agree to within that rounding.
+      else expect(Math.abs(record.peaks!.memoryBytes! - truth.maxRssBytes), what).toBeLessThan(1024);
+    }
+    for (const job of of("exitsOne")) expect(records.get(job.id)!.outcome).toMatchObject({ exitCode: 1 });
+    for (const job of of("overMemory")) {
+      const record = records.get(job.id)!;
+      expect(record.outcome).toMatchObject({ state: "OUT_OF_MEMORY", signal: 9 });
+      expect(record.peaks!.memoryBytes!).toBeGreaterThan(record.spec.requested.memoryBytes!);
+    }
+    for (const job of of("timeout")) {
+      const record = records.get(job.id)!;
+      expect(record.outcome).toMatchObject({ state: "TIMEOUT", exitCode: 0 });
+      expect(record.peaks!.runTimeSeconds!).toBeGreaterThanOrEqual(60);
+    }
+  });
+
+  it("receives node-mode usage samples over OTLP for the jobs it watched, close to SLURM's MaxRSS", () => {
+    expect(shipped.node).toBeGreaterThan(0);
+    for (const job of of("healthyLong").filter((j) => j.own)) {
+      const samples = usage.get(job.id)!.samples;
+      // 15 s of holding, sampled every second.
+      expect(samples.length, label(job)).toBeGreaterThanOrEqual(8);
+      expect(samples.every((s) => s.node === slurmCluster().node.name)).toBe(true);
+      expect(samples.at(-1)?.final, label(job)).toBe(true);
+      const peak = Math.max(...samples.map((s) => s.memory?.peakBytes ?? 0));
+      const maxRss = truths.get(job.id)!.maxRssBytes!;
+      // Both sum the RSS of the job's processes from /proc, a second apart at most.
+      expect(peak / maxRss, `${label(job)}: sampled ${peak} vs MaxRSS ${maxRss}`).toBeGreaterThan(0.8);
+      expect(peak / maxRss, `${label(job)}: sampled ${peak} vs MaxRSS ${maxRss}`).toBeLessThan(1.25);
+      expect(peak).toBeGreaterThan(100 * 1024 * 1024);
+      const cpu = samples.at(-1)?.cpu?.usageSeconds;
+      expect(cpu, label(job)).toBeGreaterThan(0);
+    }
+  });
+
+  it("diagnoses the over-memory job as an out-of-memory kill", () => {
+    for (const job of of("overMemory")) {
+      const d = diagnoses.get(job.id)!;
+      expect(d.state, label(job)).toBe("OUT_OF_MEMORY");
+      expect(d.causeDetermined).toBe(true);
+      expect(failures(d).map((f) => f.kind)).toEqual(["oom_kill"]);
+      expect(d.findings[0].claim).toMatch(/killed for exceeding its memory/);
+    }
+  });
+
+  it("diagnoses the timeout with its one-minute limit", () => {
+    for (const job of of("timeout")) {
+      const d = diagnoses.get(job.id)!;
+      expect(d.state, label(job)).toBe("TIMEOUT");
+      expect(failures(d).map((f) => f.kind)).toEqual(["timeout"]);
+      expect(d.findings[0].claim).toMatch(/walltime limit of 1 min\b/);
+      expect(d.findings[0].evidence.some((e) => e.kind === "scheduler" && e.values?.includes(60))).toBe(true);
+    }
+  });
+
+  it("diagnoses the exit-1 failure as the job's own, with its exit code", () => {
+    for (const job of of("exitsOne")) {
+      const d = diagnoses.get(job.id)!;
+      expect(d.state, label(job)).toBe("FAILED");
+      expect(failures(d).map((f) => f.kind)).toEqual(["job_error"]);
+      expect(d.findings[0].claim).toMatch(/ended with exit code 1\b/);
+    }
+  });
+
+  it("diagnoses the cancellation as a cancellation, not a failure of the job", () => {
+    for (const job of of("cancelled")) {
+      const d = diagnoses.get(job.id)!;
+      expect(d.state, label(job)).toBe("CANCELLED");
+      expect(failures(d).map((f) => f.kind)).toEqual(["cancelled"]);
+    }
+  });
+
+  it("finds no failure in the healthy jobs", () => {
+    for (const job of [...of("completes"), ...of("healthyLong")]) {
+      const d = diagnoses.get(job.id)!;
+      expect(d.state, label(job)).toBe("COMPLETED");
+      expect(d.causeDetermined, label(job)).toBe(true);
+      expect(failures(d), label(job)).toEqual([]);
+    }
+  });
+
+  it("answers insufficient_evidence, not a smaller number, for a resubmission of the memory job", async () => {
+    // The production training threshold: a dozen jobs are far too few to train a model on.
+    const report: TrainReport = await server.service.train({ trigger: "e2e" });
+    expect(report.trained, JSON.stringify(report)).toBe(false);
+    expect(report.reason).toMatch(/no resource has enough completed jobs/);
+    const memoryJob = records.get(of("overMemory")[0].id)!;
+    const prediction = await api<Prediction>("POST", "/v1/predictions", { spec: memoryJob.spec });
+    expect(prediction.mode).toBe("live");
+    const memory = prediction.resources.find((r) => r.resource === "memory");
+    expect(memory, JSON.stringify(prediction)).toMatchObject({
+      status: "insufficient_evidence",
+      reasonCode: "no_model",
+    });
+    expect(prediction.resources.every((r) => r.status === "insufficient_evidence")).toBe(true);
+  });
+});
+
+/** The findings that explain a failure (severity error). */
+function failures(d: Diagnosis): Finding[] {
+  return d.findings.filter((f) => f.severity === "error");
+}
