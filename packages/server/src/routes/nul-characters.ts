@@ -14,9 +14,27 @@ const MESSAGE = "Must not contain the NUL character (U+0000): PostgreSQL text ca
  * ```
  */
 export function nulCharacterErrors(value: unknown, path = ""): FieldError[] {
+  // Nearly every request holds none: a walk that builds no paths answers that first, and the
+  // paths are built only for the rare request that needs naming.
+  if (!containsNul(value, 0)) return [];
   const errors: FieldError[] = [];
   walk(value, path, errors, 0);
   return errors;
+}
+
+function containsNul(value: unknown, depth: number): boolean {
+  if (typeof value === "string") return value.includes(NUL);
+  if (value === null || typeof value !== "object" || depth > MAX_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (containsNul(value[i], depth + 1)) return true;
+    return false;
+  }
+  if (Buffer.isBuffer(value) || ArrayBuffer.isView(value)) return false;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    if (key.includes(NUL) || containsNul((value as Record<string, unknown>)[key], depth + 1)) return true;
+  }
+  return false;
 }
 
 // Depth is bounded by the body parser already; the limit only guards against pathological input.

@@ -46,9 +46,7 @@ export function groupFeatureIndex(level: GroupLevel, name: (typeof PER_GROUP)[nu
 type Context = { now: number; halfLife: number; logRequest: number; logScale: number };
 
 const scratch = new Float64Array(1024);
-const sortedScratch = new Float64Array(1024);
 const weights = new Float64Array(1024);
-const order = new Int32Array(1024);
 const diffs = new Float64Array(1024);
 
 /** Insertion sort of a short prefix; groups hold a few dozen values, where it beats Array#sort. */
@@ -62,6 +60,63 @@ function sortPrefix(a: Float64Array, n: number): void {
     }
     a[j + 1] = v;
   }
+}
+
+/** What a group's features need that does not depend on the job asking: kept until it changes. */
+type GroupStats = {
+  count: number;
+  last: number;
+  max3: number;
+  max: number;
+  std: number;
+  median: number;
+  /** Recency ranks (0 = newest) in ascending order of value; ties keep newer first. */
+  ranks: Int32Array;
+  medianDiffScale: number;
+  medianDiffRequest: number;
+};
+
+// Prediction asks the same groups again and again between history updates; training adds a job
+// between asks, so there the cache simply misses. Keyed by `count`, which every addExact bumps.
+const statsCache = new WeakMap<GroupHistory, GroupStats>();
+
+function statsOf(g: GroupHistory, n: number): GroupStats {
+  const cached = statsCache.get(g);
+  if (cached && cached.count === g.count) return cached;
+  let sum = 0;
+  let sumSq = 0;
+  let max3 = Number.NEGATIVE_INFINITY;
+  let max = Number.NEGATIVE_INFINITY;
+  const ranks = cached && cached.ranks.length >= n ? cached.ranks : new Int32Array(g.capacity);
+  for (let k = 0; k < n; k++) {
+    const v = g.values[g.recentIndex(k)];
+    scratch[k] = v;
+    sum += v;
+    sumSq += v * v;
+    if (k < 3) max3 = Math.max(max3, v);
+    max = Math.max(max, v);
+    // Insertion by value, stable: an equal older value goes after the newer ones.
+    let j = k - 1;
+    while (j >= 0 && scratch[ranks[j]] > v) {
+      ranks[j + 1] = ranks[j];
+      j--;
+    }
+    ranks[j + 1] = k;
+  }
+  const mean = sum / n;
+  const stats: GroupStats = {
+    count: g.count,
+    last: scratch[0],
+    max3,
+    max,
+    std: Math.sqrt(Math.max(0, sumSq / n - mean * mean)),
+    median: scratch[ranks[(n - 1) >> 1]],
+    ranks,
+    medianDiffScale: medianOfDiffs(g, n, g.scales),
+    medianDiffRequest: medianOfDiffs(g, n, g.requests),
+  };
+  statsCache.set(g, stats);
+  return stats;
 }
 
 /** Writes the statistics of one group (all NaN when the group has no history) at `offset`. */
@@ -82,37 +137,22 @@ export function writeGroupFeatures(
   }
   out[offset + 8] = Math.log1p(Math.max(0, ctx.now - g.lastEnd));
   if (n === 0) return;
-  let sum = 0;
-  let sumSq = 0;
-  let max3 = Number.NEGATIVE_INFINITY;
-  let max = Number.NEGATIVE_INFINITY;
-  for (let k = 0; k < n; k++) {
-    const v = g.values[g.recentIndex(k)];
-    scratch[k] = v;
-    sum += v;
-    sumSq += v * v;
-    if (k < 3) max3 = Math.max(max3, v);
-    max = Math.max(max, v);
-  }
-  out[offset + 1] = scratch[0];
-  out[offset + 2] = max3;
-  out[offset + 3] = max;
-  const mean = sum / n;
-  out[offset + 6] = Math.sqrt(Math.max(0, sumSq / n - mean * mean));
-  sortedScratch.set(scratch.subarray(0, n));
-  sortPrefix(sortedScratch, n);
-  out[offset + 4] = sortedScratch[(n - 1) >> 1];
-  out[offset + 5] = decayedP90(g, n, ctx);
-  out[offset + 9] = medianDiff(g, n, g.scales, ctx.logScale);
-  out[offset + 10] = medianDiff(g, n, g.requests, ctx.logRequest);
+  const stats = statsOf(g, n);
+  out[offset + 1] = stats.last;
+  out[offset + 2] = stats.max3;
+  out[offset + 3] = stats.max;
+  out[offset + 6] = stats.std;
+  out[offset + 4] = stats.median;
+  out[offset + 5] = decayedP90(g, n, stats.ranks, ctx);
+  out[offset + 9] = Number.isNaN(ctx.logScale) ? Number.NaN : ctx.logScale + stats.medianDiffScale;
+  out[offset + 10] = Number.isNaN(ctx.logRequest) ? Number.NaN : ctx.logRequest + stats.medianDiffRequest;
 }
 
-function decayedP90(g: GroupHistory, n: number, ctx: Context): number {
+/** The value at or above 90% of the recency-weighted mass (half-life `ctx.halfLife`). */
+function decayedP90(g: GroupHistory, n: number, ranks: Int32Array, ctx: Context): number {
   let total = 0;
   for (let k = 0; k < n; k++) {
-    const i = g.recentIndex(k);
-    scratch[k] = g.values[i];
-    weights[k] = 2 ** (-(ctx.now - g.ends[i]) / ctx.halfLife);
+    weights[k] = 2 ** (-(ctx.now - g.ends[g.recentIndex(k)]) / ctx.halfLife);
     total += weights[k];
   }
   if (!(total > 0)) {
@@ -121,26 +161,16 @@ function decayedP90(g: GroupHistory, n: number, ctx: Context): number {
     total = 0;
     for (let k = 0; k < n; k++) total += weights[k];
   }
-  for (let k = 0; k < n; k++) {
-    const v = scratch[k];
-    let j = k - 1;
-    while (j >= 0 && scratch[order[j]] > v) {
-      order[j + 1] = order[j];
-      j--;
-    }
-    order[j + 1] = k;
-  }
   let acc = 0;
   for (let r = 0; r < n; r++) {
-    acc += weights[order[r]];
-    if (acc >= 0.9 * total) return scratch[order[r]];
+    acc += weights[ranks[r]];
+    if (acc >= 0.9 * total) return g.values[g.recentIndex(ranks[r])];
   }
-  return scratch[order[n - 1]];
+  return g.values[g.recentIndex(ranks[n - 1])];
 }
 
-/** Current `base` plus the group's median of (value − base): "same ratio as usual". */
-function medianDiff(g: GroupHistory, n: number, bases: Float64Array, current: number): number {
-  if (Number.isNaN(current)) return Number.NaN;
+/** The group's median of (value − base), NaN when no job had a base: "same ratio as usual". */
+function medianOfDiffs(g: GroupHistory, n: number, bases: Float64Array): number {
   let m = 0;
   for (let k = 0; k < n; k++) {
     const i = g.recentIndex(k);
@@ -149,5 +179,5 @@ function medianDiff(g: GroupHistory, n: number, bases: Float64Array, current: nu
   }
   if (m === 0) return Number.NaN;
   sortPrefix(diffs, m);
-  return current + diffs[(m - 1) >> 1];
+  return diffs[(m - 1) >> 1];
 }
