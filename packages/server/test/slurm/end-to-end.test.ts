@@ -122,8 +122,6 @@ describeSlurm("real SLURM jobs through the collector, the server and its REST AP
       usage.set(job.id, await api<UsageSeries>("GET", `/v1/jobs/${job.id}/usage?${query}`));
       diagnoses.set(job.id, await api<Diagnosis>("GET", `/v1/jobs/${job.id}/diagnosis?${query}`));
     }
-    // TEMP-DUMP
-    (await import("node:fs")).writeFileSync("/tmp/e2e-dump.json", JSON.stringify({ jobs, truths: [...truths], records: [...records], diagnoses: [...diagnoses], usage: [...usage].map(([k, v]) => [k, v.samples.length, v.samples.map((s) => [s.time, s.memory, s.cpu?.usageSeconds, s.final, s.processes?.map((p) => p.name)])]), shipped }, null, 1));
   }, 280_000);
 
   afterAll(async () => {
@@ -167,30 +165,51 @@ describeSlurm("real SLURM jobs through the collector, the server and its REST AP
 
   it("receives node-mode usage samples over OTLP for the jobs it watched, close to SLURM's MaxRSS", () => {
     expect(shipped.node).toBeGreaterThan(0);
-    for (const job of of("healthyLong").filter((j) => j.own)) {
+    const own = jobs.filter((job) => job.own);
+    for (const job of own) {
       const samples = usage.get(job.id)!.samples;
-      // 15 s of holding, sampled every second.
-      expect(samples.length, label(job)).toBeGreaterThanOrEqual(8);
-      expect(samples.every((s) => s.node === slurmCluster().node.name)).toBe(true);
-      expect(samples.at(-1)?.final, label(job)).toBe(true);
+      const maxRss = truths.get(job.id)!.maxRssBytes;
+      const what = `${label(job)}: ${samples.length} samples, MaxRSS ${maxRss}`;
+      // The jobs that run for seconds are always seen; whether the 1 s sampler catches one that
+      // lives for a second or less (exit 1, the memory kill) is a race with SLURM.
+      if (job.kind === "completes" || job.kind === "healthyLong")
+        expect(samples.length, what).toBeGreaterThanOrEqual(job.kind === "healthyLong" ? 10 : 3);
+      if (samples.length === 0) continue;
+      expect(
+        samples.every((s) => s.node === slurmCluster().node.name),
+        what,
+      ).toBe(true);
+      // The job's end is seen: its last sample is marked final.
+      expect(samples.at(-1)?.final, what).toBe(true);
       const peak = Math.max(...samples.map((s) => s.memory?.peakBytes ?? 0));
-      const maxRss = truths.get(job.id)!.maxRssBytes!;
-      // Both sum the RSS of the job's processes from /proc, a second apart at most.
-      expect(peak / maxRss, `${label(job)}: sampled ${peak} vs MaxRSS ${maxRss}`).toBeGreaterThan(0.8);
-      expect(peak / maxRss, `${label(job)}: sampled ${peak} vs MaxRSS ${maxRss}`).toBeLessThan(1.25);
-      expect(peak).toBeGreaterThan(100 * 1024 * 1024);
-      const cpu = samples.at(-1)?.cpu?.usageSeconds;
-      expect(cpu, label(job)).toBeGreaterThan(0);
+      // Both sum the resident memory of the job's processes from /proc, sampled a second apart
+      // at most: never well above what SLURM saw, and close to it for a job that holds its memory.
+      if (maxRss !== undefined) expect(peak / maxRss, `${what}, sampled ${peak}`).toBeLessThan(1.25);
+      if (job.kind === "completes" || job.kind === "healthyLong")
+        expect(peak / maxRss!, `${what}, sampled ${peak}`).toBeGreaterThan(0.8);
     }
+    const healthy = own.find((job) => job.kind === "healthyLong")!;
+    const last = usage.get(healthy.id)!.samples.at(-1)!;
+    expect(last.memory!.peakBytes).toBeGreaterThan(100 * 1024 * 1024);
+    expect(last.cpu!.usageSeconds).toBeGreaterThan(0);
   });
 
-  it("diagnoses the over-memory job as an out-of-memory kill", () => {
+  it("diagnoses the over-memory job as an out-of-memory kill: signal 9, peak above the request", () => {
     for (const job of of("overMemory")) {
       const d = diagnoses.get(job.id)!;
+      const request = records.get(job.id)!.spec.requested.memoryBytes!;
       expect(d.state, label(job)).toBe("OUT_OF_MEMORY");
       expect(d.causeDetermined).toBe(true);
       expect(failures(d).map((f) => f.kind)).toEqual(["oom_kill"]);
-      expect(d.findings[0].claim).toMatch(/killed for exceeding its memory/);
+      const oom = d.findings[0];
+      expect(oom.claim).toMatch(/^The job was killed for exceeding its memory/);
+      const cited = (path: string) => oom.evidence.find((e) => e.kind === "scheduler" && e.metric === path);
+      expect(cited("outcome.signal")?.values).toEqual([9]);
+      expect(cited("peaks.memoryBytes")?.values?.[0]).toBeGreaterThan(request);
+      // When the node collector sampled the job above its request, the diagnosis says who held it.
+      const sampled = usage.get(job.id)!.samples.some((s) => (s.memory?.currentBytes ?? 0) > request);
+      if (sampled)
+        expect(oom.claim, label(job)).toMatch(/The largest process(es were| was) python3 \(pid \d+/);
     }
   });
 
@@ -200,7 +219,10 @@ describeSlurm("real SLURM jobs through the collector, the server and its REST AP
       expect(d.state, label(job)).toBe("TIMEOUT");
       expect(failures(d).map((f) => f.kind)).toEqual(["timeout"]);
       expect(d.findings[0].claim).toMatch(/walltime limit of 1 min\b/);
-      expect(d.findings[0].evidence.some((e) => e.kind === "scheduler" && e.values?.includes(60))).toBe(true);
+      const limit = d.findings[0].evidence.find(
+        (e) => e.kind === "scheduler" && e.metric?.endsWith("walltimeSeconds"),
+      );
+      expect(limit?.values).toEqual([60]);
     }
   });
 
@@ -209,7 +231,7 @@ describeSlurm("real SLURM jobs through the collector, the server and its REST AP
       const d = diagnoses.get(job.id)!;
       expect(d.state, label(job)).toBe("FAILED");
       expect(failures(d).map((f) => f.kind)).toEqual(["job_error"]);
-      expect(d.findings[0].claim).toMatch(/ended with exit code 1\b/);
+      expect(d.findings[0].claim).toMatch(/^The job's own program ended with exit code 1\b/);
     }
   });
 
@@ -218,6 +240,7 @@ describeSlurm("real SLURM jobs through the collector, the server and its REST AP
       const d = diagnoses.get(job.id)!;
       expect(d.state, label(job)).toBe("CANCELLED");
       expect(failures(d).map((f) => f.kind)).toEqual(["cancelled"]);
+      expect(d.findings[0].claim).toMatch(/^The job was cancelled after running .*did not fail on its own/);
     }
   });
 

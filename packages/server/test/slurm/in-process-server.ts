@@ -83,15 +83,19 @@ export async function startInProcessServer(options: InProcessServerOptions): Pro
     ingestGate,
     handlers: (deps) => intelligenceHandlers(deps, service),
   });
-  let otlp: OtlpReceivers;
+  let otlp: OtlpReceivers | undefined;
   let url: string;
   try {
     otlp = await startOtlpReceivers({ config, storage: app.storage, ingestGate, log: app.log });
     url = await app.listen({ host: config.http.host, port: config.http.port });
     await service.start();
   } catch (error) {
+    await otlp?.close(0);
+    await service.stop().catch(() => {});
     await app.close();
+    await objects.close();
     await storage.dispose();
+    await rm(objectsDir, { recursive: true, force: true });
     throw error;
   }
   return {
