@@ -56,7 +56,7 @@ export const jobErrorRule: DiagnosisRule = {
       `The job's own program ${how}. Nothing Jobsight observed explains it (it saw no memory kill, GPU fault, node failure, preemption, cancellation or timeout): the cause was not determined.` +
       (lines.length ? " The job's output ends with the error lines quoted." : "") +
       (blind.length
-        ? ` ${blind.join(" and ")} could not be read, so a kill or fault there may have gone unseen.`
+        ? ` ${capitalise(blind.join(" and "))} could not be read, so a kill or fault there may have gone unseen.`
         : "");
     return { findings: [{ kind: "job_error", severity: "error", claim, confidence: 0.5, evidence }] };
   },
@@ -70,7 +70,9 @@ function errorLines(ctx: RuleContext) {
 function blindSpots(ctx: RuleContext): string[] {
   const out: string[] = [];
   if (ctx.kernelLogUnreadable.size > 0)
-    out.push(`The kernel log of ${[...ctx.kernelLogUnreadable].join(", ")}`);
-  if (ctx.series.size === 0) out.push("The job's usage samples");
+    out.push(`the kernel log of ${[...ctx.kernelLogUnreadable].join(", ")}`);
+  if (ctx.series.size === 0) out.push("the job's usage samples");
   return out;
 }
+
+const capitalise = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
