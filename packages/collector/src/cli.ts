@@ -71,7 +71,16 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const log = createLogger({ level: config.log.level, base: { service: "jobsight-collector" } });
-  const running = await startCollector({ config, logger: log, version: version() });
+  let running: Awaited<ReturnType<typeof startCollector>>;
+  try {
+    running = await startCollector({ config, logger: log, version: version() });
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       log.info("stopping", { signal });

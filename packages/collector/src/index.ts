@@ -1,7 +1,7 @@
 export type { CollectorConfig } from "./config/collector-config.js";
 export type { ConfigSources } from "./config/load-config.js";
 export { helpText, loadConfig } from "./config/load-config.js";
-export type { OptionSpec } from "./config/options.js";
+export type { OptionSpec, OptionType } from "./config/options.js";
 export { optionSpecs } from "./config/options.js";
 export type { CollectorErrorCode, ConfigProblem } from "./errors.js";
 export {

@@ -1,8 +1,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import type { KubeConfig } from "@kubernetes/client-node";
 import type { CollectorConfig } from "./config/collector-config.js";
 import { HealthServer } from "./health/health-server.js";
 import type { Logger } from "./log/logger.js";
+import type { KubernetesCluster } from "./modes/kubernetes-cluster.js";
 import { NodeMode } from "./modes/node-mode.js";
 import { SlurmController } from "./modes/slurm-controller.js";
 import { HttpJsonSink } from "./ship/http-json-sink.js";
@@ -26,6 +28,12 @@ export type RunningCollector = {
 /** Options of {@link startCollector}. */
 export type StartCollectorOptions = {
   config: CollectorConfig;
+  /**
+   * Kubernetes client configuration for kubernetes mode: a `KubeConfig` of
+   * `@kubernetes/client-node` (typed loosely so that this entry point's types do not need that
+   * package's). @default kubeConfigFor(config.kubernetes)
+   */
+  kubeConfig?: object;
   logger: Logger;
   /** Version reported by /healthz. @default "0.0.0" */
   version?: string;
@@ -54,6 +62,18 @@ function readBootId(procRoot: string): string {
 export async function startCollector(options: StartCollectorOptions): Promise<RunningCollector> {
   const { config, logger: log } = options;
   const started = Date.now();
+  // Loaded only in kubernetes mode: the Kubernetes client alone costs about 75 MB and a second to
+  // load, which node mode must not pay. Before anything is opened: a bad kubeconfig is a
+  // configuration error, reported as such.
+  const k8s =
+    config.mode === "kubernetes"
+      ? {
+          ...(await import("./modes/kubernetes-cluster.js")),
+          kubeConfig:
+            (options.kubeConfig as KubeConfig | undefined) ??
+            (await import("./config/kube-config.js")).kubeConfigFor(config.kubernetes),
+        }
+      : undefined;
   const spool = await DiskSpool.open({
     dir: config.spool.dir,
     maxBytes: config.spool.maxMegabytes * 1024 * 1024,
@@ -64,7 +84,13 @@ export async function startCollector(options: StartCollectorOptions): Promise<Ru
     const token = config.backend.tokenFile
       ? readFileSync(config.backend.tokenFile, "utf8").trim()
       : config.backend.token;
-    sink = new HttpJsonSink({ url: config.backend.url, token });
+    sink = config.backend.otlpUrl
+      ? new (await import("./ship/otlp-sink.js")).OtlpSink({
+          otlpUrl: config.backend.otlpUrl,
+          restUrl: config.backend.url,
+          token,
+        })
+      : new HttpJsonSink({ url: config.backend.url, token });
   }
   if (!sink) log.warn("no backend configured: observations stay in the spool", { spool: config.spool.dir });
   const shipper = sink
@@ -79,6 +105,7 @@ export async function startCollector(options: StartCollectorOptions): Promise<Ru
 
   let node: NodeMode | undefined;
   let controller: SlurmController | undefined;
+  let kubernetes: KubernetesCluster | undefined;
   let gpus: NvidiaSmi | undefined;
   let kernelLog: KernelLog | undefined;
   const sources: Record<string, string> = {};
@@ -125,6 +152,19 @@ export async function startCollector(options: StartCollectorOptions): Promise<Ru
       });
     gpus?.start();
     node.start();
+  } else if (k8s) {
+    const { kubeConfig } = k8s;
+    kubernetes = new k8s.KubernetesCluster({
+      cluster: config.cluster,
+      spool,
+      kubeConfig,
+      namespaces: config.kubernetes.namespaces,
+      labelSelector: config.kubernetes.labelSelector,
+      events: config.kubernetes.events,
+      logger: log.child({ part: "kubernetes" }),
+    });
+    sources.kubernetes = kubeConfig.getCurrentCluster()?.server ?? "unknown";
+    kubernetes.start();
   } else {
     controller = new SlurmController({
       cluster: config.cluster,
@@ -143,7 +183,9 @@ export async function startCollector(options: StartCollectorOptions): Promise<Ru
     const ship = shipper?.stats();
     const spoolStats = spool.stats();
     const degraded =
-      (ship?.consecutiveFailures ?? 0) > 0 || (ship?.lagSeconds ?? 0) > 10 * config.intervalSeconds;
+      (ship?.consecutiveFailures ?? 0) > 0 ||
+      (ship?.lagSeconds ?? 0) > 10 * config.intervalSeconds ||
+      (kubernetes?.stats().failingWatches ?? 0) > 0;
     if (gpus) sources.gpu = gpus.status;
     if (kernelLog) sources.kmsg = kernelLog.unavailable ? "unavailable" : "running";
     return {
@@ -156,7 +198,7 @@ export async function startCollector(options: StartCollectorOptions): Promise<Ru
       lagSeconds: ship?.lagSeconds ?? 0,
       spool: spoolStats,
       shipper: ship ?? null,
-      collector: node?.stats() ?? controller?.stats() ?? null,
+      collector: node?.stats() ?? controller?.stats() ?? kubernetes?.stats() ?? null,
       sources,
     };
   };
@@ -181,6 +223,7 @@ export async function startCollector(options: StartCollectorOptions): Promise<Ru
     async stop(graceMs = 5000) {
       await node?.stop();
       await controller?.stop();
+      await kubernetes?.stop();
       await gpus?.stop();
       kernelLog?.close();
       if (shipper) {

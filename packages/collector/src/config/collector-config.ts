@@ -10,8 +10,17 @@ export type CollectorConfig = {
   gpu: { mode: "auto" | "on" | "off"; command: string };
   kernelLog: { enabled: boolean; path: string };
   spool: { dir: string; maxMegabytes: number };
-  backend: { url?: string; token?: string; tokenFile?: string; batchRecords: number };
+  backend: { url?: string; otlpUrl?: string; token?: string; tokenFile?: string; batchRecords: number };
   health: { enabled: boolean; port: number; host: string };
   log: { level: "debug" | "info" | "warn" | "error" };
   slurm: { squeueCommand: string; sacctCommand: string; lookbackMinutes: number };
+  kubernetes: {
+    kubeconfig?: string;
+    context?: string;
+    inCluster: boolean;
+    /** Namespaces watched; empty means every namespace. */
+    namespaces: string[];
+    labelSelector?: string;
+    events: boolean;
+  };
 };

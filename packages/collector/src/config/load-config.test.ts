@@ -91,6 +91,71 @@ describe("loadConfig", () => {
     ]);
   });
 
+  it("reads kubernetes mode's settings from flags, the environment and the file", () => {
+    const c = loadConfig({
+      argv: [
+        "--mode",
+        "kubernetes",
+        "--cluster",
+        "k8s1",
+        "--namespaces",
+        "ml, data",
+        "--kubeconfig",
+        "/etc/kc",
+      ],
+      env: { JOBSIGHT_LABEL_SELECTOR: "team in (vision,nlp),tier!=web" },
+      hostname: "h",
+    });
+    expect(c.mode).toBe("kubernetes");
+    expect(c.kubernetes).toEqual({
+      kubeconfig: "/etc/kc",
+      inCluster: false,
+      namespaces: ["ml", "data"],
+      labelSelector: "team in (vision,nlp),tier!=web",
+      events: true,
+    });
+    const fromFile = loadConfig({
+      argv: ["--config", "c.json"],
+      env: {},
+      readFile: () =>
+        JSON.stringify({
+          mode: "kubernetes",
+          cluster: "k8s1",
+          kubernetes: { namespaces: ["ml"], inCluster: true },
+        }),
+    });
+    expect(fromFile.kubernetes).toMatchObject({ namespaces: ["ml"], inCluster: true });
+    expect(loadConfig({ argv: ["--cluster", "k8s1"], env: {} }).kubernetes.namespaces).toEqual([]);
+  });
+
+  it("names every kubernetes setting that is wrong", () => {
+    expect(
+      problemsOf(() =>
+        loadConfig({
+          argv: ["--mode", "kubernetes", "--cluster", "k8s1", "--namespaces", "ml,Data_Team", "--in-cluster"],
+          env: { JOBSIGHT_KUBECONFIG: "/etc/kc", JOBSIGHT_LABEL_SELECTOR: "app=train,=oops" },
+        }),
+      ),
+    ).toEqual([
+      "kubernetes.namespaces: \"Data_Team\" is not a namespace name (lower-case letters, digits and '-', at most 63 characters)",
+      "kubernetes.inCluster: give either inCluster or kubeconfig, not both",
+      'kubernetes.labelSelector: "=oops" is not a label requirement',
+    ]);
+    expect(
+      problemsOf(() =>
+        loadConfig({
+          argv: ["--config", "c.json"],
+          env: {},
+          readFile: () =>
+            JSON.stringify({ cluster: "k8s1", kubernetes: { namespaces: [1], events: "sometimes" } }),
+        }),
+      ),
+    ).toEqual([
+      "kubernetes.namespaces: must be a comma-separated list or an array of strings (in c.json)",
+      "kubernetes.events: must be true or false (in c.json)",
+    ]);
+  });
+
   it("documents every option in --help", () => {
     const help = helpText();
     for (const s of optionSpecs) {

@@ -43,6 +43,14 @@ function coerce(spec: OptionSpec, raw: unknown): { value?: unknown; problem?: st
     case "string":
       if (typeof raw !== "string" || raw === "") return { problem: "must be a non-empty string" };
       return { value: raw };
+    case "list": {
+      const items = Array.isArray(raw) ? raw : typeof raw === "string" ? raw.split(",") : undefined;
+      if (!items?.every((i) => typeof i === "string"))
+        return { problem: "must be a comma-separated list or an array of strings" };
+      const value = (items as string[]).map((i) => i.trim()).filter((i) => i !== "");
+      if (value.length === 0) return { problem: "must name at least one item" };
+      return { value };
+    }
     case "enum":
       if (typeof raw !== "string" || !spec.values!.includes(raw))
         return { problem: `must be one of ${spec.values!.join(", ")}` };
@@ -167,6 +175,7 @@ export function loadConfig(sources: ConfigSources = {}): CollectorConfig {
   }
   const config = out as CollectorConfig;
   config.node ??= sources.hostname ?? hostname();
+  config.kubernetes.namespaces ??= [];
   if (config.backend.url) config.backend.url = config.backend.url.replace(/\/+$/, "");
   problems.push(...checkRules(config));
   if (problems.length > 0) throw new ConfigError(problems);
@@ -207,11 +216,53 @@ function checkRules(c: CollectorConfig): ConfigProblem[] {
       problems.push({ path: "backend.url", message: "is not a URL" });
     }
   }
+  if (c.backend.otlpUrl) {
+    if (!c.backend.url)
+      problems.push({
+        path: "backend.otlpUrl",
+        message: "needs backend.url too: job records and events go to REST",
+      });
+    try {
+      const u = new URL(c.backend.otlpUrl);
+      if (u.protocol !== "http:" && u.protocol !== "https:")
+        problems.push({ path: "backend.otlpUrl", message: "must be an http or https URL" });
+    } catch {
+      problems.push({ path: "backend.otlpUrl", message: "is not a URL" });
+    }
+  }
   if (c.backend.token && c.backend.tokenFile)
     problems.push({ path: "backend.token", message: "give either token or tokenFile, not both" });
   if (c.health.port > 65535) problems.push({ path: "health.port", message: "must be at most 65535" });
-  if (c.mode === "kubernetes")
-    problems.push({ path: "mode", message: "kubernetes cluster mode is not available in this version" });
+  problems.push(...checkKubernetes(c.kubernetes));
+  return problems;
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+// One requirement of a label selector: `key`, `!key`, `key=v`, `key==v`, `key!=v`, `key in (a,b)`.
+const SELECTOR_REQUIREMENT =
+  /^\s*!?\s*[A-Za-z0-9][A-Za-z0-9._/-]*\s*(?:(?:==?|!=)\s*[A-Za-z0-9._-]*|\s(?:in|notin)\s*\([^()]*\))?\s*$/;
+
+function checkKubernetes(k: CollectorConfig["kubernetes"]): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  for (const ns of k.namespaces) {
+    if (!DNS_LABEL.test(ns))
+      problems.push({
+        path: "kubernetes.namespaces",
+        message: `"${ns}" is not a namespace name (lower-case letters, digits and '-', at most 63 characters)`,
+      });
+  }
+  if (k.inCluster && k.kubeconfig)
+    problems.push({ path: "kubernetes.inCluster", message: "give either inCluster or kubeconfig, not both" });
+  if (k.labelSelector !== undefined) {
+    // Split on commas outside parentheses: `env in (a,b),tier=web` is two requirements.
+    const parts = k.labelSelector.split(/,(?![^()]*\))/);
+    const bad = parts.find((p) => !SELECTOR_REQUIREMENT.test(p));
+    if (bad !== undefined)
+      problems.push({
+        path: "kubernetes.labelSelector",
+        message: `"${bad.trim()}" is not a label requirement`,
+      });
+  }
   return problems;
 }
 
@@ -226,7 +277,13 @@ export function helpText(): string {
   ];
   for (const s of optionSpecs) {
     const value =
-      s.type === "boolean" ? "[true|false]" : s.type === "enum" ? `<${s.values!.join("|")}>` : "<value>";
+      s.type === "boolean"
+        ? "[true|false]"
+        : s.type === "enum"
+          ? `<${s.values!.join("|")}>`
+          : s.type === "list"
+            ? "<a,b,…>"
+            : "<value>";
     const def = s.default === undefined ? "" : ` (default ${s.default})`;
     lines.push(`  ${s.flag} ${value}  | ${s.env} | ${s.path}${def}`);
     lines.push(`      ${s.description}`);

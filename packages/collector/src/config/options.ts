@@ -1,5 +1,5 @@
-/** The type of one option's value. */
-export type OptionType = "string" | "integer" | "number" | "boolean" | "enum";
+/** The type of one option's value; a `list` is comma-separated in flags and variables, an array in JSON. */
+export type OptionType = "string" | "integer" | "number" | "boolean" | "enum" | "list";
 
 /** One configuration option: its place in the config file, its flag, its variable, its default. */
 export type OptionSpec = {
@@ -146,6 +146,14 @@ export const optionSpecs: readonly OptionSpec[] = [
     description: "Data plane base URL (REST ingest). Without it, data stays in the spool.",
   },
   {
+    path: "backend.otlpUrl",
+    flag: "--otlp-url",
+    env: "JOBSIGHT_OTLP_URL",
+    type: "string",
+    description:
+      "OTLP/gRPC endpoint (the data plane's :4317 or the site's OpenTelemetry Collector): usage samples go there as OTLP metrics, job records and events still to --url.",
+  },
+  {
     path: "backend.token",
     flag: "--token",
     env: "JOBSIGHT_TOKEN",
@@ -227,5 +235,51 @@ export const optionSpecs: readonly OptionSpec[] = [
     default: 60,
     min: 1,
     description: "How far back sacct looks for ended jobs at start.",
+  },
+  {
+    path: "kubernetes.kubeconfig",
+    flag: "--kubeconfig",
+    env: "JOBSIGHT_KUBECONFIG",
+    type: "string",
+    description:
+      "Kubeconfig file (kubernetes mode). Default: in-cluster service account when run in a pod, else $KUBECONFIG or ~/.kube/config.",
+  },
+  {
+    path: "kubernetes.context",
+    flag: "--kube-context",
+    env: "JOBSIGHT_KUBE_CONTEXT",
+    type: "string",
+    description: "Kubeconfig context to use (kubernetes mode). Default: the file's current context.",
+  },
+  {
+    path: "kubernetes.inCluster",
+    flag: "--in-cluster",
+    env: "JOBSIGHT_IN_CLUSTER",
+    type: "boolean",
+    default: false,
+    description: "Use the pod's service account token and KUBERNETES_SERVICE_HOST (kubernetes mode).",
+  },
+  {
+    path: "kubernetes.namespaces",
+    flag: "--namespaces",
+    env: "JOBSIGHT_NAMESPACES",
+    type: "list",
+    description: "Comma-separated namespaces whose pods are watched (kubernetes mode). Default: all.",
+  },
+  {
+    path: "kubernetes.labelSelector",
+    flag: "--label-selector",
+    env: "JOBSIGHT_LABEL_SELECTOR",
+    type: "string",
+    description: "Only pods matching this label selector, e.g. 'app=train,tier!=web' (kubernetes mode).",
+  },
+  {
+    path: "kubernetes.events",
+    flag: "--kube-events",
+    env: "JOBSIGHT_KUBE_EVENTS",
+    type: "boolean",
+    default: true,
+    description:
+      "Watch Kubernetes Events: node OOM kills become node events; evictions, preemptions and scheduling failures explain pod outcomes.",
   },
 ];

@@ -1,7 +1,6 @@
-import { Metadata } from "@grpc/grpc-js";
-import { observationsToResourceMetrics } from "@jobsight/otel-bridge";
-import { type ExportResult, ExportResultCode } from "@opentelemetry/core";
-import { OTLPMetricExporter } from "@opentelemetry/exporter-metrics-otlp-grpc";
+import type { observationsToResourceMetrics } from "@jobsight/otel-bridge";
+import type { ExportResult } from "@opentelemetry/core";
+import type { OTLPMetricExporter } from "@opentelemetry/exporter-metrics-otlp-grpc";
 import { SinkError } from "../errors.js";
 import { HttpJsonSink } from "./http-json-sink.js";
 import type { ShipBatch, Sink } from "./sink.js";
@@ -32,31 +31,49 @@ export type OtlpSinkOptions = {
  * ```
  */
 export class OtlpSink implements Sink {
-  readonly #exporter: OTLPMetricExporter;
+  readonly #options: OtlpSinkOptions;
   readonly #rest: Sink;
   readonly #url: string;
+  #otlp?: Promise<{ exporter: OTLPMetricExporter; encode: typeof observationsToResourceMetrics }>;
 
   constructor(options: OtlpSinkOptions) {
-    const metadata = new Metadata();
-    if (options.token) metadata.set("authorization", `Bearer ${options.token}`);
+    this.#options = options;
     this.#url = options.otlpUrl;
-    this.#exporter = new OTLPMetricExporter({
-      url: options.otlpUrl,
-      metadata,
-      timeoutMillis: options.timeoutMs ?? 30_000,
-    });
     this.#rest =
       options.rest ??
       new HttpJsonSink({ url: options.restUrl, token: options.token, timeoutMs: options.timeoutMs });
   }
 
+  // gRPC, the OpenTelemetry exporter and the bridge are loaded with the first usage batch: some
+  // 30 MB of resident memory that a collector shipping over REST, or not yet shipping, never pays.
+  #load() {
+    this.#otlp ??= (async () => {
+      const [{ Metadata }, { OTLPMetricExporter }, { observationsToResourceMetrics }] = await Promise.all([
+        import("@grpc/grpc-js"),
+        import("@opentelemetry/exporter-metrics-otlp-grpc"),
+        import("@jobsight/otel-bridge"),
+      ]);
+      const metadata = new Metadata();
+      if (this.#options.token) metadata.set("authorization", `Bearer ${this.#options.token}`);
+      const exporter = new OTLPMetricExporter({
+        url: this.#options.otlpUrl,
+        metadata,
+        timeoutMillis: this.#options.timeoutMs ?? 30_000,
+      });
+      return { exporter, encode: observationsToResourceMetrics };
+    })();
+    return this.#otlp;
+  }
+
   async send(batch: ShipBatch, signal: AbortSignal): Promise<void> {
     if (batch.kind !== "usage") return this.#rest.send(batch, signal);
     if (batch.samples.length === 0) return;
-    for (const rm of observationsToResourceMetrics(batch.samples)) {
+    const { exporter, encode } = await this.#load();
+    for (const rm of encode(batch.samples)) {
       signal.throwIfAborted();
-      const result = await new Promise<ExportResult>((resolve) => this.#exporter.export(rm, resolve));
-      if (result.code !== ExportResultCode.SUCCESS) {
+      const result = await new Promise<ExportResult>((resolve) => exporter.export(rm, resolve));
+      // ExportResultCode.SUCCESS is 0; @opentelemetry/core is not loaded just for the constant.
+      if (result.code !== 0) {
         // The exporter already retried what OTLP calls retryable; the shipper's backoff covers the rest.
         throw new SinkError(
           `OTLP export to ${this.#url} failed: ${result.error?.message ?? "unknown error"}`,
@@ -69,7 +86,7 @@ export class OtlpSink implements Sink {
   }
 
   async close(): Promise<void> {
-    await this.#exporter.shutdown();
+    if (this.#otlp) await (await this.#otlp).exporter.shutdown();
     await this.#rest.close?.();
   }
 }

@@ -1,0 +1,154 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { loadConfig } from "./config/load-config.js";
+import { ConfigError } from "./errors.js";
+import { silentLogger } from "./log/logger.js";
+import { type RunningCollector, startCollector } from "./start-collector.js";
+import { FakeKubeApi } from "./test-support/fake-kube-api.js";
+
+const fixtures = join(import.meta.dirname, "modes", "fixtures", "kubernetes");
+const fixture = (name: string) => JSON.parse(readFileSync(join(fixtures, `${name}.json`), "utf8"));
+
+type Received = { path: string; key: string; body: { records?: { jobId: string; phase: string }[] } };
+
+describe("startCollector in kubernetes mode", () => {
+  let dir: string;
+  let api: FakeKubeApi;
+  let backend: Server;
+  let received: Received[];
+  let running: RunningCollector | undefined;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), "jobsight-k8s-start-"));
+    api = new FakeKubeApi();
+    await api.start();
+    received = [];
+    backend = createServer((req, res) => {
+      let text = "";
+      req.on("data", (d) => {
+        text += d;
+      });
+      req.on("end", () => {
+        received.push({
+          path: req.url ?? "",
+          key: String(req.headers["idempotency-key"]),
+          body: JSON.parse(text),
+        });
+        res.writeHead(200, { "content-type": "application/json" }).end("{}");
+      });
+    });
+    await new Promise<void>((r) => backend.listen(0, "127.0.0.1", r));
+  });
+  afterEach(async () => {
+    await running?.stop(1000);
+    running = undefined;
+    await api.close();
+    await new Promise((r) => backend.close(r));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  function kubeconfigFile(): string {
+    const file = join(dir, "kubeconfig");
+    writeFileSync(
+      file,
+      JSON.stringify({
+        apiVersion: "v1",
+        kind: "Config",
+        // `kubectl proxy` style: plain http, which the client accepts only with TLS checks off.
+        clusters: [{ name: "fake", cluster: { server: api.url, "insecure-skip-tls-verify": true } }],
+        users: [{ name: "collector", user: { token: "fake-token" } }],
+        contexts: [{ name: "fake", context: { cluster: "fake", user: "collector" } }],
+        "current-context": "fake",
+      }),
+    );
+    return file;
+  }
+
+  it("ships pod records through the spool to the backend", async () => {
+    const pods = fixture("pod-exit-1");
+    api.apply("pods", pods[0]);
+    const config = loadConfig({
+      argv: [
+        "--mode",
+        "kubernetes",
+        "--cluster",
+        "k8s1",
+        "--kubeconfig",
+        kubeconfigFile(),
+        "--namespaces",
+        "data",
+        "--spool-dir",
+        join(dir, "spool"),
+        "--url",
+        `http://127.0.0.1:${(backend.address() as AddressInfo).port}`,
+        "--health-port",
+        "0",
+      ],
+      env: {},
+    });
+    running = await startCollector({ config, logger: silentLogger });
+    // Pods in data, events in data and in default (where nodes' events are).
+    while (api.openWatches < 3) await new Promise((r) => setTimeout(r, 10));
+    api.apply("pods", pods[1]);
+    const shipped = () => received.flatMap((r) => r.body.records ?? []).map((j) => `${j.jobId} ${j.phase}`);
+    const end = Date.now() + 10_000;
+    while (shipped().length < 2 && Date.now() < end) await new Promise((r) => setTimeout(r, 25));
+    expect(shipped()).toEqual(["data/nightly-etl-29a7c-5qzvw started", "data/nightly-etl-29a7c-5qzvw ended"]);
+    expect(received.every((r) => r.path === "/v1/jobs")).toBe(true);
+    const health = (await (await fetch(`http://127.0.0.1:${running.healthPort}/healthz`)).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(health).toMatchObject({
+      mode: "kubernetes",
+      cluster: "k8s1",
+      collector: { records: 2, watchErrors: 0 },
+      sources: { kubernetes: api.url },
+    });
+  });
+
+  it("says degraded while the API server refuses", async () => {
+    api.failNext = { count: 1_000, status: 503 };
+    const config = loadConfig({
+      argv: [
+        "--mode",
+        "kubernetes",
+        "--cluster",
+        "k8s1",
+        "--kubeconfig",
+        kubeconfigFile(),
+        "--spool-dir",
+        join(dir, "s"),
+      ],
+      env: {},
+    });
+    running = await startCollector({ config, logger: silentLogger });
+    const end = Date.now() + 5000;
+    while ((running.report().collector as { failingWatches: number }).failingWatches < 2 && Date.now() < end)
+      await new Promise((r) => setTimeout(r, 10));
+    expect(running.report()).toMatchObject({ status: "degraded", collector: { failingWatches: 2 } });
+  });
+
+  it("refuses a kubeconfig it cannot read as a configuration error, before opening anything", async () => {
+    const config = loadConfig({
+      argv: [
+        "--mode",
+        "kubernetes",
+        "--cluster",
+        "k8s1",
+        "--kubeconfig",
+        join(dir, "nope"),
+        "--spool-dir",
+        join(dir, "s"),
+      ],
+      env: {},
+    });
+    const error = await startCollector({ config, logger: silentLogger }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems[0].path).toBe("kubernetes.kubeconfig");
+  });
+});
