@@ -1,5 +1,7 @@
 // Kubernetes cluster mode as a library: a separate entry point, so that importing the collector
 // does not load @kubernetes/client-node (about 75 MB) nor need its type declarations.
+
+export { parseQuantity } from "@jobsight/schemas/light";
 export { kubeConfigFor } from "./config/kube-config.js";
 export type { KubernetesClusterOptions, KubernetesClusterStats } from "./modes/kubernetes-cluster.js";
 export { KubernetesCluster } from "./modes/kubernetes-cluster.js";
@@ -7,6 +9,5 @@ export type { EventMeaning } from "./modes/kubernetes-events.js";
 export { meaningOfEvent } from "./modes/kubernetes-events.js";
 export type { PodAmounts } from "./modes/kubernetes-pod-spec.js";
 export { jobSpecFromPod, podRequests } from "./modes/kubernetes-pod-spec.js";
-export { parseQuantity } from "./modes/kubernetes-quantity.js";
 export type { PodHints, PodRecordOptions } from "./modes/kubernetes-records.js";
 export { podOutcome, previousRunSteps, recordFromPod } from "./modes/kubernetes-records.js";

@@ -6,6 +6,8 @@ export { ApiError } from "./api-error.js";
 export type { ApiRoute, Role } from "./api-routes.js";
 export { apiRoutes } from "./api-routes.js";
 export { Artifact, ArtifactKind } from "./artifact.js";
+export type { CheckPolicyOptions } from "./check-policy.js";
+export { checkPolicy } from "./check-policy.js";
 export { Cluster } from "./cluster.js";
 export {
   ClusterId,
@@ -47,6 +49,7 @@ export type {
   ResourceRecommendation,
 } from "./prediction.js";
 export { Prediction, PredictionBatch, PredictionBatchRequest, PredictionRequest } from "./prediction.js";
+export { parseQuantity } from "./quantity.js";
 export { SlurmAdviceRequest } from "./slurm-advice.js";
 export { SubmissionEdit } from "./submission-edit.js";
 export { UsageBatch, UsageSample } from "./usage-sample.js";

@@ -1,3 +1,5 @@
+// Kept on the SDK's surface for its users; one implementation, in @jobsight/schemas.
+export { parseQuantity } from "@jobsight/schemas";
 export type { ClientOptions, Health, JobsightClient } from "./client.js";
 export { createClient } from "./client.js";
 export type { HttpErrorDetails, SdkErrorCode } from "./errors.js";
@@ -39,7 +41,7 @@ export type { EditSubmissionOptions, SubmissionEditPlan } from "./submissions/ed
 export { editSubmission, parseSubmission, planSubmissionEdit } from "./submissions/edit-submission.js";
 export type { ManifestContext } from "./submissions/kubernetes/parse-manifest.js";
 export { parseManifest } from "./submissions/kubernetes/parse-manifest.js";
-export { formatCpuQuantity, formatMemoryQuantity, parseQuantity } from "./submissions/kubernetes/quantity.js";
+export { formatCpuQuantity, formatMemoryQuantity } from "./submissions/kubernetes/quantity.js";
 export { parseSbatch } from "./submissions/sbatch/parse-sbatch.js";
 export type { SlurmTime } from "./submissions/sbatch/slurm-units.js";
 export {

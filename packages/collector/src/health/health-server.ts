@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Logger, silentLogger } from "../log/logger.js";
 
@@ -37,7 +37,10 @@ export class HealthServer {
   }
 
   /** Listen; resolves with the port. */
-  start(): Promise<number> {
+  async start(): Promise<number> {
+    // node:http (with net and stream) is loaded here, not at import: a collector or a library user
+    // that never serves the health port does not carry it in memory.
+    const { createServer } = await import("node:http");
     const server = createServer((req, res) => {
       this.handle(req, res).catch((error) => {
         this.log.error("health endpoint failed", { error });

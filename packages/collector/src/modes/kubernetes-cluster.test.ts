@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { JobRecord, NodeEvent } from "@jobsight/schemas";
+import type { JobRecord, NodeEvent } from "@jobsight/schemas/light";
 import type { CoreV1Event, KubeConfig, V1Pod } from "@kubernetes/client-node";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DiskSpool } from "../spool/disk-spool.js";

@@ -1,4 +1,4 @@
-import type { JobRecord, JobStep } from "@jobsight/schemas";
+import type { JobRecord, JobStep } from "@jobsight/schemas/light";
 import {
   CoreV1Api,
   type CoreV1Event,

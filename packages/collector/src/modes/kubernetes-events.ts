@@ -1,4 +1,4 @@
-import type { NodeEvent } from "@jobsight/schemas";
+import type { NodeEvent } from "@jobsight/schemas/light";
 import type { CoreV1Event } from "@kubernetes/client-node";
 import { parseOomKilled } from "../sources/kmsg-parse.js";
 import type { PodHints } from "./kubernetes-records.js";

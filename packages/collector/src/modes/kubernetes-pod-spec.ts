@@ -1,6 +1,6 @@
-import type { JobSpec, ResourceRequest } from "@jobsight/schemas";
+import type { JobSpec, ResourceRequest } from "@jobsight/schemas/light";
+import { parseQuantity } from "@jobsight/schemas/light";
 import type { V1Container, V1Pod } from "@kubernetes/client-node";
-import { parseQuantity } from "./kubernetes-quantity.js";
 
 /** A label naming the user a pod runs for (the same label the server's admission webhook reads). */
 export const USER_LABEL = "jobsight.io/user";

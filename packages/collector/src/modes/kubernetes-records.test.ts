@@ -1,11 +1,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { JobRecord, JobStep } from "@jobsight/schemas";
 import { validateJobRecord } from "@jobsight/schemas";
+import type { JobRecord, JobStep } from "@jobsight/schemas/light";
 import type { V1Pod } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
 import { podRequests } from "./kubernetes-pod-spec.js";
-import { parseQuantity } from "./kubernetes-quantity.js";
 import { previousRunSteps, recordFromPod } from "./kubernetes-records.js";
 
 // Successive versions of each pod as a watch delivers them (core/v1 Pod, see fixtures/kubernetes).
@@ -29,16 +28,6 @@ function lifecycle(pods: V1Pod[], deletedLast = false): JobRecord[] {
     return record;
   });
 }
-
-describe("Kubernetes quantities", () => {
-  it("reads binary, decimal, milli and exponent forms", () => {
-    expect(parseQuantity("16Gi")).toBe(16 * GiB);
-    expect(parseQuantity("500m")).toBe(0.5);
-    expect(parseQuantity("129M")).toBe(129e6);
-    expect(parseQuantity("129e6")).toBe(129e6);
-    expect(parseQuantity("{{mem}}")).toBeUndefined();
-  });
-});
 
 describe("recordFromPod", () => {
   it("follows a GPU pod from Pending to OOMKilled", () => {

@@ -1,7 +1,7 @@
-import type { JobOutcome, JobPhase, JobRecord, JobState, JobStep } from "@jobsight/schemas";
+import type { JobOutcome, JobPhase, JobRecord, JobState, JobStep } from "@jobsight/schemas/light";
+import { parseQuantity } from "@jobsight/schemas/light";
 import type { V1ContainerStateTerminated, V1ContainerStatus, V1Pod } from "@kubernetes/client-node";
 import { jobSpecFromPod } from "./kubernetes-pod-spec.js";
-import { parseQuantity } from "./kubernetes-quantity.js";
 
 /** What the pod's Events said about it, used where its status does not say why it ended. */
 export type PodHints = {

@@ -1,4 +1,4 @@
-import type { JobRecord } from "@jobsight/schemas";
+import type { JobRecord } from "@jobsight/schemas/light";
 import { describe, expect, it } from "vitest";
 import { markMemoryKill } from "./memory-kill.js";
 

@@ -1,4 +1,4 @@
-import type { JobRecord } from "@jobsight/schemas";
+import type { JobRecord } from "@jobsight/schemas/light";
 
 const SIGKILL = 9;
 

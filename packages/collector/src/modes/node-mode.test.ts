@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { NodeEvent, UsageSample } from "@jobsight/schemas";
 import { validateNodeEvent, validateUsageSample } from "@jobsight/schemas";
+import type { NodeEvent, UsageSample } from "@jobsight/schemas/light";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { KernelLog } from "../sources/kernel-log.js";
 import { NvidiaSmi } from "../sources/nvidia-smi.js";

@@ -1,4 +1,4 @@
-import type { NodeEvent, UsageSample } from "@jobsight/schemas";
+import type { NodeEvent, UsageSample } from "@jobsight/schemas/light";
 import { type Logger, silentLogger } from "../log/logger.js";
 import { type CgroupSource, type CgroupVersion, cgroupSource } from "../sources/cgroup-layout.js";
 import type { CgroupUsage } from "../sources/cgroup-usage.js";

@@ -1,4 +1,4 @@
-import type { UsageSample } from "@jobsight/schemas";
+import type { UsageSample } from "@jobsight/schemas/light";
 
 // The node collector checks its samples with this small function instead of the schema
 // validator: loading @jobsight/schemas at run time costs ~15 MB resident on every node, and the

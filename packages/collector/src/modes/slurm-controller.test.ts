@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { JobRecord } from "@jobsight/schemas";
 import { validateJobRecord } from "@jobsight/schemas";
+import type { JobRecord } from "@jobsight/schemas/light";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DiskSpool } from "../spool/disk-spool.js";
 import { fakeCommand } from "../test-support/fake-command.js";

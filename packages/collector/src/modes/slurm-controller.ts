@@ -1,4 +1,4 @@
-import type { JobRecord } from "@jobsight/schemas";
+import type { JobRecord } from "@jobsight/schemas/light";
 import { CommandError } from "../errors.js";
 import { type Logger, silentLogger } from "../log/logger.js";
 import type { DiskSpool } from "../spool/disk-spool.js";

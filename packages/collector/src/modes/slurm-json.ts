@@ -1,4 +1,4 @@
-import type { JobRecord, JobState } from "@jobsight/schemas";
+import type { JobRecord, JobState } from "@jobsight/schemas/light";
 
 // Tolerant readers for the JSON of squeue/sacct across SLURM versions: 22.05 (openapi v0.0.38)
 // prints plain numbers and strings; 23.02+ (v0.0.39+) wraps numbers as {set, infinite, number}

@@ -1,4 +1,4 @@
-import type { JobRecord, JobStep } from "@jobsight/schemas";
+import type { JobRecord, JobStep } from "@jobsight/schemas/light";
 import { expandHostlist } from "./hostlist.js";
 import {
   type ExitInfo,

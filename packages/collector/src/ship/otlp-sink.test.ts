@@ -7,7 +7,7 @@ import {
   decodeObservations,
   metricsServiceDefinition,
 } from "@jobsight/otel-bridge";
-import type { UsageSample } from "@jobsight/schemas";
+import type { UsageSample } from "@jobsight/schemas/light";
 import { afterEach, describe, expect, it } from "vitest";
 import { SinkError } from "../errors.js";
 import { OtlpSink } from "./otlp-sink.js";

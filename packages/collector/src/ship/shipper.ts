@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { JobRecord, NodeEvent, UsageSample } from "@jobsight/schemas";
+import type { JobRecord, NodeEvent, UsageSample } from "@jobsight/schemas/light";
 import { SinkError } from "../errors.js";
 import { type Logger, silentLogger } from "../log/logger.js";
 import type { DiskSpool } from "../spool/disk-spool.js";

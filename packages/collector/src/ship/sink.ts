@@ -1,4 +1,4 @@
-import type { JobRecord, NodeEvent, UsageSample } from "@jobsight/schemas";
+import type { JobRecord, NodeEvent, UsageSample } from "@jobsight/schemas/light";
 
 /** One batch for the backend: all of one kind, with a key that stays the same on every resend. */
 export type ShipBatch =

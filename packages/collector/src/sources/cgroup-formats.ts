@@ -2,6 +2,25 @@
 // ("Interface Files" conventions: flat keyed, nested keyed, single value) and the PSI format.
 
 /**
+ * Where the first line that starts with `prefix` (followed by the character `next`, unless -1)
+ * begins, or -1. Searching for the prefix and checking its neighbours avoids building a
+ * `"\n" + prefix` string per call: these run for thousands of files every round.
+ */
+function lineStart(text: string, prefix: string, next: number): number {
+  for (let at = text.indexOf(prefix); at >= 0; at = text.indexOf(prefix, at + 1)) {
+    if (
+      (at === 0 || text.charCodeAt(at - 1) === 10) &&
+      (next < 0 || text.charCodeAt(at + prefix.length) === next)
+    )
+      return at;
+  }
+  return -1;
+}
+
+const SOME_AVG10 = "some avg10=";
+const FULL_AVG10 = "full avg10=";
+
+/**
  * Parse a flat-keyed file (`memory.stat`, `cpu.stat`, `memory.events`): one `key value` per line.
  *
  * @example
@@ -35,9 +54,8 @@ export function parseFlatKeyed(text: string): Map<string, number> {
  * ```
  */
 export function flatKeyedValue(text: string, key: string): number | undefined {
-  let at = text.startsWith(`${key} `) ? 0 : text.indexOf(`\n${key} `);
+  const at = lineStart(text, key, 32 /* space */);
   if (at < 0) return undefined;
-  if (at > 0) at += 1;
   const start = at + key.length + 1;
   let end = text.indexOf("\n", start);
   if (end < 0) end = text.length;
@@ -54,10 +72,10 @@ export function flatKeyedValue(text: string, key: string): number | undefined {
  * ```
  */
 export function pressureAvg10(text: string, kind: "some" | "full"): number | undefined {
-  let at = text.startsWith(`${kind} avg10=`) ? 0 : text.indexOf(`\n${kind} avg10=`);
+  const prefix = kind === "some" ? SOME_AVG10 : FULL_AVG10;
+  const at = lineStart(text, prefix, -1);
   if (at < 0) return undefined;
-  if (at > 0) at += 1;
-  const start = at + kind.length + 7;
+  const start = at + prefix.length;
   const end = text.indexOf(" ", start);
   const v = Number(text.slice(start, end < 0 ? undefined : end));
   return Number.isFinite(v) ? v : undefined;

@@ -1,4 +1,4 @@
-import type { UsageSample } from "@jobsight/schemas";
+import type { UsageSample } from "@jobsight/schemas/light";
 
 /** What a cgroup reader produces for one job: the cgroup parts of a {@link UsageSample}. */
 export type CgroupUsage = Pick<UsageSample, "memory" | "cpu" | "io" | "pids" | "pressure">;

@@ -1,6 +1,6 @@
 import { closeSync, constants, openSync, readFileSync, readSync, renameSync, writeFileSync } from "node:fs";
 import { uptime } from "node:os";
-import type { NodeEvent } from "@jobsight/schemas";
+import type { NodeEvent } from "@jobsight/schemas/light";
 import { type Logger, silentLogger } from "../log/logger.js";
 import { jobFromCgroupPath } from "./cgroup-job-path.js";
 import {

@@ -1,4 +1,4 @@
-import type { NodeEvent } from "@jobsight/schemas";
+import type { NodeEvent } from "@jobsight/schemas/light";
 
 /** One `/dev/kmsg` record: `priority,sequence,timestamp_us,flags[,…];message` plus ` KEY=value` lines. */
 export type KmsgRecord = {

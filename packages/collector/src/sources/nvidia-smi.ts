@@ -1,5 +1,4 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { createInterface } from "node:readline";
+import type { ChildProcess } from "node:child_process";
 import { type Logger, silentLogger } from "../log/logger.js";
 import {
   COMPUTE_APPS_FIELDS,
@@ -83,6 +82,16 @@ export class NvidiaSmi {
     this.status = "starting";
     this.sawData = false;
     this.firstOutput = "";
+    void this.spawnChild();
+  }
+
+  private async spawnChild(): Promise<void> {
+    // Loaded when GPUs are watched, not at import: most nodes have none and need neither module.
+    const [{ spawn }, { createInterface }] = await Promise.all([
+      import("node:child_process"),
+      import("node:readline"),
+    ]);
+    if (this.status !== "starting" || this.child) return; // stopped while loading
     const args = [
       `--query-gpu=${GPU_QUERY_FIELDS.join(",")}`,
       "--format=csv,noheader,nounits",
@@ -178,8 +187,9 @@ export class NvidiaSmi {
   }
 
   /** Which processes use which GPU now; empty when nvidia-smi is unavailable or fails. */
-  computeApps(): Promise<ComputeApp[]> {
-    if (this.status !== "running") return Promise.resolve([]);
+  async computeApps(): Promise<ComputeApp[]> {
+    if (this.status !== "running") return [];
+    const { execFile } = await import("node:child_process");
     const args = [`--query-compute-apps=${COMPUTE_APPS_FIELDS.join(",")}`, "--format=csv,noheader,nounits"];
     return new Promise((resolve) => {
       execFile(

@@ -25,6 +25,7 @@ export type ProcJobAttributionOptions = {
 const stepdTitle = /slurmstepd: \[([^.\]\s]+)\.([^\]\s]+)\]/;
 
 type Owner = { scheduler: "slurm" | "kubernetes"; jobId: string } | null;
+type Cached = { starttime: number; owner: Owner; round: number };
 
 /**
  * Attributes the node's processes to jobs: through their cgroup where the node has cgroups, else
@@ -44,7 +45,10 @@ export class ProcJobAttribution {
   private readonly byCgroup: boolean;
   private readonly bySlurmstepd: boolean;
   private readonly byEnviron: boolean;
-  private cache = new Map<string, Owner>();
+  // By pid; the start time tells a reused pid apart. Entries are updated in place and swept when
+  // their process is gone, so a steady node allocates nothing here per round.
+  private readonly cache = new Map<number, Cached>();
+  private round = 0;
 
   constructor(options: ProcJobAttributionOptions) {
     this.proc = options.proc;
@@ -62,15 +66,19 @@ export class ProcJobAttribution {
       if (s) stats.set(pid, s);
     }
     this.proc.prune(new Set(pids));
-    const nextCache = new Map<string, Owner>();
+    const round = ++this.round;
     const stepds = new Map<number, Owner>();
     const owner = (s: ProcStat): Owner => {
-      const key = `${s.pid}:${s.starttime}`;
-      if (nextCache.has(key)) return nextCache.get(key)!;
-      let found = this.cache.get(key);
-      if (found === undefined) found = this.resolve(s, stats, stepds);
-      nextCache.set(key, found);
-      return found;
+      let entry = this.cache.get(s.pid);
+      if (entry === undefined) {
+        entry = { starttime: s.starttime, owner: this.resolve(s, stats, stepds), round };
+        this.cache.set(s.pid, entry);
+      } else if (entry.starttime !== s.starttime) {
+        entry.starttime = s.starttime;
+        entry.owner = this.resolve(s, stats, stepds);
+      }
+      entry.round = round;
+      return entry.owner;
     };
     const out = new Map<string, JobProcesses>();
     for (const s of stats.values()) {
@@ -85,7 +93,7 @@ export class ProcJobAttribution {
       job.processes.push(s);
     }
     // Forget processes that are gone so the cache does not grow without bound.
-    this.cache = nextCache;
+    for (const [pid, entry] of this.cache) if (entry.round !== round) this.cache.delete(pid);
     return out;
   }
 

@@ -1,6 +1,6 @@
 import { readdirSync } from "node:fs";
 import { OpenFileCache } from "../util/open-file-cache.js";
-import { readSmallFile } from "../util/read-small-file.js";
+import { readSmallFile, scanSmallFile } from "../util/read-small-file.js";
 
 /** What `/proc/<pid>/stat` says about one process. */
 export type ProcStat = {
@@ -22,6 +22,23 @@ export type ProcStat = {
   rssPages: number;
 };
 
+// Fields of /proc/<pid>/stat read (1-based, as proc(5) numbers them): state, ppid, utime, stime,
+// cutime, cstime, starttime, rss.
+const WANTED = [3, 4, 14, 15, 16, 17, 22, 24];
+const fieldValues = new Array<number>(WANTED.length).fill(0);
+
+/** `Number(text.slice(start, end))` without the slice when the field is plain digits. */
+function numberIn(text: string, start: number, end: number): number {
+  if (end <= start || end - start > 15) return Number(text.slice(start, end));
+  let v = 0;
+  for (let i = start; i < end; i++) {
+    const d = text.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return Number(text.slice(start, end));
+    v = v * 10 + d;
+  }
+  return v;
+}
+
 /**
  * Parse `/proc/<pid>/stat`. The command name sits in parentheses and may itself contain spaces
  * and parentheses, so fields are counted from the last `)`.
@@ -35,33 +52,53 @@ export function parseProcStat(text: string): ProcStat | undefined {
   const open = text.indexOf("(");
   const close = text.lastIndexOf(")");
   if (open < 0 || close < open) return undefined;
-  // Walk the space-separated fields after the command name, keeping only the ones needed:
-  // this runs for every process every round, so it avoids splitting 50 fields into strings.
-  const wanted = [3, 4, 14, 15, 16, 17, 22, 24];
-  const values: string[] = [];
+  // Walk the space-separated fields after the command name, keeping only the ones needed and
+  // reading their digits in place: this runs for every process every round, so it builds no
+  // string per field (garbage that would otherwise be promoted and grow the old heap).
+  const values = fieldValues;
+  let state = "";
+  let taken = 0;
   let field = 3;
   let start = close + 2;
-  while (values.length < wanted.length && start <= text.length) {
+  while (taken < WANTED.length && start <= text.length) {
     let end = text.indexOf(" ", start);
     if (end < 0) end = text.length;
-    if (field === wanted[values.length]) values.push(text.slice(start, end));
+    if (field === WANTED[taken]) {
+      if (taken === 0) state = text.slice(start, end);
+      else values[taken] = numberIn(text, start, end);
+      taken++;
+    }
     field++;
     start = end + 1;
   }
-  if (values.length < wanted.length) return undefined;
+  if (taken < WANTED.length) return undefined;
   const stat: ProcStat = {
-    pid: Number(text.slice(0, open - 1)),
+    pid: numberIn(text, 0, open - 1),
     comm: text.slice(open + 1, close),
-    state: values[0],
-    ppid: Number(values[1]),
-    utime: Number(values[2]),
-    stime: Number(values[3]),
-    cutime: Number(values[4]),
-    cstime: Number(values[5]),
-    starttime: Number(values[6]),
-    rssPages: Number(values[7]),
+    state,
+    ppid: values[1],
+    utime: values[2],
+    stime: values[3],
+    cutime: values[4],
+    cstime: values[5],
+    starttime: values[6],
+    rssPages: values[7],
   };
   return Number.isFinite(stat.pid) && Number.isFinite(stat.rssPages) ? stat : undefined;
+}
+
+const VMRSS = Buffer.from("\nVmRSS:", "latin1");
+
+/** `VmRSS` of a status file in bytes; parsed like `parseInt` (blanks, then digits, in kB). */
+function vmRssFromStatus(bytes: Buffer): number | undefined {
+  const at = bytes.indexOf(VMRSS);
+  if (at < 0) return undefined;
+  let i = at + VMRSS.length;
+  while (i < bytes.length && (bytes[i] === 32 || bytes[i] === 9)) i++;
+  let kb = 0;
+  let digits = 0;
+  for (; i < bytes.length && bytes[i] >= 48 && bytes[i] <= 57; i++, digits++) kb = kb * 10 + bytes[i] - 48;
+  return digits > 0 ? kb * 1024 : undefined;
 }
 
 /** Options of {@link ProcReader}. */
@@ -136,13 +173,9 @@ export class ProcReader {
 
   /** `VmRSS` of `/proc/<pid>/status` in bytes (absent for kernel threads and zombies). */
   vmRssBytes(pid: number): number | undefined {
-    const text = readSmallFile(`${this.root}/${pid}/status`, 8192);
-    if (text === undefined) return undefined;
-    const at = text.indexOf("\nVmRSS:");
-    if (at < 0) return undefined;
-    const end = text.indexOf("\n", at + 1);
-    const kb = Number.parseInt(text.slice(at + 7, end < 0 ? undefined : end).trim(), 10);
-    return Number.isFinite(kb) ? kb * 1024 : undefined;
+    // Read for the top processes of every job each round: the number is taken from the bytes,
+    // so the 1–2 KB status text never becomes a string.
+    return scanSmallFile(`${this.root}/${pid}/status`, 8192, vmRssFromStatus);
   }
 
   cgroup(pid: number): string | undefined {

@@ -1,4 +1,4 @@
-import type { UsageSample } from "@jobsight/schemas";
+import type { UsageSample } from "@jobsight/schemas/light";
 
 // @jobsight/schemas exports UsageSample but not the types of its parts; derive them from it.
 

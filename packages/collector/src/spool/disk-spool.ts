@@ -128,9 +128,11 @@ export class DiskSpool {
         if (item.kind === "usage") seg.usage++;
         return encodeFrame(seq, item.kind, item.value);
       });
-      const buf = frames.length === 1 ? frames[0] : Buffer.concat(frames);
+      let length = 0;
+      for (const f of frames) length += f.length;
       try {
-        await this.active!.fh.write(buf, 0, buf.length, seg.bytes);
+        // One gathered write instead of concatenating the frames: no batch-sized copy per round.
+        await this.active!.fh.writev(frames, seg.bytes);
         if (this.fsync) await this.active!.fh.datasync();
       } catch (error) {
         // The tail may be half written: cut it back so the next append starts on a frame boundary.
@@ -139,7 +141,7 @@ export class DiskSpool {
         throw new SpoolError(`cannot append to spool: ${(error as Error).message}`, { cause: error });
       }
       if (seg.bytes === 0) seg.firstSeq = seqs[0];
-      seg.bytes += buf.length;
+      seg.bytes += length;
       seg.lastSeq = seqs[seqs.length - 1];
       this.unacked += items.length;
       if (this.totalBytes() > this.maxBytes) await this.enforceCap();

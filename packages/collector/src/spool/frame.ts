@@ -28,13 +28,15 @@ export type SpoolRecord = { seq: number; kind: SpoolKind; value: unknown };
  * ```
  */
 export function encodeFrame(seq: number, kind: SpoolKind, value: unknown): Buffer {
-  const payload = Buffer.from(JSON.stringify(value), "utf8");
-  const frame = Buffer.allocUnsafe(FRAME_HEADER_BYTES + payload.length);
-  frame.writeUInt32LE(payload.length, 0);
+  // The JSON is written straight into the frame: no intermediate payload buffer and copy per record.
+  const json = JSON.stringify(value);
+  const length = Buffer.byteLength(json, "utf8");
+  const frame = Buffer.allocUnsafe(FRAME_HEADER_BYTES + length);
+  frame.writeUInt32LE(length, 0);
   frame.writeUInt32LE(seq % 2 ** 32, 8);
   frame.writeUInt32LE(Math.floor(seq / 2 ** 32), 12);
   frame.writeUInt8(kindCode[kind], 16);
-  payload.copy(frame, FRAME_HEADER_BYTES);
+  frame.write(json, FRAME_HEADER_BYTES, length, "utf8");
   frame.writeUInt32LE(crc32(frame.subarray(8)), 4);
   return frame;
 }

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { mkdir, readdir, readFile, truncate, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "../log/logger.js";
@@ -52,6 +51,8 @@ export async function recoverSpool(dir: string, log: Logger): Promise<RecoveredS
     id = (await readFile(idPath, "utf8")).trim();
     if (!/^[a-f0-9]{16}$/.test(id)) throw new Error("bad id");
   } catch {
+    // Only a new spool needs an id: node:crypto is not kept in memory for the collector's lifetime.
+    const { randomBytes } = await import("node:crypto");
     id = randomBytes(8).toString("hex");
     await writeFileAtomic(idPath, id);
   }

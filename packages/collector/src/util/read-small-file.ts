@@ -21,6 +21,22 @@ export function readSmallFile(
   maxBytes = shared.length,
   encoding: "latin1" | "utf8" = "latin1",
 ): string | undefined {
+  return scanSmallFile(path, maxBytes, encoding === "utf8" ? utf8 : latin1);
+}
+
+const utf8 = (bytes: Buffer) => bytes.toString("utf8");
+const latin1 = (bytes: Buffer) => bytes.toString("latin1");
+
+/**
+ * Read a small pseudo-file like {@link readSmallFile} and hand its bytes to `scan`, for callers
+ * that want one number out of it and no string. The bytes are only valid during the call.
+ *
+ * @example
+ * ```ts
+ * const lines = scanSmallFile("/proc/1/status", 8192, (bytes) => bytes.filter((b) => b === 10).length);
+ * ```
+ */
+export function scanSmallFile<T>(path: string, maxBytes: number, scan: (bytes: Buffer) => T): T | undefined {
   let fd: number;
   try {
     fd = openSync(path, "r");
@@ -28,18 +44,19 @@ export function readSmallFile(
     if (isFsError(error)) return undefined;
     throw error;
   }
+  let total: number;
   try {
     // cgroupfs and procfs hand over a whole small file in one read(); a second read only to see
     // end-of-file would cost one more system call per file on every round.
     // Anything past the limit (64 KiB at most) is cut off: no file read here is that large.
-    const total = readSync(fd, shared, 0, Math.min(maxBytes, shared.length), null);
-    return shared.toString(encoding, 0, total);
+    total = readSync(fd, shared, 0, Math.min(maxBytes, shared.length), null);
   } catch (error) {
     if (isFsError(error)) return undefined;
     throw error;
   } finally {
     closeSync(fd);
   }
+  return scan(shared.subarray(0, total));
 }
 
 function isFsError(error: unknown): boolean {

@@ -1,4 +1,3 @@
-import { execFile } from "node:child_process";
 import { CommandError } from "../errors.js";
 
 /** Options of {@link runCommand}. */
@@ -20,11 +19,13 @@ export type RunCommandOptions = {
  * const json = await runCommand("squeue", ["--json"]);
  * ```
  */
-export function runCommand(
+export async function runCommand(
   command: string,
   args: string[],
   options: RunCommandOptions = {},
 ): Promise<string> {
+  // Loaded on first use: node mode without GPUs never runs a command and so never loads it.
+  const { execFile } = await import("node:child_process");
   return new Promise((resolve, reject) => {
     execFile(
       command,

@@ -1,7 +1,6 @@
 import type { JobSpec, Policy, ResourcePrediction } from "@jobsight/schemas";
 import { describe, expect, it } from "vitest";
 import { applyPolicy } from "./apply-policy.js";
-import { checkPolicy } from "./check-policy.js";
 
 const GiB = 2 ** 30;
 const MiB = 2 ** 20;
@@ -186,32 +185,5 @@ describe("applyPolicy", () => {
     const shadow = applyPolicy([ok("memory", 2 * GiB)], job, { name: "p" }, { mode: "shadow" });
     expect(live.apply).toBe(true);
     expect(shadow).toEqual({ ...live, mode: "shadow", apply: false });
-  });
-});
-
-describe("checkPolicy", () => {
-  it("reports floors above caps and node capacity, and duplicate partitions, all at once", () => {
-    const problems = checkPolicy({
-      name: "p",
-      floors: { memory: 8 * GiB },
-      caps: { memory: 4 * GiB },
-      partitions: [
-        { partition: "gpu", floors: { gpus: 2 }, nodeCapacity: { gpus: 1 } },
-        { partition: "gpu" },
-        { partition: "small", caps: { cores: 1 } },
-        { partition: "big", floors: { cores: 4 } },
-      ],
-    });
-    expect(problems.map((p) => p.path)).toEqual([
-      "/floors/memory",
-      "/partitions/0/floors/gpus",
-      "/partitions/1/partition",
-    ]);
-  });
-
-  it("finds nothing wrong with a consistent policy", () => {
-    expect(
-      checkPolicy({ name: "p", floors: { memory: GiB }, caps: { memory: 2 * GiB }, neverLower: ["gpus"] }),
-    ).toEqual([]);
   });
 });

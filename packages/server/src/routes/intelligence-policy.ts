@@ -1,8 +1,7 @@
-import type { Policy, PolicySimulationRequest } from "@jobsight/schemas";
+import { checkPolicy, type Policy, type PolicySimulationRequest } from "@jobsight/schemas";
 import type pg from "pg";
 import { ForbiddenError, ValidationError } from "../errors.js";
 import type { IntelligenceService } from "../intelligence/service/intelligence-service.js";
-import { checkPolicy } from "../policy/check-policy.js";
 import { simulatePolicy } from "../policy/policy-simulate.js";
 import { recordedSimulationJobs } from "../policy/recorded-simulation-jobs.js";
 import { readScope } from "./access.js";

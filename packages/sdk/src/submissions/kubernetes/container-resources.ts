@@ -1,5 +1,5 @@
+import { parseQuantity } from "@jobsight/schemas";
 import { isMap, isScalar, type Scalar, type YAMLMap } from "yaml";
-import { parseQuantity } from "./quantity.js";
 
 /** The resource keys Jobsight reads and writes in `resources.requests/limits`. */
 export const resourceKeys = { memory: "memory", cores: "cpu", gpus: "nvidia.com/gpu" } as const;

@@ -1,11 +1,11 @@
-import type { SubmissionEdit } from "@jobsight/schemas";
+import { parseQuantity, type SubmissionEdit } from "@jobsight/schemas";
 import { isMap, isScalar, type Pair, type Scalar, type YAMLMap } from "yaml";
 import type { ResourceName, ResourceTargets, SkippedResource } from "../edit-plan.js";
 import type { FormatEdit } from "../sbatch/edit-sbatch.js";
 import { dominantEol } from "../text-lines.js";
 import { readResource, resourceKeys } from "./container-resources.js";
 import { readManifest, selectWorkload, type Workload } from "./manifest-workloads.js";
-import { formatCpuQuantity, formatMemoryQuantity, parseQuantity } from "./quantity.js";
+import { formatCpuQuantity, formatMemoryQuantity } from "./quantity.js";
 import {
   addToMap,
   applyTextEdits,

@@ -1,6 +1,7 @@
+import { parseQuantity } from "@jobsight/schemas";
 import { isObject, type JsonPatchOperation, jsonPointer } from "./json-patch.js";
 import type { ContainerRef } from "./pod-workloads.js";
-import { formatCpuQuantity, formatMemoryQuantity, parseQuantity } from "./quantity.js";
+import { formatCpuQuantity, formatMemoryQuantity } from "./quantity.js";
 
 /** The resources the webhook sets on containers. */
 export type PodResource = "memory" | "cores" | "gpus";

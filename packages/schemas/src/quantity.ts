@@ -22,13 +22,16 @@ const QUANTITY = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(?:(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M
 
 /**
  * Parse a Kubernetes resource quantity (`128974848`, `129e6`, `129M`, `123Mi`, `500m`, `1.5`) into
- * a plain number: bytes for memory, cores for CPU, devices for GPUs. Undefined when it is not one.
- * (The server's admission webhook reads quantities the same way; the collector may not import it.)
+ * a plain number: bytes for memory, cores for CPU, devices for GPUs. Undefined when it is not one:
+ * templated values such as `{{inputs.parameters.mem}}`, negative or infinite amounts, anything that
+ * is not a string or a number. The collector, the server's admission webhook and the SDK's manifest
+ * editing all read quantities with this one function, so they cannot disagree on a request.
  *
  * @example
  * ```ts
  * parseQuantity("1Gi"); // 1073741824
  * parseQuantity("250m"); // 0.25
+ * parseQuantity("{{mem}}"); // undefined
  * ```
  */
 export function parseQuantity(value: unknown): number | undefined {
