@@ -150,6 +150,25 @@ describe("decodeObservationsProtobuf", () => {
     expect(decodeObservationsProtobuf(withUnknown)).toEqual(decodeObservationsProtobuf(inOrder));
   });
 
+  it("keeps apart times that share their low bits, and keeps nanoseconds", () => {
+    const request = encodeObservations(usageSamples().filter((s) => s.cluster === "hpc2"));
+    for (const metric of request.resourceMetrics[0].scopeMetrics[0].metrics) {
+      const points = metric.gauge?.dataPoints ?? metric.sum?.dataPoints ?? [];
+      const first = points[0];
+      // 2^30 ns apart (same low 30 bits, told apart by the high ones), and a time off the millisecond.
+      points.push(
+        { ...first, timeUnixNano: first.timeUnixNano + 2n ** 30n },
+        { ...first, timeUnixNano: first.timeUnixNano + 2n ** 32n },
+        { ...first, timeUnixNano: first.timeUnixNano + 123_457n },
+      );
+    }
+    const bytes = encodeExportMetricsRequest(request);
+    const decoded = decodeObservationsProtobuf(bytes);
+    expect(decoded).toEqual(twoStep(bytes));
+    expect(decoded.samples.some((s) => /\.\d{9}Z$/.test(s.time))).toBe(true);
+    expect(new Set(decoded.keys).size).toBe(decoded.samples.length);
+  });
+
   it("fails on the same broken bodies as the two-step decoder, truncated or mutated", () => {
     const whole = encodeExportMetricsRequest(oddRequest());
     for (let cut = 1; cut < whole.length; cut += 7) {

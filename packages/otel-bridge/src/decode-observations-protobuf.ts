@@ -3,7 +3,7 @@ import type { DecodedObservations, DecodeObservationsOptions } from "./decode-ob
 import { intPointValue, ObservationCollector } from "./observation-collector.js";
 import type { ObservationMapping } from "./observation-mapping.js";
 import { type Metric, OtlpDataPointFlags } from "./otlp-types.js";
-import { ScratchAttributes } from "./point-attributes.js";
+import { readStringAttribute, ScratchAttributes } from "./point-attributes.js";
 import { ProtobufReader } from "./protobuf-reader.js";
 import { readMetric } from "./read-protobuf.js";
 import { readAnyValue, readKeyValue, readResource, readScope, T, uint32 } from "./read-protobuf-common.js";
@@ -57,10 +57,14 @@ function readScalar(r: ProtobufReader, end: number): ScalarAttribute | undefined
 class ObservationWalker {
   readonly #collector: ObservationCollector;
   readonly #attributes = new ScratchAttributes();
+  readonly #bytes: Uint8Array;
+  readonly #view: DataView;
   #mapping!: ObservationMapping;
 
-  constructor(collector: ObservationCollector) {
+  constructor(collector: ObservationCollector, bytes: Uint8Array) {
     this.#collector = collector;
+    this.#bytes = bytes;
+    this.#view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
   readonly resourceMetrics = (r: ProtobufReader, end: number): void => {
@@ -165,14 +169,45 @@ class ObservationWalker {
 
   readonly #point = (r: ProtobufReader, end: number): void => {
     const attributes = this.#attributes;
-    attributes.length = 0;
-    let time = 0n;
+    attributes.clear();
+    const bytes = this.#bytes;
+    const view = this.#view;
+    let timeLo = 0;
+    let timeHi = 0;
     let member = 0;
     let asDouble = 0;
     let asInt: number | string = 0;
     let flags = 0;
     let exemplars = 0;
     while (r.pos < end) {
+      // The fixed-width fields, whose one-byte tags are checked here and whose values are read
+      // in place (no BigInt for the time); everything else goes through the checking reader.
+      const at = r.pos;
+      const tag = bytes[at];
+      if (tag === 0x3a && readStringAttribute(r, bytes, end, attributes)) continue;
+      if (tag === 0x31 && at + 9 <= end) {
+        if (member === 4) r.fail("OTLP_INVALID_FIELD", "both asDouble and asInt are set");
+        member = 6;
+        const hi = view.getInt32(at + 5, true);
+        const n = hi * 4_294_967_296 + view.getUint32(at + 1, true);
+        // Exact whenever |hi| < 2^21, which covers every safe integer (see `sfixed64Safe`).
+        const safe = hi >= -0x200000 && hi < 0x200000 && Number.isSafeInteger(n);
+        asInt = safe ? n : intPointValue(view.getBigInt64(at + 1, true));
+        r.pos = at + 9;
+        continue;
+      }
+      if ((tag === 0x11 || tag === 0x19 || tag === 0x21) && at + 9 <= end) {
+        r.pos = at + 9;
+        if (tag === 0x19) {
+          timeLo = view.getUint32(at + 1, true);
+          timeHi = view.getUint32(at + 5, true);
+        } else if (tag === 0x21) {
+          if (member === 6) r.fail("OTLP_INVALID_FIELD", "both asDouble and asInt are set");
+          member = 4;
+          asDouble = view.getFloat64(at + 1, true);
+        }
+        continue;
+      }
       const id = r.field(T.numberPoint, end);
       switch (id) {
         case 7:
@@ -182,7 +217,9 @@ class ObservationWalker {
           r.skip64(end);
           break;
         case 3:
-          time = r.fixed64(end, false);
+          r.skip64(end);
+          timeLo = view.getUint32(r.pos - 8, true);
+          timeHi = view.getUint32(r.pos - 4, true);
           break;
         case 4:
         case 6:
@@ -209,7 +246,7 @@ class ObservationWalker {
     }
     if ((flags & NO_VALUE) !== 0) return;
     const value = member === 6 ? asInt : member === 4 ? asDouble : "point has no value";
-    this.#collector.addPoint(this.#mapping, value, time, attributes);
+    this.#collector.addPointAt(this.#mapping, value, timeLo, timeHi, attributes);
   };
 
   readonly #attribute = (r: ProtobufReader, end: number): void => {
@@ -241,7 +278,7 @@ export function decodeObservationsProtobuf(
   options: DecodeObservationsOptions = {},
 ): DecodedObservations {
   const collector = new ObservationCollector(options);
-  const walker = new ObservationWalker(collector);
+  const walker = new ObservationWalker(collector, bytes);
   const r = new ProtobufReader(bytes);
   const end = r.length;
   let index = 0;

@@ -11,7 +11,8 @@ import {
   requiredFields,
   type SampleDraft,
 } from "./observation-mapping.js";
-import type { AttributeLookup } from "./point-attributes.js";
+import { Pending, type Series, Times } from "./pending-samples.js";
+import { CLUSTER, FINAL, type IdentityLookup, JOB_ID, NODE, STEP, USER } from "./point-attributes.js";
 import { usageSampleKeyAt } from "./sample-key.js";
 import { unixNanoToRfc3339 } from "./unix-nano.js";
 
@@ -19,14 +20,6 @@ const mappingsByName = new Map<string, ObservationMapping>(
   observationMappings.map((m) => [m.definition.name, m]),
 );
 const aggregateNames = new Set(aggregateMetricDefinitions.map((d) => d.name));
-
-interface Pending {
-  identity: { cluster: string; jobId: string; node: string; step?: string };
-  unixNano: bigint;
-  user?: string;
-  final?: true;
-  draft: SampleDraft;
-}
 
 class Rejections {
   readonly result: ObservationRejections = { count: 0, reasons: {} };
@@ -45,14 +38,10 @@ class Rejections {
   }
 }
 
-function identityText(attributes: AttributeLookup, key: string): string | undefined {
-  const value = attributes.get(key);
+function identityText(attributes: IdentityLookup, slot: number): string | undefined {
+  const value = attributes.identity(slot);
   if (typeof value === "number") return String(value);
   return typeof value === "string" && value !== "" ? value : undefined;
-}
-
-function emptyDraft(): SampleDraft {
-  return { points: {} };
 }
 
 function pointsOf(draft: SampleDraft): number {
@@ -61,12 +50,19 @@ function pointsOf(draft: SampleDraft): number {
   return n;
 }
 
+const CHECKED_SECTIONS = ["memory", "cpu", "io"] as const;
+
+function lacksField(section: Record<string, unknown>, fields: readonly string[]): boolean {
+  for (const field of fields) if (section[field] === undefined) return true;
+  return false;
+}
+
 /** Drops sections the schema cannot accept (a required field is missing) and counts their points. */
 function dropIncompleteSections(draft: SampleDraft, rejections: Rejections): void {
-  for (const name of ["memory", "cpu", "io"] as const) {
+  for (const name of CHECKED_SECTIONS) {
     const rule = requiredFields[name];
     const section = draft[name];
-    if (section && rule.fields.some((f) => section[f] === undefined)) {
+    if (section && lacksField(section, rule.fields)) {
       rejections.add(draft.points[name] ?? 0, rule.because);
       draft.points[name] = 0;
       draft[name] = undefined;
@@ -74,7 +70,7 @@ function dropIncompleteSections(draft: SampleDraft, rejections: Rejections): voi
   }
   if (!draft.gpus) return;
   for (const [index, gpu] of draft.gpus) {
-    if (requiredFields.gpu.fields.some((f) => gpu[f] === undefined)) {
+    if (lacksField(gpu, requiredFields.gpu.fields)) {
       rejections.add(draft.points[`gpu:${index}`] ?? 0, requiredFields.gpu.because);
       draft.points[`gpu:${index}`] = 0;
       draft.gpus.delete(index);
@@ -83,16 +79,16 @@ function dropIncompleteSections(draft: SampleDraft, rejections: Rejections): voi
 }
 
 function buildSample(pending: Pending): UsageSample | undefined {
-  const { draft, identity } = pending;
+  const { draft } = pending;
   // A section is there exactly when a point filled it and it was not dropped since.
   if (pointsOf(draft) === 0) return undefined;
   const sample: Record<string, unknown> = {
-    cluster: identity.cluster,
-    jobId: identity.jobId,
-    node: identity.node,
+    cluster: pending.cluster,
+    jobId: pending.jobId,
+    node: pending.node,
   };
-  if (identity.step !== undefined) sample.step = identity.step;
-  sample.time = unixNanoToRfc3339(pending.unixNano);
+  if (pending.step !== undefined) sample.step = pending.step;
+  sample.time = timeText(pending.timeLo, pending.timeHi);
   if (pending.user !== undefined) sample.user = pending.user;
   if (draft.memory) sample.memory = draft.memory;
   if (draft.cpu) sample.cpu = draft.cpu;
@@ -103,6 +99,16 @@ function buildSample(pending: Pending): UsageSample | undefined {
   if (draft.processes && draft.processes.size > 0) sample.processes = [...draft.processes.values()];
   if (pending.final) sample.final = true;
   return sample as UsageSample;
+}
+
+/**
+ * {@link unixNanoToRfc3339} of `hi · 2^32 + lo` without a BigInt for whole milliseconds (nearly
+ * every sample): split so that every intermediate stays an exact integer below 2^53.
+ */
+function timeText(lo: number, hi: number): string {
+  const below = hi * 967_296 + lo; // 2^32 = 4294 · 10^6 + 967296
+  if (below % 1_000_000 === 0) return new Date(hi * 4294 + below / 1_000_000).toISOString();
+  return unixNanoToRfc3339((BigInt(hi) << 32n) | BigInt(lo));
 }
 
 /** The value of an integer point, or why it cannot be used. */
@@ -122,14 +128,10 @@ export class ObservationCollector {
   readonly #cluster: string | undefined;
   // Entries in order of first appearance, found by identity and then by time.
   readonly #entries: Pending[] = [];
-  readonly #byIdentity = new Map<string, Map<bigint, Pending>>();
-  #last: { cluster: string; jobId: string; node: string; step: string; times: Map<bigint, Pending> } = {
-    cluster: "",
-    jobId: "",
-    node: "",
-    step: "\u0000",
-    times: new Map(),
-  };
+  // Series by node, then job id, then (rarely more than one) cluster and step: the strings a
+  // body repeats are the same objects, so these lookups hash nothing twice.
+  readonly #series = new Map<string, Map<string, Series[]>>();
+  #last: Series = { cluster: "", jobId: "", node: "", step: "\u0000", times: new Times() };
 
   constructor(options: DecodeObservationsOptions = {}) {
     this.#rejections = new Rejections(options.maxReasons ?? 20);
@@ -160,23 +162,38 @@ export class ObservationCollector {
     mapping: ObservationMapping,
     value: number | string,
     timeUnixNano: bigint,
-    attributes: AttributeLookup,
+    attributes: IdentityLookup,
+  ): void {
+    const lo = Number(timeUnixNano & 0xffffffffn);
+    const hi = Number((timeUnixNano >> 32n) & 0xffffffffn);
+    this.addPointAt(mapping, value, lo, hi, attributes);
+  }
+
+  /**
+   * {@link addPoint} with the time as the low and high 32 bits of its Unix nanoseconds, so a
+   * decoder reading points straight from bytes makes no BigInt per point.
+   */
+  addPointAt(
+    mapping: ObservationMapping,
+    value: number | string,
+    timeLo: number,
+    timeHi: number,
+    attributes: IdentityLookup,
   ): void {
     const rejections = this.#rejections;
-    const name = mapping.definition.name;
-    const cluster = identityText(attributes, O.cluster);
+    const cluster = identityText(attributes, CLUSTER);
     if (cluster !== undefined && this.#cluster !== undefined && cluster !== this.#cluster) {
       rejections.add(1, `cluster ${cluster} is not this sender's cluster (${this.#cluster})`);
       return;
     }
-    const jobId = identityText(attributes, O.jobId);
-    const node = identityText(attributes, O.node);
-    const step = identityText(attributes, O.step);
+    const jobId = identityText(attributes, JOB_ID);
+    const node = identityText(attributes, NODE);
+    const step = identityText(attributes, STEP);
     if (typeof value === "string") {
-      rejections.add(1, `${name}: ${value}`);
+      rejections.add(1, `${mapping.definition.name}: ${value}`);
       return;
     }
-    if (timeUnixNano === 0n) {
+    if (timeLo === 0 && timeHi === 0) {
       rejections.add(1, "time_unix_nano is 0");
       return;
     }
@@ -188,38 +205,51 @@ export class ObservationCollector {
     const s = step ?? "";
     let last = this.#last;
     if (cluster !== last.cluster || jobId !== last.jobId || node !== last.node || s !== last.step) {
-      // Checked only when the identity changes: PostgreSQL text cannot store U+0000.
-      if (`${cluster}${jobId}${node}${s}`.includes("\u0000")) {
+      const found = this.#seriesOf(cluster, jobId, node, s);
+      if (!found) {
         rejections.add(1, `${O.cluster}, ${O.jobId}, ${O.node} or ${O.step} holds U+0000`);
         return;
       }
-      const id = `${cluster}\u0000${jobId}\u0000${node}\u0000${s}`;
-      let times = this.#byIdentity.get(id);
-      if (!times) {
-        times = new Map();
-        this.#byIdentity.set(id, times);
-      }
-      last = { cluster, jobId, node, step: s, times };
+      last = found;
       this.#last = last;
     }
-    let entry = last.times.get(timeUnixNano);
+    let entry = last.times.get(timeLo, timeHi);
     if (!entry) {
-      const identity = step === undefined ? { cluster, jobId, node } : { cluster, jobId, node, step };
-      entry = { identity, unixNano: timeUnixNano, draft: emptyDraft() };
-      last.times.set(timeUnixNano, entry);
+      entry = new Pending(cluster, jobId, node, step, timeLo, timeHi);
+      last.times.add(entry);
       this.#entries.push(entry);
     }
     if (entry.user === undefined) {
-      const user = identityText(attributes, O.user);
+      const user = identityText(attributes, USER);
       if (user !== undefined && !user.includes("\u0000")) entry.user = user;
     }
-    if (attributes.get(O.final) === true) entry.final = true;
+    if (attributes.identity(FINAL) === true) entry.final = true;
     const outcome = mapping.apply(entry.draft, value, attributes);
     if ("reject" in outcome) rejections.add(1, outcome.reject);
     else {
       const points = entry.draft.points;
       points[outcome.section] = (points[outcome.section] ?? 0) + 1;
     }
+  }
+
+  /** The series of an identity, made on first sight; `undefined` when a field holds U+0000. */
+  #seriesOf(cluster: string, jobId: string, node: string, step: string): Series | undefined {
+    let byJob = this.#series.get(node);
+    if (!byJob) {
+      byJob = new Map();
+      this.#series.set(node, byJob);
+    }
+    let list = byJob.get(jobId);
+    if (!list) {
+      list = [];
+      byJob.set(jobId, list);
+    }
+    for (const series of list) if (series.cluster === cluster && series.step === step) return series;
+    // Checked once per identity: PostgreSQL text cannot store U+0000.
+    if (`${cluster}${jobId}${node}${step}`.includes("\u0000")) return undefined;
+    const series: Series = { cluster, jobId, node, step, times: new Times() };
+    list.push(series);
+    return series;
   }
 
   /** The samples (each checked against the schema), their keys and every rejection. */

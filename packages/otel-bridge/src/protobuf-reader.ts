@@ -10,7 +10,8 @@ const WIRE_EGROUP = 4;
 export const WIRE_I32 = 5;
 /** Strings up to this many bytes are decoded once per body (see `string`). */
 const MAX_CACHED_STRING = 64;
-const STRING_SLOTS = 256;
+const STRING_SLOTS = 512;
+const SLOT_SHIFT = 32 - 9;
 
 const varintScalars = new Set(["int32", "int64", "uint32", "uint64", "sint32", "sint64", "bool"]);
 const i64Scalars = new Set(["fixed64", "sfixed64", "double"]);
@@ -186,9 +187,11 @@ export class ProtobufReader {
     // distinct short string once per body and hand out the same string after that.
     const bytes = this.#bytes;
     // The slot comes from a few bytes only; the full comparison below makes a hit exact.
-    const slot =
-      (length * 31 + bytes[start] * 7 + bytes[stop - 1] * 3 + bytes[start + (length >> 1)]) &
-      (STRING_SLOTS - 1);
+    // Multiplied out (Fibonacci hashing) so that strings alike in one byte still spread: a
+    // plain sum put "jobsight.job.id" and "r1-0" in one slot, so both missed on every point.
+    const mixed =
+      length ^ (bytes[start] << 8) ^ (bytes[stop - 1] << 16) ^ (bytes[start + (length >> 1)] << 24);
+    const slot = Math.imul(mixed, 0x9e3779b1) >>> SLOT_SHIFT;
     const at = this.#stringAt[slot];
     if (this.#stringLength[slot] === length && this.#sameBytes(at, start, length))
       return this.#stringText[slot];
