@@ -189,6 +189,8 @@ local function explain(answer, advice)
   return nil
 end
 
+-- cli_filter/lua has no log_user (job_submit/lua's); log_info reaches the user's terminal, printed
+-- by sbatch 22.05 as "sbatch: lua: <message>".
 local function tell(message)
   local log = slurm.log_user or slurm.log_info
   if log then log("%s", message) end

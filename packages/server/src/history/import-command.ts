@@ -6,7 +6,8 @@ import type { ImportProgress, ImportReport } from "./import-history.js";
 import { importSacctFile } from "./import-sacct.js";
 import { importSwfFile } from "./import-swf.js";
 
-const FORMATS = ["swf", "sacct-json", "sacct-parsable"] as const;
+// `sacct` is sacct's own text output (`sacct -P`), the name `jobsight import --help` documents.
+const FORMATS = ["swf", "sacct", "sacct-json", "sacct-parsable"] as const;
 
 function progressBar(stream: NodeJS.WriteStream): (p: ImportProgress) => void {
   let lastLog = 0;
@@ -32,7 +33,7 @@ function summary(report: ImportReport): string {
 }
 
 /**
- * `jobsight-server import <file> --format swf|sacct-json|sacct-parsable --cluster <id>`: imports
+ * `jobsight-server import <file> --format swf|sacct|sacct-json|sacct-parsable --cluster <id>`: imports
  * job history into the configured database (the embedded one by default) with a progress line.
  *
  * @example

@@ -14,35 +14,9 @@ import {
   waitForReferenceJobs,
 } from "../../../../test/slurm/index.js";
 import { sacctItems } from "../../src/history/import-sacct.js";
+import { sacctParsableExport } from "./sacct-export.js";
 
 const MB = 1024 * 1024;
-const PARSABLE_FIELDS = [
-  "JobID",
-  "JobName",
-  "User",
-  "Account",
-  "Partition",
-  "QOS",
-  "State",
-  "ExitCode",
-  "Submit",
-  "Start",
-  "End",
-  "Elapsed",
-  "ElapsedRaw",
-  "Timelimit",
-  "TimelimitRaw",
-  "ReqMem",
-  "ReqCPUS",
-  "AllocCPUS",
-  "ReqTRES",
-  "AllocTRES",
-  "NNodes",
-  "NodeList",
-  "MaxRSS",
-  "TotalCPU",
-  "Cluster",
-];
 
 async function records(text: string, format: "json" | "parsable"): Promise<Map<string, JobRecord>> {
   const byId = new Map<string, JobRecord>();
@@ -88,13 +62,7 @@ describeSlurm("server sacct import readers on a real SLURM 22.05 cluster", () =>
   }, 240_000);
 
   it("sacct --parsable2: every job's state, exit code or signal, limit, elapsed and MaxRSS", async () => {
-    const text = await slurmClient().run("sacct", [
-      "--parsable2",
-      "-a",
-      `--format=${PARSABLE_FIELDS.join(",")}`,
-      "-j",
-      ids.join(","),
-    ]);
+    const text = await sacctParsableExport(ids);
     const byId = await records(text, "parsable");
     for (const spec of REFERENCE_JOBS) {
       const truth = truths.get(jobs[spec.name].id)!;

@@ -136,6 +136,15 @@ describe("SlurmAdvisor", () => {
     expect((await out.advisor.advise({ user: "a", options: { mem: "8G" } })).outcome).toBe("unchanged");
   });
 
+  it("reads what a real sbatch (22.05) hands its cli_filter for options not given as not given", async () => {
+    const { advisor, specs } = setup([rec("memory", 2 * GiB)]);
+    // A script with only --mem=8G: no --time is NO_VAL minutes, no -c is 0, no -N is "1-0".
+    const unset = { type: "sbatch", mem: "8G", time: "2982616-04:14:00", "cpus-per-task": "0", nodes: "1-0" };
+    await advisor.advise({ user: "a", uid: "0", options: { ...unset, ntasks: "1" } });
+    await advisor.advise({ user: "a", options: { ...unset, time: "UNLIMITED" } });
+    for (const spec of specs) expect(spec.requested).toEqual({ cores: 1, memoryBytes: 8 * GiB });
+  });
+
   it("fails open: a timeout or a predictor error answers status=error, a bad body 400", async () => {
     const slow = new SlurmAdvisor({
       cluster: "hpc1",

@@ -12,6 +12,11 @@ import {
 } from "./slurm-values.js";
 
 const MiB = 2 ** 20;
+/**
+ * SLURM's NO_VAL for a 32-bit field. sbatch hands a cli_filter an unset `--time` as this many
+ * minutes, rendered (`2982616-04:14:00`); it is no limit to compare with or to lower.
+ */
+const NO_VAL_MINUTES = 4_294_967_294;
 
 /** Which option carries the GPUs, and how many units it counts per (nodes for per-node forms). */
 type GpuOption = { key: "gpus" | "gres" | "gpus-per-node"; list: GresList; per: number; implicit?: "gpu" };
@@ -112,7 +117,7 @@ export function readSlurmOptions(
   }
 
   const minutes = options.time !== undefined ? parseSlurmTimeMinutes(options.time) : undefined;
-  if (minutes !== undefined && minutes > 0) {
+  if (minutes !== undefined && minutes > 0 && minutes < NO_VAL_MINUTES) {
     read.timeMinutes = minutes;
     spec.requested.walltimeSeconds = minutes * 60;
   }

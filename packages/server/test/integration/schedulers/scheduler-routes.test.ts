@@ -2,7 +2,6 @@ import type { JobSpec } from "@jobsight/schemas";
 import { validators } from "@jobsight/schemas";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildApp } from "../../../src/app.js";
 import { parseServerConfig } from "../../../src/config/parse-config.js";
 import type { IntelligenceService } from "../../../src/intelligence/service/intelligence-service.js";
 import {
@@ -13,52 +12,16 @@ import {
   testService,
 } from "../intelligence/intelligence-fixture.js";
 import { removeInputs, runPlugin, tools } from "./lua/lua-runner.js";
+import {
+  adviceLines,
+  eventually,
+  overAskingOptions,
+  schedulerApp,
+  SCHEDULER_TOKENS as T,
+} from "./scheduler-app.js";
 
 // The scheduler routes as the running server serves them: buildApp with an intelligence service
 // trained on LANL-CM5 jobs, real PostgreSQL, scheduler tokens bound to a cluster.
-
-const T = {
-  scheduler: "scheduler-lanl-token-00000001",
-  schedulerHpc1: "scheduler-hpc1-token-00000001",
-  platform: "platform-site-token-0000000001",
-  platformHpc2: "platform-hpc2-token-0000000001",
-  researcher: "researcher-alice-token-0000001",
-};
-
-async function appFor(f: IntelligenceFixture, service: IntelligenceService): Promise<FastifyInstance> {
-  const config = parseServerConfig({
-    objectStore: { dir: f.objectsDir },
-    rateLimit: { enabled: false },
-    http: { logLevel: "silent" },
-    auth: {
-      tokens: [
-        { token: T.scheduler, role: "scheduler", user: "slurmctld", cluster: "lanl" },
-        { token: T.schedulerHpc1, role: "scheduler", user: "slurmctld", cluster: "hpc1" },
-        { token: T.platform, role: "platform", user: "ops" },
-        { token: T.platformHpc2, role: "platform", user: "ops2", cluster: "hpc2" },
-        { token: T.researcher, role: "researcher", user: "alice" },
-      ],
-    },
-  });
-  return buildApp({ config, storage: f.fx.storage, objectStore: f.objects, intelligence: service });
-}
-
-/**
- * SLURM options for a stored LANL job, asking for twice its memory and walltime. On LANL-CM5 the
- * walltime of similar jobs varies too much for a safe value (insufficient evidence), so memory is
- * the resource these tests see changed.
- */
-function slurmOptions(spec: JobSpec): Record<string, string> {
-  const options: Record<string, string> = {
-    ntasks: String(spec.requested.cores ?? 1),
-    mem: String(Math.max(2, Math.ceil((2 * (spec.requested.memoryBytes ?? 2 ** 30)) / 2 ** 20))),
-    time: String(Math.max(2, Math.round((2 * (spec.requested.walltimeSeconds ?? 3600)) / 60))),
-  };
-  if (spec.executable) options.script = spec.executable;
-  if (spec.partition) options.partition = spec.partition;
-  if (spec.account) options.account = spec.account;
-  return options;
-}
 
 const advice = (app: FastifyInstance, token: string | undefined, payload: unknown) =>
   app.inject({
@@ -67,15 +30,6 @@ const advice = (app: FastifyInstance, token: string | undefined, payload: unknow
     headers: token ? bearer(token) : {},
     payload: payload as object,
   });
-
-const lines = (text: string) =>
-  Object.fromEntries(
-    text
-      .trim()
-      .split("\n")
-      .slice(1)
-      .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
-  );
 
 const pod = (uid: string) => ({
   apiVersion: "admission.k8s.io/v1",
@@ -100,14 +54,6 @@ const pod = (uid: string) => ({
   },
 });
 
-async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean): Promise<T> {
-  for (let i = 0; ; i++) {
-    const value = await read();
-    if (ok(value) || i >= 100) return value;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 describe("scheduler routes served by buildApp over the intelligence service", () => {
   let f: IntelligenceFixture;
   let live: IntelligenceService;
@@ -123,8 +69,8 @@ describe("scheduler routes served by buildApp over the intelligence service", ()
     await live.train({ trigger: "test" });
     shadow = testService(f, { mode: "shadow" });
     await shadow.start();
-    liveApp = await appFor(f, live);
-    shadowApp = await appFor(f, shadow);
+    liveApp = await schedulerApp(f, live);
+    shadowApp = await schedulerApp(f, shadow);
     specs = await storedSpecs(f, 60);
   });
 
@@ -169,11 +115,11 @@ describe("scheduler routes served by buildApp over the intelligence service", ()
   it("answers a SLURM submission with the options to set under the policy and records the change", async () => {
     let found: { spec: JobSpec; answer: Record<string, string> } | undefined;
     for (const spec of specs) {
-      const res = await advice(liveApp, T.scheduler, { user: spec.user, options: slurmOptions(spec) });
+      const res = await advice(liveApp, T.scheduler, { user: spec.user, options: overAskingOptions(spec) });
       expect(res.statusCode).toBe(200);
       expect(res.headers["content-type"]).toMatch(/^text\/plain/);
       expect(res.body.startsWith("jobsight-advice 1\n")).toBe(true);
-      const answer = lines(res.body);
+      const answer = adviceLines(res.body);
       if (answer.status === "changed") {
         found = { spec, answer };
         break;
@@ -183,7 +129,7 @@ describe("scheduler routes served by buildApp over the intelligence service", ()
     expect(found, "no LANL job got a memory change").toBeDefined();
     const { spec, answer } = found!;
     expect(answer["set.mem"]).toMatch(/^\d+$/);
-    expect(Number(answer["set.mem"])).not.toBe(Number(slurmOptions(spec).mem));
+    expect(Number(answer["set.mem"])).not.toBe(Number(overAskingOptions(spec).mem));
     expect(answer.message).toContain(`model ${live.activeVersion}`);
 
     const page = await eventually(
@@ -209,7 +155,7 @@ describe("scheduler routes served by buildApp over the intelligence service", ()
       policy: "default",
       mode: "live",
     });
-    expect(record.before).toBe(Number(slurmOptions(spec).mem) * 2 ** 20);
+    expect(record.before).toBe(Number(overAskingOptions(spec).mem) * 2 ** 20);
     expect(record.predictionId).toEqual(expect.any(String));
     const prediction = await live.getPrediction(record.predictionId);
     expect(prediction?.modelVersion).toBe(live.activeVersion);
@@ -226,18 +172,18 @@ describe("scheduler routes served by buildApp over the intelligence service", ()
     let limited: Record<string, string> | undefined;
     let spec: JobSpec | undefined;
     for (const s of specs) {
-      const answer = lines(
-        (await advice(liveApp, T.scheduler, { user: s.user, options: slurmOptions(s) })).body,
+      const answer = adviceLines(
+        (await advice(liveApp, T.scheduler, { user: s.user, options: overAskingOptions(s) })).body,
       );
       // A lowered request is what maxDecrease limits (a raised one is not a decrease).
-      if (answer.status === "changed" && Number(answer["set.mem"]) < Number(slurmOptions(s).mem)) {
+      if (answer.status === "changed" && Number(answer["set.mem"]) < Number(overAskingOptions(s).mem)) {
         limited = answer;
         spec = s;
         break;
       }
     }
     expect(limited).toBeDefined();
-    const asked = Number(slurmOptions(spec!).mem);
+    const asked = Number(overAskingOptions(spec!).mem);
     expect(Number(limited!["set.mem"])).toBeGreaterThanOrEqual(Math.floor(asked * 0.9));
     expect(Number(limited!["set.mem"])).toBeLessThan(asked);
     expect(limited!.message).toContain("policy gentle");
@@ -265,10 +211,10 @@ describe("scheduler routes served by buildApp over the intelligence service", ()
   it("in shadow mode records what would change and tells the filter to change nothing", async () => {
     let shadowed = 0;
     for (const spec of specs.slice(0, 20)) {
-      const res = await advice(shadowApp, T.scheduler, { user: spec.user, options: slurmOptions(spec) });
+      const res = await advice(shadowApp, T.scheduler, { user: spec.user, options: overAskingOptions(spec) });
       expect(res.statusCode).toBe(200);
       expect(res.body).not.toMatch(/^set\./m);
-      if (lines(res.body).status === "shadow") shadowed++;
+      if (adviceLines(res.body).status === "shadow") shadowed++;
     }
     expect(shadowed).toBeGreaterThan(0);
     const page = await eventually(
@@ -393,7 +339,7 @@ describe("scheduler routes served by buildApp over the intelligence service", ()
         let run: Awaited<ReturnType<typeof runPlugin>> | undefined;
         let spec: JobSpec | undefined;
         for (const s of specs) {
-          const options = slurmOptions(s);
+          const options = overAskingOptions(s);
           const attempt = await runPlugin(
             "cli_filter",
             {
