@@ -42,6 +42,7 @@ export class JobPredictor {
       const summary = builder.summary(job, 3);
       out[name] = predictResource(model, row, {
         logRequest: req === undefined ? Number.NaN : Math.log(req),
+        request: req,
         userJobs,
         evidence: summary
           ? {

@@ -47,6 +47,11 @@ export type ResourcePrediction = ResourceRecommendation | InsufficientEvidence;
 export type PredictionContext = {
   /** log of the job's request of this resource, NaN when none. */
   logRequest: number;
+  /**
+   * The request itself, when there is one: a value or range top capped at the request is exactly
+   * it (`exp(log(r))` can land one ulp under `r`, which would read as a miss of a job using all of it).
+   */
+  request?: number;
   /** Completed jobs of the user so far. */
   userJobs: number;
   /** The group the evidence comes from, when one has enough jobs. */
@@ -85,7 +90,8 @@ export function predictResource(
         };
   }
   const { m, s } = centreAndSpread(model, (e) => evaluateEnsemble(e, row));
-  const r = applyConformal(model.calibration, m, s, capOf(model, ctx.logRequest));
+  const logCap = capOf(model, ctx.logRequest);
+  const r = applyConformal(model.calibration, m, s, logCap);
   if (r.tooUncertain || r.logValue > model.maxLogValue) {
     return {
       status: "insufficient_evidence",
@@ -94,11 +100,13 @@ export function predictResource(
     };
   }
   const ev = ctx.evidence;
+  const atCap = (logX: number) =>
+    ctx.request !== undefined && logX >= logCap && logCap === ctx.logRequest ? ctx.request : Math.exp(logX);
   return {
     status: "ok",
-    value: Math.exp(r.logValue),
-    low: Math.exp(r.logLow),
-    high: Math.exp(r.logHigh),
+    value: atCap(r.logValue),
+    low: Math.min(Math.exp(r.logLow), atCap(r.logHigh)),
+    high: atCap(r.logHigh),
     nominalLevel: model.calibration.nominalLevel,
     confidence: r.confidence,
     evidence: {

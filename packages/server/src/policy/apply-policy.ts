@@ -108,23 +108,19 @@ function decideResource(
     base.recommended = recommendation.value;
     base.confidence = recommendation.confidence;
   }
-  const hold = (held: HeldReason, rule?: PolicyAdjustment["rule"]): AppliedResource => {
-    const adjustments =
-      rule && recommendation && requested !== undefined && recommendation.value !== requested
-        ? [{ rule, before: recommendation.value, after: requested }]
-        : [];
-    return { ...base, held, adjustments };
-  };
 
-  if (policy.optOutUsers?.includes(spec.user)) return hold("user_opt_out", "user_opt_out");
-  if (policy.leaveAlone?.includes(resource)) return hold("leave_alone");
-  if (!recommendation) return hold("insufficient_evidence");
+  if (policy.optOutUsers?.includes(spec.user))
+    return held(base, recommendation, requested, "user_opt_out", "user_opt_out");
+  if (policy.leaveAlone?.includes(resource)) return held(base, recommendation, requested, "leave_alone");
+  if (!recommendation) return held(base, recommendation, requested, "insufficient_evidence");
   const fill = options.fillUnrequested ?? DEFAULT_FILL;
   const unrequested =
     requested === undefined || (requested === 0 && (resource === "gpus" || resource === "gpuMemory"));
-  if (unrequested && (!fill.includes(resource) || resource === "gpus")) return hold("not_requested");
+  if (unrequested && (!fill.includes(resource) || resource === "gpus")) {
+    return held(base, recommendation, requested, "not_requested");
+  }
   if (policy.minConfidence !== undefined && recommendation.confidence < policy.minConfidence) {
-    return hold("min_confidence", "min_confidence");
+    return held(base, recommendation, requested, "min_confidence", "min_confidence");
   }
 
   const value = boundedValue(recommendation.value, requested, resource, spec, policy, options);
@@ -136,6 +132,33 @@ function decideResource(
   };
 }
 
+// Plain functions rather than closures: this runs for every resource of every prediction, and a
+// closure per call is an allocation (and, where names are kept, a property definition) per call.
+
+/** The request kept, and why; the recommendation it replaced is listed under `rule`. */
+function held(
+  base: AppliedResource,
+  recommendation: { value: number } | undefined,
+  requested: number | undefined,
+  reason: HeldReason,
+  rule?: PolicyAdjustment["rule"],
+): AppliedResource {
+  const adjustments =
+    rule && recommendation && requested !== undefined && recommendation.value !== requested
+      ? [{ rule, before: recommendation.value, after: requested }]
+      : [];
+  return { ...base, held: reason, adjustments };
+}
+
+/** The value so far and every rule that moved it. */
+type Stepped = { value: number; adjustments: PolicyAdjustment[] };
+
+function step(state: Stepped, rule: PolicyAdjustment["rule"], next: number): void {
+  if (next === state.value) return;
+  state.adjustments.push({ rule, before: state.value, after: next });
+  state.value = next;
+}
+
 function boundedValue(
   recommended: number,
   requested: number | undefined,
@@ -143,46 +166,40 @@ function boundedValue(
   spec: JobSpec,
   policy: Policy,
   options: ApplyPolicyOptions,
-): { value: number; adjustments: PolicyAdjustment[] } {
-  const adjustments: PolicyAdjustment[] = [];
-  let v = recommended;
-  const step = (rule: PolicyAdjustment["rule"], next: number) => {
-    if (next === v) return;
-    adjustments.push({ rule, before: v, after: next });
-    v = next;
-  };
+): Stepped {
+  const state: Stepped = { value: recommended, adjustments: [] };
   // The bounds every step below must respect, kept for the rounding at the end.
   let lower = 0;
   let upper = Number.POSITIVE_INFINITY;
   const relative = requested !== undefined && requested > 0;
   if (relative && policy.neverLower?.includes(resource)) {
     lower = Math.max(lower, requested);
-    if (v < requested) step("never_lower", requested);
+    if (state.value < requested) step(state, "never_lower", requested);
   }
   const maxDecrease = policy.maxDecrease?.[resource];
   if (relative && maxDecrease !== undefined) {
     const least = requested * (1 - maxDecrease);
     lower = Math.max(lower, least);
-    if (v < least) step("max_decrease", least);
+    if (state.value < least) step(state, "max_decrease", least);
   }
   const maxIncrease = policy.maxIncrease?.[resource];
   const most = relative && maxIncrease !== undefined ? requested * (1 + maxIncrease) : undefined;
-  if (most !== undefined && v > most) step("max_increase", most);
+  if (most !== undefined && state.value > most) step(state, "max_increase", most);
   const bounds = boundsOf(policy, spec, resource);
   if (bounds.floor !== undefined) {
     lower = Math.max(lower, bounds.floor);
-    if (v < bounds.floor) step("floor", bounds.floor);
+    if (state.value < bounds.floor) step(state, "floor", bounds.floor);
   }
   // A floor above the largest increase wins: the floor is the platform's minimum.
   if (most !== undefined) upper = Math.max(most, bounds.floor ?? 0, lower);
   for (const limit of bounds.limits) {
     const ceiling = requested !== undefined ? Math.max(limit.value, requested) : limit.value;
     upper = Math.min(upper, ceiling);
-    if (v > ceiling) step(limit.rule, ceiling);
+    if (state.value > ceiling) step(state, limit.rule, ceiling);
   }
-  if (v === requested) return { value: v, adjustments };
-  step("rounding", rounded(v, resource, lower, upper, options));
-  return { value: v, adjustments };
+  if (state.value === requested) return state;
+  step(state, "rounding", rounded(state.value, resource, lower, upper, options));
+  return state;
 }
 
 // Up to the scheduler's step; down to the step below `upper` when rounding up would cross it;
@@ -197,9 +214,8 @@ function rounded(
   options: ApplyPolicyOptions,
 ): number {
   const g = granularityOf(options)[resource];
-  const fits = (x: number) => x >= g && x >= lower && x <= upper;
   const up = Math.max(g, roundUpTo(v, g));
-  if (fits(up)) return up;
+  if (up >= g && up >= lower && up <= upper) return up;
   const down = roundDownTo(upper, g);
-  return fits(down) ? down : v;
+  return down >= g && down >= lower && down <= upper ? down : v;
 }

@@ -58,9 +58,11 @@ export function boundsOf(policy: Policy, spec: JobSpec, resource: ResourceName):
   const globalCap = policy.caps?.[resource];
   if (globalFloor !== undefined) floors.push(globalFloor);
   if (globalCap !== undefined) limits.push({ rule: "cap", value: globalCap });
-  const names = new Set(partitionsOf(spec));
-  for (const rules of policy.partitions ?? []) {
-    if (!names.has(rules.partition)) continue;
+  // Most policies have no partition rules: the job's partitions are then not even read.
+  const partitions = policy.partitions ?? [];
+  const names = partitions.length > 0 ? new Set(partitionsOf(spec)) : undefined;
+  for (const rules of partitions) {
+    if (!names?.has(rules.partition)) continue;
     const floor = rules.floors?.[resource];
     const cap = rules.caps?.[resource];
     const node = rules.nodeCapacity?.[resource];

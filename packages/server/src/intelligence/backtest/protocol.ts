@@ -99,6 +99,7 @@ export function runModelProtocol(table: FeatureTable, options: ProtocolOptions =
     predictions.push(
       predictResource(model, table.x.subarray(i * F, (i + 1) * F), {
         logRequest: table.logRequest[i],
+        request: table.request[i],
         userJobs: table.userJobs[i],
         evidence:
           level >= 0

@@ -38,4 +38,20 @@ describe("FeatureBuilder", () => {
     expect(row[groupFeatureIndex("user", "median")]).toBeNaN();
     expect(row[groupFeatureIndex("user", "count")]).toBe(0);
   });
+
+  it("gives a group's decayed P90 for the moment asked, however the moments alternate", () => {
+    const fb = new FeatureBuilder(resourceSpec("memory"));
+    for (let i = 1; i <= 20; i++) fb.observeEnded(job(i, (i * 7) % 11 || 1));
+    const p90 = groupFeatureIndex("app", "decayed_p90");
+    const at = (submitTime: number) => fb.features({ ...job(99, 1), submitTime })[p90];
+    // A builder that never saw another moment is the reference.
+    const fresh = (submitTime: number) => {
+      const other = new FeatureBuilder(resourceSpec("memory"));
+      for (let i = 1; i <= 20; i++) other.observeEnded(job(i, (i * 7) % 11 || 1));
+      return other.features({ ...job(99, 1), submitTime })[p90];
+    };
+    // Far enough ahead, every weight underflows and recency ranks weigh instead: another value.
+    for (const t of [300, 300, 1e9, 300, 86_400 * 3, 1e9]) expect(at(t)).toBe(fresh(t));
+    expect(at(300)).not.toBe(at(1e9));
+  });
 });

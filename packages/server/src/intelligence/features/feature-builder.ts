@@ -2,7 +2,7 @@ import type { HistoryJob } from "../history-job.js";
 import { isCensored, type ResourceSpec } from "../resources.js";
 import { FEATURE_NAMES, groupFeatureOffset, writeGroupFeatures } from "./group-features.js";
 import { GroupHistory } from "./group-history.js";
-import { GROUP_LEVELS, type GroupLevel, groupKeys } from "./group-keys.js";
+import { GROUP_LEVELS, type GroupKeys, type GroupLevel, groupKeys } from "./group-keys.js";
 
 /** Options of {@link FeatureBuilder}. */
 export type FeatureBuilderOptions = {
@@ -92,13 +92,16 @@ export class FeatureBuilder {
     return out;
   }
 
-  /** The feature row of `job` at its submit time, in {@link FEATURE_NAMES} order. */
+  /**
+   * The feature row of `job` at its submit time, in {@link FEATURE_NAMES} order. `keys` are the
+   * job's {@link groupKeys}, passed by callers that ask several builders about one job.
+   */
   features(
     job: HistoryJob,
     activity: { sinceLastSubmit: number; running: number } = { sinceLastSubmit: Number.NaN, running: 0 },
     out: Float32Array = new Float32Array(FEATURE_NAMES.length),
+    keys: GroupKeys = groupKeys(job),
   ): Float32Array {
-    const keys = groupKeys(job);
     const req = this.spec.request(job);
     const scale = this.spec.scale(job);
     const logReq = req === undefined ? Number.NaN : Math.log(req);
@@ -115,22 +118,17 @@ export class FeatureBuilder {
     out[8] = Number.isFinite(activity.sinceLastSubmit)
       ? Math.log1p(Math.max(0, activity.sinceLastSubmit))
       : Number.NaN;
+    const ctx = { now: job.submitTime, halfLife: this.#halfLife, logRequest: logReq, logScale };
     for (const level of GROUP_LEVELS) {
       const key = keys[level];
       const g = key === undefined ? undefined : this.#groups.get(key);
-      writeGroupFeatures(out, groupFeatureOffset(level), g, {
-        now: job.submitTime,
-        halfLife: this.#halfLife,
-        logRequest: logReq,
-        logScale,
-      });
+      writeGroupFeatures(out, groupFeatureOffset(level), g, ctx);
     }
     return out;
   }
 
   /** The most specific group with at least `minJobs` exact values, for evidence. */
-  summary(job: HistoryJob, minJobs: number): GroupSummary | undefined {
-    const keys = groupKeys(job);
+  summary(job: HistoryJob, minJobs: number, keys: GroupKeys = groupKeys(job)): GroupSummary | undefined {
     for (const level of GROUP_LEVELS) {
       if (level === "exe") continue;
       const key = keys[level];

@@ -21,6 +21,8 @@ export type FeatureTable = {
   censored: Uint8Array;
   /** log(request), NaN when the job requested nothing. */
   logRequest: Float64Array;
+  /** The request itself (NaN: none): a value capped at it must equal it, not `exp(log(request))`. */
+  request: Float64Array;
   submit: Float64Array;
   end: Float64Array;
   /** Completed jobs of the same user that had ended before submission. */
@@ -55,6 +57,7 @@ export function buildFeatureTable(
     y: new Float64Array(n),
     censored: new Uint8Array(n),
     logRequest: new Float64Array(n),
+    request: new Float64Array(n),
     submit: new Float64Array(n),
     end: new Float64Array(n),
     userJobs: new Int32Array(n),
@@ -76,6 +79,7 @@ export function buildFeatureTable(
       t.y[i] = target === undefined ? Number.NaN : Math.log(target);
       t.censored[i] = isCensored(job) ? 1 : 0;
       t.logRequest[i] = req === undefined ? Number.NaN : Math.log(req);
+      t.request[i] = req === undefined ? Number.NaN : req;
       t.submit[i] = job.submitTime;
       t.end[i] = job.endTime;
       t.userJobs[i] = Math.round(Math.expm1(t.x[i * F + userCountCol]));

@@ -74,6 +74,10 @@ type GroupStats = {
   ranks: Int32Array;
   medianDiffScale: number;
   medianDiffRequest: number;
+  /** The last decayed P90 and the moment and half-life it was weighed for. */
+  p90: number;
+  p90Now: number;
+  p90HalfLife: number;
 };
 
 // Prediction asks the same groups again and again between history updates; training adds a job
@@ -114,6 +118,9 @@ function statsOf(g: GroupHistory, n: number): GroupStats {
     ranks,
     medianDiffScale: medianOfDiffs(g, n, g.scales),
     medianDiffRequest: medianOfDiffs(g, n, g.requests),
+    p90: Number.NaN,
+    p90Now: Number.NaN,
+    p90HalfLife: Number.NaN,
   };
   statsCache.set(g, stats);
   return stats;
@@ -143,7 +150,14 @@ export function writeGroupFeatures(
   out[offset + 3] = stats.max;
   out[offset + 6] = stats.std;
   out[offset + 4] = stats.median;
-  out[offset + 5] = decayedP90(g, n, stats.ranks, ctx);
+  // A batch of predictions weighs every group at the same moment: the weights (one power of two
+  // per value) are computed once per group and moment, with the same arithmetic.
+  if (stats.p90Now !== ctx.now || stats.p90HalfLife !== ctx.halfLife) {
+    stats.p90 = decayedP90(g, n, stats.ranks, ctx);
+    stats.p90Now = ctx.now;
+    stats.p90HalfLife = ctx.halfLife;
+  }
+  out[offset + 5] = stats.p90;
   out[offset + 9] = Number.isNaN(ctx.logScale) ? Number.NaN : ctx.logScale + stats.medianDiffScale;
   out[offset + 10] = Number.isNaN(ctx.logRequest) ? Number.NaN : ctx.logRequest + stats.medianDiffRequest;
 }

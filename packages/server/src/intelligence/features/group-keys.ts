@@ -8,8 +8,11 @@ import type { HistoryJob } from "../history-job.js";
 export const GROUP_LEVELS = ["same", "app", "user", "exe"] as const;
 export type GroupLevel = (typeof GROUP_LEVELS)[number];
 
+/** The key of a job at each level; `exe` is undefined when the job names no executable. */
+export type GroupKeys = Record<Exclude<GroupLevel, "exe">, string> & { exe?: string };
+
 /** The key of `job` at each level, or undefined where the job lacks what the level needs. */
-export function groupKeys(job: HistoryJob): Record<Exclude<GroupLevel, "exe">, string> & { exe?: string } {
+export function groupKeys(job: HistoryJob): GroupKeys {
   const exe = job.executable ?? "";
   const r = job.requested;
   const app = `u=${job.user}|x=${exe}`;

@@ -114,6 +114,16 @@ describe("OnnxModelRunner", () => {
     expect(await (await load(bytes)).run(new Float32Array(0), 3)).toEqual({ value: [] });
   });
 
+  it("gives the same numbers as typed arrays, with runs split or whole", async () => {
+    const { rng, thresholds, bytes } = fixture(8, 3, 20, 4);
+    const values = randomRows(rng, 57, thresholds);
+    const plain = await (await load(bytes)).run(values, 3);
+    const typed = await (await load(bytes)).runTyped(values, 3);
+    const split = await (await load(bytes, { maxRowsPerRun: 10 })).runTyped(values, 3);
+    expect(Array.from(typed.value)).toEqual(plain.value);
+    expect(Array.from(split.value)).toEqual(plain.value);
+  });
+
   it("accepts rows as arrays of numbers, rounding them to float32", async () => {
     const { model, bytes } = fixture(5, 2, 10, 3);
     const runner = await load(bytes);

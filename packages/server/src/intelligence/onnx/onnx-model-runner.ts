@@ -27,6 +27,9 @@ export type OnnxModelRunnerOptions = {
 /** Model outputs by name; each holds one number per input row (row-major if an output is wider). */
 export type OnnxRunResult = Record<string, number[]>;
 
+/** {@link OnnxRunResult} as typed arrays: ONNX Runtime's own output arrays where it can be. */
+export type OnnxTypedResult = Record<string, Float32Array | Float64Array>;
+
 /**
  * Serves one ONNX model with one reused ONNX Runtime session. Safe to call concurrently:
  * every call gets its own results, and `close()` waits for calls in flight.
@@ -113,6 +116,18 @@ export class OnnxModelRunner {
    * a whole number of rows.
    */
   run(values: Float32Array, featureCount: number): Promise<OnnxRunResult> {
+    return this.runTyped(values, featureCount).then((typed) => {
+      const result: OnnxRunResult = {};
+      for (const name of this.outputNames) result[name] = Array.from(typed[name]);
+      return result;
+    });
+  }
+
+  /**
+   * {@link run} with each output as a typed array (ONNX Runtime's own float32 output, not copied
+   * into a number array): what serving reads, one number per row, with no garbage per row.
+   */
+  runTyped(values: Float32Array, featureCount: number): Promise<OnnxTypedResult> {
     if (this.#closed) return Promise.reject(new OnnxRunnerClosedError());
     if (featureCount !== this.featureCount) {
       return Promise.reject(new OnnxFeatureCountError(this.featureCount, featureCount));
@@ -153,25 +168,45 @@ export class OnnxModelRunner {
     await this.#session.release();
   }
 
-  async #runChunks(values: Float32Array): Promise<OnnxRunResult> {
+  async #runChunks(values: Float32Array): Promise<OnnxTypedResult> {
     const rows = values.length / this.featureCount;
-    const result: OnnxRunResult = {};
-    for (const name of this.outputNames) result[name] = [];
+    if (rows <= this.#maxRowsPerRun) return this.#runOnce(values, rows);
+    const result: OnnxTypedResult = {};
+    const parts: OnnxTypedResult[] = [];
     for (let start = 0; start < rows; start += this.#maxRowsPerRun) {
       const end = Math.min(rows, start + this.#maxRowsPerRun);
-      const chunk = values.subarray(start * this.featureCount, end * this.featureCount);
-      const feeds = { [this.inputName]: new ort.Tensor("float32", chunk, [end - start, this.featureCount]) };
-      let outputs: ort.InferenceSession.OnnxValueMapType;
-      try {
-        outputs = await this.#session.run(feeds);
-      } catch (cause) {
-        throw new OnnxInferenceError(`ONNX Runtime failed to run the model: ${messageOf(cause)}`, { cause });
+      parts.push(
+        await this.#runOnce(values.subarray(start * this.featureCount, end * this.featureCount), end - start),
+      );
+    }
+    for (const name of this.outputNames) {
+      const joined = new Float64Array(parts.reduce((n, part) => n + part[name].length, 0));
+      let at = 0;
+      for (const part of parts) {
+        joined.set(part[name], at);
+        at += part[name].length;
       }
-      for (const name of this.outputNames) {
-        const data = outputs[name].data;
-        const target = result[name];
-        for (let i = 0; i < data.length; i++) target.push(Number(data[i]));
-      }
+      result[name] = joined;
+    }
+    return result;
+  }
+
+  async #runOnce(chunk: Float32Array, rows: number): Promise<OnnxTypedResult> {
+    const feeds = { [this.inputName]: new ort.Tensor("float32", chunk, [rows, this.featureCount]) };
+    let outputs: ort.InferenceSession.OnnxValueMapType;
+    try {
+      outputs = await this.#session.run(feeds);
+    } catch (cause) {
+      throw new OnnxInferenceError(`ONNX Runtime failed to run the model: ${messageOf(cause)}`, { cause });
+    }
+    const result: OnnxTypedResult = {};
+    for (const name of this.outputNames) {
+      const data = outputs[name].data;
+      // Jobsight's models give float32, served as they are; other outputs become exact doubles.
+      result[name] =
+        data instanceof Float32Array || data instanceof Float64Array
+          ? data
+          : Float64Array.from(data as ArrayLike<number>, Number);
     }
     return result;
   }

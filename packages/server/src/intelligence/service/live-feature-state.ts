@@ -1,5 +1,6 @@
 import { FeatureBuilder, type GroupSummary } from "../features/feature-builder.js";
 import { FEATURE_NAMES, groupFeatureIndex } from "../features/group-features.js";
+import type { GroupKeys } from "../features/group-keys.js";
 import type { HistoryJob, ResourceName } from "../history-job.js";
 import { ALL_RESOURCES, resourceSpec } from "../resources.js";
 
@@ -52,6 +53,11 @@ export class LiveFeatureState {
     return true;
   }
 
+  /** Whether an ended job (by the `id` it was observed with) is in the state already. */
+  has(id: string): boolean {
+    return this.#seen.has(id);
+  }
+
   /** Sets what a user has in flight, from the data plane's jobs that have not ended. */
   setActivity(user: string, activity: UserActivity): void {
     const known = this.#activity.get(user);
@@ -73,15 +79,19 @@ export class LiveFeatureState {
       : { sinceLastSubmit: Number.NaN, running: 0 };
   }
 
-  /** Writes the feature row of `job` for one resource into `out` (at `offset`). */
+  /**
+   * Writes the feature row of `job` for one resource into `out` (at `offset`); `keys` (the job's
+   * `groupKeys`) spare recomputing them for every resource of one job.
+   */
   features(
     resource: ResourceName,
     job: HistoryJob,
     out: Float32Array = new Float32Array(FEATURE_NAMES.length),
     offset = 0,
+    keys?: GroupKeys,
   ): Float32Array {
     const row = out.subarray(offset, offset + FEATURE_NAMES.length);
-    this.#builder(resource).features(job, this.activityOf(job), row);
+    this.#builder(resource).features(job, this.activityOf(job), row, keys);
     return out;
   }
 
@@ -91,8 +101,8 @@ export class LiveFeatureState {
   }
 
   /** The most specific group with at least `minJobs` exact values, for evidence. */
-  summary(resource: ResourceName, job: HistoryJob, minJobs = 3): GroupSummary | undefined {
-    return this.#builder(resource).summary(job, minJobs);
+  summary(resource: ResourceName, job: HistoryJob, minJobs = 3, keys?: GroupKeys): GroupSummary | undefined {
+    return this.#builder(resource).summary(job, minJobs, keys);
   }
 
   #builder(resource: ResourceName): FeatureBuilder {

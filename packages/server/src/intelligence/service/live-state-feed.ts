@@ -75,8 +75,15 @@ export class LiveStateFeed {
       await this.rebuild();
       return;
     }
-    const changed = await endedJobsUpdatedSince(this.pool, this.#cursor, this.#lag, this.#rebuildThreshold);
-    if (changed.jobs.length >= this.#rebuildThreshold) {
+    const changed = await endedJobsUpdatedSince(
+      this.pool,
+      this.#cursor,
+      this.#lag,
+      this.#rebuildThreshold,
+      // The state ignores a job it has observed: such rows are not worth reading again.
+      (cluster, jobId) => this.state.has(`${cluster}/${jobId}`),
+    );
+    if (changed.changed >= this.#rebuildThreshold) {
       await this.rebuild();
       return;
     }

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import type { Policy, Prediction, PredictionRequest } from "@jobsight/schemas";
+import type { Policy, Prediction, PredictionRequest, ResourcePrediction } from "@jobsight/schemas";
 import { linkKeyOf } from "./link-predictions.js";
 import type { LiveFeatureState } from "./live-feature-state.js";
 import { predictSpecs } from "./predict-specs.js";
-import { type RecordedPrediction, scoredOutcome } from "./prediction-store.js";
+import { type RecordedPrediction, type ScoredOutcome, scoredOutcome } from "./prediction-store.js";
 import type { Engine, ServedModel } from "./served-model.js";
 import type { ModeState } from "./shadow-mode.js";
 import {
@@ -51,10 +51,25 @@ export async function makePredictions(
   const raw = await predictSpecs(requests, ctx.state, ctx.served, ctx.now.getTime() / 1000, ctx.engine);
   const version = ctx.served?.version ?? "none";
   const createdAt = ctx.now.toISOString();
-  return requests.map((request, i) => {
+  const shadow = ctx.mode.mode === "shadow";
+  const notice = shadow
+    ? shadowNotice(ctx.mode, version)
+    : !ctx.served
+      ? "No model has been trained on this site's jobs yet: every resource is insufficient_evidence."
+      : undefined;
+  // Loops rather than closures per request: a batch makes thousands of these.
+  const out: RecordedPrediction[] = new Array(requests.length);
+  for (let i = 0; i < requests.length; i++) {
+    const request = requests[i];
     const spec = request.spec;
     const granularity = granularityFor(spec, ctx.rounding);
-    const wire = raw[i].map((o) => toWireResource(o, spec, granularity));
+    const outcomes = raw[i];
+    const wire: ResourcePrediction[] = new Array(outcomes.length);
+    const recommendations: ScoredOutcome[] = new Array(outcomes.length);
+    for (let k = 0; k < outcomes.length; k++) {
+      wire[k] = toWireResource(outcomes[k], spec, granularity);
+      recommendations[k] = scoredOutcome(wire[k]);
+    }
     const resources = withPolicy(
       wire,
       spec,
@@ -69,22 +84,20 @@ export async function makePredictions(
       modelVersion: version,
       cluster: spec.cluster,
       user: spec.user,
-      resources: ctx.mode.mode === "shadow" ? [] : resources,
+      resources: shadow ? [] : resources,
     };
     if (ctx.mode.shadowUntil) answer.shadowUntil = ctx.mode.shadowUntil;
-    if (ctx.mode.mode === "shadow") answer.notice = shadowNotice(ctx.mode, version);
-    else if (!ctx.served)
-      answer.notice =
-        "No model has been trained on this site's jobs yet: every resource is insufficient_evidence.";
+    if (notice !== undefined) answer.notice = notice;
     const recorded: RecordedPrediction = {
       answer,
       resources,
-      recommendations: wire.map(scoredOutcome),
+      recommendations,
       spec,
       linkKey: linkKeyOf(spec),
       requestedBy: ctx.requestedBy,
     };
     if (request.idempotencyKey) recorded.idempotencyKey = request.idempotencyKey;
-    return recorded;
-  });
+    out[i] = recorded;
+  }
+  return out;
 }

@@ -1,6 +1,6 @@
 import type { JobSpec } from "@jobsight/schemas";
 import { FEATURE_NAMES } from "../features/group-features.js";
-import { describeGroup } from "../features/group-keys.js";
+import { describeGroup, type GroupKeys, groupKeys } from "../features/group-keys.js";
 import { type HistoryJob, RESOURCE_FIELDS, type ResourceName } from "../history-job.js";
 import type { ResourceModel } from "../model/resource-model.js";
 import type { TreeEnsemble } from "../model/tree-ensemble.js";
@@ -51,6 +51,16 @@ function asksForGpus(spec: JobSpec): boolean {
   return (spec.requested.gpus ?? 0) > 0 || (spec.requested.gpuMemoryBytes ?? 0) > 0;
 }
 
+/** One resource's rows of a batch, written before any model runs. */
+type ResourcePlan = {
+  k: number;
+  resource: ResourceName;
+  model: ResourceModel;
+  /** Indexes (into the batch) of the jobs whose row is in `rows`, in row order. */
+  batch: number[];
+  rows: Float32Array;
+};
+
 /**
  * Predicts every asked-for resource of many jobs at once: feature rows from the live state (the
  * history of the same user and application as of now), one ONNX Runtime run per resource for the
@@ -70,21 +80,29 @@ export async function predictSpecs(
   nowSeconds: number,
   engine: Engine = "onnx",
 ): Promise<RawOutcome[][]> {
-  const jobs: HistoryJob[] = items.map((item) => {
-    const at = item.spec.submitTime !== undefined ? Date.parse(item.spec.submitTime) / 1000 : Number.NaN;
-    return specToHistoryJob(item.spec, Number.isFinite(at) ? at : nowSeconds);
-  });
-  const out: (RawOutcome | undefined)[][] = items.map(() => ALL_RESOURCES.map(() => undefined));
-  const wanted = (i: number, r: ResourceName) =>
-    items[i].resources === undefined || items[i].resources!.includes(r);
+  const jobs: HistoryJob[] = new Array(items.length);
+  const keys: GroupKeys[] = new Array(items.length);
+  for (let i = 0; i < items.length; i++) {
+    const spec = items[i].spec;
+    const at = spec.submitTime !== undefined ? Date.parse(spec.submitTime) / 1000 : Number.NaN;
+    jobs[i] = specToHistoryJob(spec, Number.isFinite(at) ? at : nowSeconds);
+    keys[i] = groupKeys(jobs[i]);
+  }
+  // Outcomes by resource (in ALL_RESOURCES order), then compacted per job.
+  const R = ALL_RESOURCES.length;
+  const slots: (RawOutcome | undefined)[] = new Array(items.length * R);
   const F = FEATURE_NAMES.length;
-  for (const [k, resource] of ALL_RESOURCES.entries()) {
+  const plans: ResourcePlan[] = [];
+  for (let k = 0; k < R; k++) {
+    const resource = ALL_RESOURCES[k];
     const model = served?.model(resource);
+    const gpu = resource === "gpus" || resource === "gpuMemory";
     const batch: number[] = [];
     for (let i = 0; i < items.length; i++) {
-      if (!wanted(i, resource)) continue;
-      if ((resource === "gpus" || resource === "gpuMemory") && !asksForGpus(items[i].spec)) {
-        out[i][k] = {
+      const wanted = items[i].resources;
+      if (wanted !== undefined && !wanted.includes(resource)) continue;
+      if (gpu && !asksForGpus(items[i].spec)) {
+        slots[i * R + k] = {
           resource,
           prediction: {
             status: "insufficient_evidence",
@@ -93,7 +111,7 @@ export async function predictSpecs(
           },
         };
       } else if (!model) {
-        out[i][k] = {
+        slots[i * R + k] = {
           resource,
           prediction: {
             status: "insufficient_evidence",
@@ -105,69 +123,111 @@ export async function predictSpecs(
     }
     if (batch.length === 0 || !model || !served) continue;
     const rows = new Float32Array(batch.length * F);
-    batch.forEach((i, b) => {
-      state.features(resource, jobs[i], rows, b * F);
-    });
-    const { centre, upper } = await served.evaluate(resource, rows, batch.length, engine);
-    batch.forEach((i, b) => {
-      out[i][k] = predictOne(
+    for (let b = 0; b < batch.length; b++) {
+      const i = batch[b];
+      state.features(resource, jobs[i], rows, b * F, keys[i]);
+    }
+    plans.push({ k, resource, model, batch, rows });
+  }
+  // Every resource's run is started before any is awaited: ONNX Runtime hands each back on the
+  // next turn of the event loop, so a request waits for one turn instead of one per resource.
+  const outputs = served
+    ? await Promise.all(plans.map((p) => served.evaluate(p.resource, p.rows, p.batch.length, engine)))
+    : [];
+  for (let p = 0; p < plans.length; p++) {
+    const { k, resource, model, batch, rows } = plans[p];
+    const { centre, upper } = outputs[p];
+    for (let b = 0; b < batch.length; b++) {
+      const i = batch[b];
+      slots[i * R + k] = predictOne(
         model,
         resource,
         jobs[i],
-        rows.subarray(b * F, (b + 1) * F),
+        keys[i],
+        rows,
+        b * F,
         centre[b],
         upper[b],
         state,
         items[i].spec.cluster,
       );
-    });
+    }
   }
-  return out.map((row) => row.filter((o): o is RawOutcome => o !== undefined));
+  const out: RawOutcome[][] = new Array(items.length);
+  for (let i = 0; i < items.length; i++) {
+    const row: RawOutcome[] = [];
+    for (let k = 0; k < R; k++) {
+      const o = slots[i * R + k];
+      if (o !== undefined) row.push(o);
+    }
+    out[i] = row;
+  }
+  return out;
+}
+
+/**
+ * The model of a resource with its ensembles replaced by constants, reused for every row: the
+ * ensembles were evaluated already (by ONNX Runtime or the TypeScript trees), so the predictor
+ * gets the outputs as constants and its calibration and abstention rules run unchanged. One shell
+ * per model, filled just before each synchronous call, spares a copy of the model per row.
+ */
+const shells = new WeakMap<ResourceModel, ResourceModel>();
+
+function evaluatedShell(model: ResourceModel, m: number, u: number): ResourceModel {
+  let shell = shells.get(model);
+  if (!shell) {
+    shell = { ...model, centre: constant(0, model.centre), upper: constant(0, model.upper) };
+    shells.set(model, shell);
+  }
+  shell.centre.baseScore = m;
+  shell.upper.baseScore = u;
+  return shell;
 }
 
 function predictOne(
   model: ResourceModel,
   resource: ResourceName,
   job: HistoryJob,
-  row: Float32Array,
+  keys: GroupKeys,
+  rows: Float32Array,
+  offset: number,
   m: number,
   u: number,
   state: LiveFeatureState,
   cluster: string,
 ): RawOutcome {
   const req = job.requested[RESOURCE_FIELDS[resource]];
-  const summary = state.summary(resource, job, 3);
-  // The ensembles were evaluated already (by ONNX Runtime or the TypeScript trees): the predictor
-  // gets them as constants, so its calibration and abstention rules run unchanged.
-  const evaluated: ResourceModel = {
-    ...model,
-    centre: constant(m, model.centre),
-    upper: constant(u, model.upper),
-  };
-  const prediction = predictResource(evaluated, row, {
-    logRequest: req !== undefined && req > 0 ? Math.log(req) : Number.NaN,
-    userJobs: state.userJobs(row),
-    evidence: summary
-      ? {
-          group: describeGroup(job, summary.level),
-          jobs: summary.jobs,
-          censoredJobs: summary.censoredJobs,
-          since: summary.since,
-        }
-      : undefined,
-  });
+  const summary = state.summary(resource, job, 3, keys);
+  const group = summary ? describeGroup(job, summary.level) : undefined;
+  const prediction = predictResource(
+    evaluatedShell(model, m, u),
+    rows.subarray(offset, offset + FEATURE_NAMES.length),
+    {
+      logRequest: req !== undefined && req > 0 ? Math.log(req) : Number.NaN,
+      request: req !== undefined && req > 0 ? req : undefined,
+      userJobs: state.userJobs(rows, offset),
+      evidence: summary
+        ? {
+            group: group as string,
+            jobs: summary.jobs,
+            censoredJobs: summary.censoredJobs,
+            since: summary.since,
+          }
+        : undefined,
+    },
+  );
   // Users and executables are namespaced by cluster inside; the evidence names them as the site does.
-  const strip = (group: string) => group.split(`${cluster}/`).join("");
+  const prefix = `${cluster}/`;
   const outcome: RawOutcome = { resource, prediction };
   if (prediction.status === "ok") {
     prediction.evidence = {
       ...prediction.evidence,
-      group: strip(prediction.evidence.group),
+      group: prediction.evidence.group.replaceAll(prefix, ""),
       features: topFeatures(model),
     };
   } else if (summary) {
     outcome.evidence = {
-      group: strip(describeGroup(job, summary.level)),
+      group: (group as string).replaceAll(prefix, ""),
       jobs: summary.jobs,
       censoredJobs: summary.censoredJobs,
       since: Number.isFinite(summary.since) ? new Date(summary.since * 1000).toISOString() : undefined,

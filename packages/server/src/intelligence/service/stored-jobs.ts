@@ -81,22 +81,52 @@ export async function endedJobsPage(
 /**
  * Ended jobs whose row changed at or after `lagSeconds` before `since` (a PostgreSQL timestamp as
  * text), oldest change first, and the newest change seen (never before `since`). The lag catches rows of transactions
- * that committed late; callers deduplicate the rows that come back again.
+ * that committed late; callers deduplicate the rows that come back again. `changed` counts every
+ * row of the window; with `known`, the jobs it names are not read in full (only their keys are).
+ *
+ * @example
+ * ```ts
+ * const { jobs, newest } = await endedJobsUpdatedSince(pool, cursor, 60, 50_000, (c, id) => seen.has(`${c}/${id}`));
+ * ```
  */
 export async function endedJobsUpdatedSince(
   pool: pg.Pool,
   since: string,
   lagSeconds: number,
   limit: number,
-): Promise<{ jobs: StoredJob[]; newest?: string }> {
-  const { rows } = await query<Row>(
+  known?: (cluster: string, jobId: string) => boolean,
+): Promise<{ jobs: StoredJob[]; newest?: string; changed: number }> {
+  if (!known) {
+    const { rows } = await query<Row>(
+      pool,
+      `${SELECT}, greatest(updated_at, $1::timestamptz)::text AS key_at FROM jobs
+       WHERE phase = 'ended' AND updated_at >= $1::timestamptz - make_interval(secs => $2)
+       ORDER BY updated_at LIMIT $3`,
+      [since, lagSeconds, limit],
+    );
+    const newest = rows.length > 0 ? rows[rows.length - 1].key_at : undefined;
+    return { jobs: rows.map(toStoredJob), newest, changed: rows.length };
+  }
+  // The window re-reads every row of the last `lagSeconds` on every refresh (after an import,
+  // tens of thousands): their keys are cheap, their records are not, and a job already known
+  // needs nothing more.
+  const { rows: keys } = await query<{ cluster: string; job_id: string; key_at: string }>(
     pool,
-    `${SELECT}, greatest(updated_at, $1::timestamptz)::text AS key_at FROM jobs
+    `SELECT cluster, job_id, greatest(updated_at, $1::timestamptz)::text AS key_at FROM jobs
      WHERE phase = 'ended' AND updated_at >= $1::timestamptz - make_interval(secs => $2)
      ORDER BY updated_at LIMIT $3`,
     [since, lagSeconds, limit],
   );
-  return { jobs: rows.map(toStoredJob), newest: rows.length > 0 ? rows[rows.length - 1].key_at : undefined };
+  const newest = keys.length > 0 ? keys[keys.length - 1].key_at : undefined;
+  const unknown = keys.filter((k) => !known(k.cluster, k.job_id));
+  if (unknown.length === 0) return { jobs: [], newest, changed: keys.length };
+  const { rows } = await query<Row>(
+    pool,
+    `${SELECT} FROM jobs WHERE phase = 'ended'
+     AND (cluster, job_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
+    [unknown.map((k) => k.cluster), unknown.map((k) => k.job_id)],
+  );
+  return { jobs: rows.map(toStoredJob), newest, changed: keys.length };
 }
 
 /** The newest change of any ended job (where the live feed starts after a full load). */

@@ -1,5 +1,5 @@
 import type { Evidence, JobSpec, Policy, PredictionMode, ResourcePrediction } from "@jobsight/schemas";
-import { applyPolicy } from "../../policy/apply-policy.js";
+import { type AppliedResource, applyPolicy } from "../../policy/apply-policy.js";
 import { boundsOf, requestOf } from "../../policy/policy-bounds.js";
 import {
   type Granularity,
@@ -104,22 +104,32 @@ export function withPolicy(
   granularity: GranularityOptions,
 ): ResourcePrediction[] {
   const decision = applyPolicy(resources, spec, policy, { ...granularity, mode });
-  return resources.map((r, i) => {
-    if (r.status !== "ok") return r;
-    const d = decision.resources[i];
-    const out = { ...r };
-    if (d.adjustments.length > 0 && d.value !== undefined) {
-      out.value = d.value;
-      out.adjustments = d.adjustments;
-    }
-    let limit = Number.POSITIVE_INFINITY;
-    for (const l of boundsOf(policy, spec, r.resource).limits) {
-      limit = Math.min(limit, r.requested !== undefined ? Math.max(l.value, r.requested) : l.value);
-    }
-    if (out.high !== undefined) out.high = Math.min(out.high, Math.max(limit, out.value));
-    if (out.low !== undefined) out.low = Math.min(out.low, out.high ?? out.low);
-    return out;
-  });
+  const out: ResourcePrediction[] = new Array(resources.length);
+  for (let i = 0; i < resources.length; i++)
+    out[i] = withDecision(resources[i], decision.resources[i], spec, policy);
+  return out;
+}
+
+/** One resource after the policy's decision for it (a loop body: no closure per prediction). */
+function withDecision(
+  r: ResourcePrediction,
+  d: AppliedResource,
+  spec: JobSpec,
+  policy: Policy,
+): ResourcePrediction {
+  if (r.status !== "ok") return r;
+  const out = { ...r };
+  if (d.adjustments.length > 0 && d.value !== undefined) {
+    out.value = d.value;
+    out.adjustments = d.adjustments;
+  }
+  let limit = Number.POSITIVE_INFINITY;
+  for (const l of boundsOf(policy, spec, r.resource).limits) {
+    limit = Math.min(limit, r.requested !== undefined ? Math.max(l.value, r.requested) : l.value);
+  }
+  if (out.high !== undefined) out.high = Math.min(out.high, Math.max(limit, out.value));
+  if (out.low !== undefined) out.low = Math.min(out.low, out.high ?? out.low);
+  return out;
 }
 
 /** The granularity of a job (for tests and callers that round themselves). */
