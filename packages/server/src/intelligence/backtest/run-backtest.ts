@@ -30,7 +30,7 @@ export type BacktestOptions = {
   resources?: ResourceName[];
   /**
    * Simulated seconds between retrainings.
-   * @default 2592000
+   * @default 604800 (7 days)
    */
   retrainEverySeconds?: number;
   training?: TrainResourceModelOptions;
