@@ -217,7 +217,8 @@ describe.skipIf(!executablePath)("web report in headless Chromium", () => {
 
   it("copies the agent prompt to the clipboard", async () => {
     await openWithToken(jobUrl());
-    await page.locator("#agent-prompt").waitFor();
+    // The <pre> is in the static page: wait for the prompt itself, drawn with the button's handler.
+    await page.locator("#agent-prompt", { hasText: diagnosis.agentPrompt.split("\n")[0] }).waitFor();
     await page.locator("#copy-prompt").click();
     await page.locator("#copy-status", { hasText: "Copied" }).waitFor();
     expect(
