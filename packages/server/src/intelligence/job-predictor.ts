@@ -41,7 +41,6 @@ export class JobPredictor {
       const userJobs = Math.round(Math.expm1(row[builder.names.indexOf("user_count")]));
       const summary = builder.summary(job, 3);
       out[name] = predictResource(model, row, {
-        logRequest: req === undefined ? Number.NaN : Math.log(req),
         request: req,
         userJobs,
         evidence: summary

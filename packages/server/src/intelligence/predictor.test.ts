@@ -46,7 +46,7 @@ describe("predictResource", () => {
   it("gives exactly the request, not exp(log(request)), when the value is capped at it", () => {
     expect(requests.length).toBeGreaterThan(0);
     for (const request of requests) {
-      const p = predictResource(model(true), [0], { logRequest: Math.log(request), request, userJobs: 10 });
+      const p = predictResource(model(true), [0], { request, userJobs: 10 });
       expect(p.status).toBe("ok");
       if (p.status !== "ok") continue;
       expect(p.value).toBe(request);
@@ -57,12 +57,8 @@ describe("predictResource", () => {
 
   it("leaves uncapped values alone and ignores the request where the site does not enforce it", () => {
     const request = 10_000;
-    const capped = predictResource(model(true), [0], {
-      logRequest: Math.log(request),
-      request,
-      userJobs: 10,
-    });
-    const free = predictResource(model(false), [0], { logRequest: Math.log(9), request: 9, userJobs: 10 });
+    const capped = predictResource(model(true), [0], { request, userJobs: 10 });
+    const free = predictResource(model(false), [0], { request: 9, userJobs: 10 });
     expect(capped.status === "ok" && capped.value < request && capped.value > 1000).toBe(true);
     expect(free.status === "ok" && free.value > 1000).toBe(true);
   });

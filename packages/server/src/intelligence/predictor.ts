@@ -45,11 +45,10 @@ export type ResourcePrediction = ResourceRecommendation | InsufficientEvidence;
 
 /** What the predictor knows about the job besides its feature row. */
 export type PredictionContext = {
-  /** log of the job's request of this resource, NaN when none. */
-  logRequest: number;
   /**
-   * The request itself, when there is one: a value or range top capped at the request is exactly
-   * it (`exp(log(r))` can land one ulp under `r`, which would read as a miss of a job using all of it).
+   * The job's request of this resource (undefined or NaN: none). A value or range top capped at it
+   * is exactly it: `exp(log(r))` can land one ulp under `r`, which would read as a miss of a job
+   * that used all of it.
    */
   request?: number;
   /** Completed jobs of the user so far. */
@@ -67,7 +66,7 @@ const importanceCache = new WeakMap<ResourceModel, string[]>();
  *
  * @example
  * ```ts
- * const p = predictResource(model, row, { logRequest: Math.log(req), userJobs: 12 });
+ * const p = predictResource(model, row, { request: req, userJobs: 12 });
  * if (p.status === "ok") console.log(p.value, p.confidence);
  * ```
  */
@@ -90,7 +89,7 @@ export function predictResource(
         };
   }
   const { m, s } = centreAndSpread(model, (e) => evaluateEnsemble(e, row));
-  const logCap = capOf(model, ctx.logRequest);
+  const logCap = capOf(model, ctx.request === undefined ? Number.NaN : Math.log(ctx.request));
   const r = applyConformal(model.calibration, m, s, logCap);
   if (r.tooUncertain || r.logValue > model.maxLogValue) {
     return {
@@ -100,13 +99,12 @@ export function predictResource(
     };
   }
   const ev = ctx.evidence;
-  const atCap = (logX: number) =>
-    ctx.request !== undefined && logX >= logCap && logCap === ctx.logRequest ? ctx.request : Math.exp(logX);
+  const high = atCap(r.logHigh, logCap, ctx.request);
   return {
     status: "ok",
-    value: atCap(r.logValue),
-    low: Math.min(Math.exp(r.logLow), atCap(r.logHigh)),
-    high: atCap(r.logHigh),
+    value: atCap(r.logValue, logCap, ctx.request),
+    low: Math.min(Math.exp(r.logLow), high),
+    high,
     nominalLevel: model.calibration.nominalLevel,
     confidence: r.confidence,
     evidence: {
@@ -117,6 +115,11 @@ export function predictResource(
       features: topFeatures(model),
     },
   };
+}
+
+/** `e^logX`, or exactly the request where `logX` reached the cap and the cap is the request. */
+function atCap(logX: number, logCap: number, request: number | undefined): number {
+  return request !== undefined && Number.isFinite(logCap) && logX >= logCap ? request : Math.exp(logX);
 }
 
 /** The features the ensembles split on most (by number of splits), strongest first. */

@@ -101,7 +101,6 @@ export function runModelProtocol(table: FeatureTable, options: ProtocolOptions =
     const level = table.evidenceLevel[i];
     predictions.push(
       predictResource(model, table.x.subarray(i * F, (i + 1) * F), {
-        logRequest: table.logRequest[i],
         request: table.request[i],
         userJobs: table.userJobs[i],
         evidence:

@@ -70,7 +70,7 @@ export function holdoutBacktest(
     if (comparable && active && table.submit[i] >= active.trainedAt) {
       add(same, p, actual, req, limit);
       const a = predictResource(active, table.x.subarray(i * F, (i + 1) * F), {
-        logRequest: table.logRequest[i],
+        request: table.request[i],
         userJobs: table.userJobs[i],
       });
       same.active.push(scored(a, actual, limit));

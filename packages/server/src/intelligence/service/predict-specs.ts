@@ -203,7 +203,6 @@ function predictOne(
     evaluatedShell(model, m, u),
     rows.subarray(offset, offset + FEATURE_NAMES.length),
     {
-      logRequest: req !== undefined && req > 0 ? Math.log(req) : Number.NaN,
       request: req !== undefined && req > 0 ? req : undefined,
       userJobs: state.userJobs(rows, offset),
       evidence: summary
