@@ -46,8 +46,12 @@ export const PolicyAdjustment = Type.Object(
         Type.Literal("min_confidence"),
         Type.Literal("user_opt_out"),
         Type.Literal("rounding"),
+        Type.Literal("recent_oom"),
       ],
-      { description: "Which rule changed the value." },
+      {
+        description:
+          "Which rule changed the value; recent_oom: the same application was recently killed for memory, so the value was raised above what it died with.",
+      },
     ),
     before: Type.Number({ description: "Value before the rule." }),
     after: Type.Number({ description: "Value after the rule." }),

@@ -167,6 +167,52 @@ describe("SlurmController", () => {
     expect(ctl.stats()).toMatchObject({ polls: 2, failedPolls: 0, records: 14 });
   });
 
+  it("holds an ended job back while its steps' accounting is still to come, within a grace period", async () => {
+    const { readFileSync, writeFileSync } = await import("node:fs");
+    const real = JSON.parse(readFileSync(SACCT, "utf8")) as { jobs: Record<string, unknown>[] };
+    const tmo = real.jobs.find((j) => j.job_id === 6)!;
+    // What slurmdbd holds a moment after the timeout: the job ended, its batch step not yet.
+    const unsettled = structuredClone(tmo) as { steps: { state: string; tres: unknown }[] };
+    unsettled.steps[0].state = "RUNNING";
+    unsettled.steps[0].tres = { requested: { max: [] } };
+    const current = join(dir, "sacct-now.json");
+    const show = (job: unknown) => writeFileSync(current, JSON.stringify({ ...real, jobs: [job] }));
+    const sacct = fakeCommand("sacct", `cat "${current}"`);
+    const squeue = fakeCommand("squeue", `echo '{"jobs": []}'`);
+    cleanups.push(sacct.cleanup, squeue.cleanup);
+    const end = (tmo.time as { end: number }).end * 1000;
+    let now = end + 5_000;
+    const ctl = new SlurmController({
+      cluster: "testcluster",
+      spool,
+      squeueCommand: squeue.path,
+      sacctCommand: sacct.path,
+      now: () => now,
+    });
+    show(unsettled);
+    await ctl.poll();
+    expect(await records()).toEqual([]);
+    expect(ctl.stats().deferredEnds).toBe(1);
+    // The step's accounting arrives: the record goes out whole, with the MaxRSS.
+    show(tmo);
+    now = end + 35_000;
+    await ctl.poll();
+    const [record] = await records();
+    expect(record).toMatchObject({ jobId: "6", phase: "ended", peaks: { memoryBytes: 4_792_320 } });
+
+    // A step that never settles does not hold its job back for good.
+    const stuck = { ...structuredClone(unsettled), job_id: 66 };
+    show(stuck);
+    now = end + 30_000;
+    await ctl.poll();
+    expect(await records()).toEqual([]);
+    now = end + 61_000;
+    await ctl.poll();
+    expect((await records()).map((r) => [r.jobId, r.outcome?.state, r.peaks?.memoryBytes])).toEqual([
+      ["66", "TIMEOUT", undefined],
+    ]);
+  });
+
   it("survives a failing command without throwing and counts it", async () => {
     const { ctl } = controller(
       `echo "slurm_load_jobs error: Unable to contact slurm controller" >&2; exit 1`,

@@ -19,6 +19,12 @@ export type SlurmControllerOptions = {
   intervalMs?: number;
   /** How far back the first sacct query reaches. @default 60 */
   lookbackMinutes?: number;
+  /**
+   * How long after a job's end its record may wait for its steps' accounting (a step still
+   * running, or none recorded yet for a job that ran), in milliseconds; past that it is sent
+   * as it is. @default 60000
+   */
+  stepGraceMs?: number;
   /** Runs a command and returns its output. @default runCommand */
   run?: (command: string, args: string[]) => Promise<string>;
   /** Clock. @default Date.now */
@@ -32,6 +38,8 @@ export type SlurmControllerStats = {
   polls: number;
   failedPolls: number;
   records: number;
+  /** Ended jobs held back for a poll because their steps' accounting had not arrived yet. */
+  deferredEnds: number;
   lastPollAt: string | null;
 };
 
@@ -79,7 +87,13 @@ export class SlurmController {
   private sacctFrom: number | undefined;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
-  private readonly figures: SlurmControllerStats = { polls: 0, failedPolls: 0, records: 0, lastPollAt: null };
+  private readonly figures: SlurmControllerStats = {
+    polls: 0,
+    failedPolls: 0,
+    records: 0,
+    deferredEnds: 0,
+    lastPollAt: null,
+  };
 
   constructor(options: SlurmControllerOptions) {
     this.o = options;
@@ -145,7 +159,15 @@ export class SlurmController {
     const endedRecords: SlurmRecord[] = [];
     for (const job of sacctJobs) {
       const r = recordFromSacct(job, this.o.cluster);
-      if (r?.record.phase === "ended" && this.emitted.get(r.record.jobId) !== "ended") endedRecords.push(r);
+      if (r?.record.phase !== "ended" || this.emitted.get(r.record.jobId) === "ended") continue;
+      // slurmdbd may record a job's end before its batch step's (a timeout's step is killed
+      // after): its MaxRSS would be missing for good, since an ended job is sent once.
+      const endedMs = Date.parse(r.record.endedAt ?? "");
+      if (stepsUnsettled(r.record) && started - endedMs <= (this.o.stepGraceMs ?? 60_000)) {
+        this.figures.deferredEnds++;
+        continue;
+      }
+      endedRecords.push(r);
     }
     await this.correctExits(endedRecords);
     for (const r of endedRecords) {
@@ -222,6 +244,14 @@ export class SlurmController {
   stats(): SlurmControllerStats {
     return { ...this.figures };
   }
+}
+
+/** Whether an ended job's steps are still to be accounted: one not ended, or none for a job that ran. */
+function stepsUnsettled(record: JobRecord): boolean {
+  const steps = record.steps;
+  if (!steps || steps.length === 0)
+    return record.startedAt !== undefined && (record.peaks?.runTimeSeconds ?? 0) > 0;
+  return steps.some((step) => step.state === undefined);
 }
 
 function setExit(r: SlurmRecord, exit: ExitInfo): void {

@@ -20,7 +20,7 @@ export type ResourceRecommendation = {
   value: number;
   low: number;
   high: number;
-  /** Share of jobs the [low, high] range is meant to contain. */
+  /** Share of jobs the [low, high] range is meant to contain; NaN when the range has no such level. */
   nominalLevel: number;
   /** Calibrated probability that the job will not need more than `value`. */
   confidence: number;

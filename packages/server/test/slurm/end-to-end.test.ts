@@ -253,20 +253,42 @@ describeSlurm("real SLURM jobs through the collector, the server and its REST AP
     }
   });
 
-  it("answers insufficient_evidence, not a smaller number, for a resubmission of the memory job", async () => {
+  it("recommends more memory than the memory job died with for its resubmission, and guesses nothing else", async () => {
     // The production training threshold: a dozen jobs are far too few to train a model on.
     const report: TrainReport = await server.service.train({ trigger: "e2e" });
     expect(report.trained, JSON.stringify(report)).toBe(false);
     expect(report.reason).toMatch(/no resource has enough completed jobs/);
+    await server.service.refresh();
+    for (const job of of("overMemory")) {
+      const killed = records.get(job.id)!;
+      // What it died with: SLURM's limit, or the peak seen before the accounting poll killed it.
+      const diedWith = Math.max(killed.spec.requested.memoryBytes!, killed.peaks!.memoryBytes!);
+      const prediction = await api<Prediction>("POST", "/v1/predictions", { spec: killed.spec });
+      expect(prediction.mode).toBe("live");
+      const memory = prediction.resources.find((r) => r.resource === "memory");
+      expect(memory?.status, JSON.stringify(prediction)).toBe("ok");
+      if (memory?.status !== "ok") continue;
+      expect(memory.value, label(job)).toBeGreaterThan(diedWith);
+      expect(memory.requested).toBe(killed.spec.requested.memoryBytes);
+      expect(memory.evidence.features).toContain("recent_oom_kill");
+      expect(memory.adjustments?.[0]).toMatchObject({ rule: "recent_oom", after: memory.value });
+      // No model yet: every other resource says so instead of guessing (GPUs: none asked for).
+      const reasons = Object.fromEntries(
+        prediction.resources.filter((r) => r.status !== "ok").map((r) => [r.resource, r.reasonCode]),
+      );
+      expect(reasons, label(job)).toEqual({
+        cores: "no_model",
+        walltime: "no_model",
+        gpus: "not_requested",
+        gpuMemory: "not_requested",
+      });
+    }
+    // A job of another application that asks as little as the memory job did gets no such advice.
     const memoryJob = records.get(of("overMemory")[0].id)!;
-    const prediction = await api<Prediction>("POST", "/v1/predictions", { spec: memoryJob.spec });
-    expect(prediction.mode).toBe("live");
-    const memory = prediction.resources.find((r) => r.resource === "memory");
-    expect(memory, JSON.stringify(prediction)).toMatchObject({
-      status: "insufficient_evidence",
-      reasonCode: "no_model",
+    const other = await api<Prediction>("POST", "/v1/predictions", {
+      spec: { ...memoryJob.spec, executable: "/opt/other/analyse.sh", jobName: "analyse" },
     });
-    expect(prediction.resources.every((r) => r.status === "insufficient_evidence")).toBe(true);
+    expect(other.resources.every((r) => r.status === "insufficient_evidence")).toBe(true);
   });
 });
 

@@ -1,6 +1,7 @@
 import { FeatureBuilder, type GroupSummary } from "../features/feature-builder.js";
 import { FEATURE_NAMES, groupFeatureIndex } from "../features/group-features.js";
-import type { GroupKeys } from "../features/group-keys.js";
+import { type GroupKeys, groupKeys } from "../features/group-keys.js";
+import { type MemoryKill, RecentMemoryKills } from "../features/recent-memory-kills.js";
 import type { HistoryJob, ResourceName } from "../history-job.js";
 import { ALL_RESOURCES, resourceSpec } from "../resources.js";
 
@@ -26,6 +27,8 @@ export class LiveFeatureState {
   readonly #seen = new Set<string>();
   readonly #activity = new Map<string, UserActivity>();
   readonly #userCount = groupFeatureIndex("user", "count");
+  /** The last memory kill of each application, until a run of it completes. */
+  readonly kills = new RecentMemoryKills();
   /** Ended jobs observed. */
   jobs = 0;
 
@@ -47,6 +50,7 @@ export class LiveFeatureState {
     this.#seen.add(job.id);
     this.jobs++;
     for (const b of this.#builders.values()) b.observeEnded(job);
+    this.kills.observeEnded(job, appKey(job));
     const a = this.#activity.get(job.user);
     if (!a) this.#activity.set(job.user, { lastSubmit: job.submitTime, running: 0 });
     else if (!(a.lastSubmit >= job.submitTime)) a.lastSubmit = job.submitTime;
@@ -105,7 +109,17 @@ export class LiveFeatureState {
     return this.#builder(resource).summary(job, minJobs, keys);
   }
 
+  /** The recent memory kill of the job's application (same user and executable), if any. */
+  recentMemoryKill(job: HistoryJob, keys?: GroupKeys): MemoryKill | undefined {
+    return this.kills.recent(appKey(job, keys), job.submitTime);
+  }
+
   #builder(resource: ResourceName): FeatureBuilder {
     return this.#builders.get(resource) as FeatureBuilder;
   }
+}
+
+/** The application a job belongs to, or undefined when it names no executable (nor job name). */
+function appKey(job: HistoryJob, keys?: GroupKeys): string | undefined {
+  return job.executable === undefined ? undefined : (keys ?? groupKeys(job)).app;
 }

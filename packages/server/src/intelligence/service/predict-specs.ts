@@ -1,4 +1,4 @@
-import type { JobSpec } from "@jobsight/schemas";
+import type { JobSpec, PolicyAdjustment } from "@jobsight/schemas";
 import { FEATURE_NAMES } from "../features/group-features.js";
 import { describeGroup, type GroupKeys, groupKeys } from "../features/group-keys.js";
 import { type HistoryJob, RESOURCE_FIELDS, type ResourceName } from "../history-job.js";
@@ -12,6 +12,7 @@ import {
 } from "../predictor.js";
 import { ALL_RESOURCES } from "../resources.js";
 import type { LiveFeatureState } from "./live-feature-state.js";
+import { raiseAboveKill } from "./recent-kill-floor.js";
 import { specToHistoryJob } from "./record-to-history.js";
 import type { Engine, ServedModel } from "./served-model.js";
 
@@ -23,6 +24,8 @@ export type RawOutcome = {
     | { status: "insufficient_evidence"; reasonCode: "no_model" | "not_requested"; reason: string };
   /** The group the evidence comes from, also for insufficient evidence. */
   evidence?: PredictionEvidence;
+  /** What changed the model's value before any policy (a recent kill for memory). */
+  adjustments?: PolicyAdjustment[];
 };
 
 /** One job to predict: its spec and the resources asked for. */
@@ -152,6 +155,21 @@ export async function predictSpecs(
         items[i].spec.cluster,
       );
     }
+  }
+  const memory = ALL_RESOURCES.indexOf("memory");
+  for (let i = 0; i < items.length; i++) {
+    const o = slots[i * R + memory];
+    const kill = o && state.recentMemoryKill(jobs[i], keys[i]);
+    if (!o || !kill) continue;
+    const req = jobs[i].requested.memoryBytes;
+    const group = describeGroup(jobs[i], "app").replaceAll(`${items[i].spec.cluster}/`, "");
+    slots[i * R + memory] = raiseAboveKill(
+      o,
+      kill,
+      state.kills,
+      req !== undefined && req > 0 ? req : undefined,
+      group,
+    );
   }
   const out: RawOutcome[][] = new Array(items.length);
   for (let i = 0; i < items.length; i++) {

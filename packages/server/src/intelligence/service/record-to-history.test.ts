@@ -61,6 +61,20 @@ describe("storedJobToHistoryJob", () => {
     }
   });
 
+  it("reads a SIGKILL after the peak passed the memory request as a memory kill (SLURM without cgroups)", () => {
+    const killed = (state: StoredJob["state"], signal: number, peak: number): StoredJob => ({
+      ...ended(state, { memoryBytes: peak }),
+      signal,
+    });
+    expect(storedJobToHistoryJob(killed("FAILED", 9, 9e9)).outcome).toBe("oom");
+    expect(storedJobToHistoryJob(killed("CANCELLED", 9, 9e9)).outcome).toBe("oom");
+    // Under the request, another signal, or an end of its own: not a memory kill.
+    expect(storedJobToHistoryJob(killed("FAILED", 9, 7e9)).outcome).toBe("failed");
+    expect(storedJobToHistoryJob(killed("CANCELLED", 15, 9e9)).outcome).toBe("cancelled");
+    expect(storedJobToHistoryJob(killed("TIMEOUT", 9, 9e9)).outcome).toBe("timeout");
+    expect(storedJobToHistoryJob(killed("COMPLETED", 9, 9e9)).outcome).toBe("completed");
+  });
+
   it("prefers the recorded run time to the start and end", () => {
     expect(storedJobToHistoryJob(ended("COMPLETED", { runTimeSeconds: 900 })).used.walltimeSeconds).toBe(900);
   });

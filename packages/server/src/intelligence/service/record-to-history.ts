@@ -11,6 +11,8 @@ export type StoredJob = {
   startedAt?: number;
   endedAt?: number;
   state?: JobState;
+  /** The signal that ended it, if one did. */
+  signal?: number;
   peaks?: JobPeaks;
   /** What the scheduler gave the job (where it differs from the request). */
   allocated?: ResourceRequest;
@@ -123,6 +125,28 @@ export function storedJobToHistoryJob(job: StoredJob): HistoryJob {
   if (p.gpuMemoryBytes !== undefined) used.gpuMemoryBytes = p.gpuMemoryBytes;
   if (run !== undefined) used.walltimeSeconds = run;
   out.used = used;
-  out.outcome = job.state ? OUTCOMES[job.state] : "failed";
+  out.outcome = outcomeOf(job);
   return out;
+}
+
+/**
+ * The outcome, with memory kills the scheduler did not name: SLURM without cgroups (its
+ * accounting poll kills a job over `--mem`) records FAILED or CANCELLED with signal 9, never
+ * OUT_OF_MEMORY. A job SIGKILLed after its measured peak passed its memory request was killed
+ * for memory.
+ */
+function outcomeOf(job: StoredJob): JobOutcomeKind {
+  if (!job.state) return "failed";
+  const asked = job.spec.requested.memoryBytes;
+  const peak = job.peaks?.memoryBytes;
+  if (
+    (job.state === "FAILED" || job.state === "CANCELLED") &&
+    job.signal === 9 &&
+    asked !== undefined &&
+    peak !== undefined &&
+    peak > asked
+  ) {
+    return "oom";
+  }
+  return OUTCOMES[job.state];
 }

@@ -16,6 +16,7 @@ type Row = {
   peaks: JobPeaks | null;
   allocated: ResourceRequest | null;
   state: JobState | null;
+  signal: number | null;
   submitted: number;
   started: number | null;
   ended: number | null;
@@ -23,7 +24,7 @@ type Row = {
 };
 
 const SELECT = `SELECT cluster, job_id, record->'spec' AS spec, record->'peaks' AS peaks,
-  record->'allocated' AS allocated, state,
+  record->'allocated' AS allocated, state, (record->'outcome'->>'signal')::int AS signal,
   extract(epoch FROM submitted_at)::float8 AS submitted, extract(epoch FROM started_at)::float8 AS started,
   extract(epoch FROM ended_at)::float8 AS ended`;
 
@@ -32,6 +33,7 @@ function toStoredJob(r: Row): StoredJob {
   if (r.started !== null) job.startedAt = r.started;
   if (r.ended !== null) job.endedAt = r.ended;
   if (r.state !== null) job.state = r.state;
+  if (r.signal !== null) job.signal = r.signal;
   if (r.peaks !== null) job.peaks = r.peaks;
   if (r.allocated !== null) job.allocated = r.allocated;
   return job;

@@ -77,11 +77,19 @@ export function toWireResource(raw: RawOutcome, spec: JobSpec, granularity: Gran
     value,
     low: Math.min(value, Math.max(0, roundDownTo(p.low, g))),
     high: Math.max(g, roundUpTo(p.high, g)),
-    nominalLevel: clamp01(p.nominalLevel),
     confidence: clamp01(p.confidence),
     evidence: wireEvidence(p.evidence),
   };
+  // NaN: a range with no nominal level (a lower bound from a kill, not a calibrated interval).
+  if (!Number.isNaN(p.nominalLevel)) out.nominalLevel = clamp01(p.nominalLevel);
   if (requested !== undefined) out.requested = requested;
+  if (raw.adjustments) {
+    out.adjustments = raw.adjustments.map((a) => ({
+      rule: a.rule,
+      before: Math.max(g, roundUpTo(a.before, g)),
+      after: Math.max(g, roundUpTo(a.after, g)),
+    }));
+  }
   return out;
 }
 
@@ -121,7 +129,7 @@ function withDecision(
   const out = { ...r };
   if (d.adjustments.length > 0 && d.value !== undefined) {
     out.value = d.value;
-    out.adjustments = d.adjustments;
+    out.adjustments = r.adjustments ? [...r.adjustments, ...d.adjustments] : d.adjustments;
   }
   let limit = Number.POSITIVE_INFINITY;
   for (const l of boundsOf(policy, spec, r.resource).limits) {
