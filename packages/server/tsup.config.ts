@@ -2,13 +2,15 @@ import { cp } from "node:fs/promises";
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  // The training worker sits beside each bundle that may start it (see training-runner.ts).
+  // Workers sit beside each bundle that may start them (see workers/start-module-worker.ts).
   entry: {
     index: "src/index.ts",
     main: "src/main.ts",
     "demo/main": "src/demo/main.ts",
     "training-worker": "src/intelligence/service/training-worker.ts",
     "demo/training-worker": "src/intelligence/service/training-worker.ts",
+    "otlp-decode-worker": "src/otlp/otlp-decode-worker.ts",
+    "demo/otlp-decode-worker": "src/otlp/otlp-decode-worker.ts",
   },
   format: ["esm"],
   dts: { entry: "src/index.ts" },

@@ -17,8 +17,8 @@ import { parseServerConfig } from "../src/config/parse-config.js";
 import { copyRows } from "../src/data-plane/copy-rows.js";
 import { EmbeddedPostgres } from "../src/data-plane/embedded-postgres.js";
 import { type OpenedStorage, openStorage } from "../src/data-plane/open-storage.js";
+import { SAMPLE_COLUMNS, sampleRow } from "../src/data-plane/prepared-samples.js";
 import { SamplePartitions, utcDay } from "../src/data-plane/sample-partitions.js";
-import { SAMPLE_COLUMNS, sampleRow } from "../src/data-plane/sample-store.js";
 import { startOtlpReceivers } from "../src/otlp/otlp-receivers.js";
 import { HttpSender } from "./http-sender.js";
 
@@ -109,7 +109,13 @@ async function main(): Promise<void> {
   await new SamplePartitions(raw.storage.pool).ensure([utcDay(DAY)]);
   const config = parseServerConfig({
     rateLimit: { enabled: false },
-    otlp: { grpcPort: 0, httpPort: 0 },
+    otlp: {
+      grpcPort: 0,
+      httpPort: 0,
+      ...(process.env.BENCH_DECODE_THREADS
+        ? { decodeThreads: Number(process.env.BENCH_DECODE_THREADS) }
+        : {}),
+    },
     auth: { tokens: [{ token: TOKEN, role: "collector", user: "svc", cluster: "bench" }] },
   });
   const receivers = await startOtlpReceivers({ config, storage: full.storage });

@@ -31,6 +31,7 @@ export const ENV_SETTINGS: Readonly<Record<string, string>> = {
   JOBSIGHT_OTLP_HOST: "otlp.host",
   JOBSIGHT_OTLP_GRPC_PORT: "otlp.grpcPort",
   JOBSIGHT_OTLP_HTTP_PORT: "otlp.httpPort",
+  JOBSIGHT_OTLP_DECODE_THREADS: "otlp.decodeThreads",
   JOBSIGHT_MODE: "intelligence.mode",
   JOBSIGHT_SHADOW_DAYS: "intelligence.shadowDays",
   JOBSIGHT_RETRAIN_INTERVAL_HOURS: "intelligence.retrainIntervalHours",

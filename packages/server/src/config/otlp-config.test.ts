@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "./config-error.js";
 import { configFromEnv } from "./config-sources.js";
@@ -12,6 +13,7 @@ describe("OTLP and ingest settings", () => {
       grpcPort: 4317,
       httpPort: 4318,
       maxMessageBytes: 20 * 1024 * 1024,
+      decodeThreads: Math.min(4, availableParallelism() - 1),
     });
     expect(config.ingest.requireRegisteredCluster).toBe(true);
   });
@@ -23,10 +25,17 @@ describe("OTLP and ingest settings", () => {
         JOBSIGHT_OTLP_HOST: "0.0.0.0",
         JOBSIGHT_OTLP_GRPC_PORT: "0",
         JOBSIGHT_OTLP_HTTP_PORT: "14318",
+        JOBSIGHT_OTLP_DECODE_THREADS: "0",
         JOBSIGHT_REQUIRE_REGISTERED_CLUSTER: "no",
       }),
     );
-    expect(config.otlp).toMatchObject({ enabled: false, host: "0.0.0.0", grpcPort: 0, httpPort: 14318 });
+    expect(config.otlp).toMatchObject({
+      enabled: false,
+      host: "0.0.0.0",
+      grpcPort: 0,
+      httpPort: 14318,
+      decodeThreads: 0,
+    });
     expect(config.ingest.requireRegisteredCluster).toBe(false);
   });
 

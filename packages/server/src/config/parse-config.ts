@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { availableParallelism } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import type { Role } from "@jobsight/schemas";
 import { ConfigError } from "./config-error.js";
@@ -203,6 +204,11 @@ function readOtlp(r: ConfigReader): OtlpConfig {
     grpcPort: r.integer("grpcPort", { default: 4317, min: 0, max: 65535 })!,
     httpPort: r.integer("httpPort", { default: 4318, min: 0, max: 65535 })!,
     maxMessageBytes: r.integer("maxMessageBytes", { default: 20 * 1024 * 1024, min: 1024 })!,
+    decodeThreads: r.integer("decodeThreads", {
+      default: Math.min(4, Math.max(0, availableParallelism() - 1)),
+      min: 0,
+      max: 64,
+    })!,
   };
   r.rejectUnknownKeys();
   if (config.enabled && config.grpcPort !== 0 && config.grpcPort === config.httpPort) {

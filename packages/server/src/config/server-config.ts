@@ -123,6 +123,12 @@ export type OtlpConfig = {
    * 20 MiB); larger ones get 413 / `RESOURCE_EXHAUSTED` without retry. @default 20971520 (20 MiB)
    */
   maxMessageBytes: number;
+  /**
+   * Worker threads that decode exports (decoding, mapping to samples and encoding them for COPY
+   * is the CPU-bound half of ingest); 0 decodes on the event loop.
+   * @default one less than the available cores, at most 4 (0 on one core)
+   */
+  decodeThreads: number;
 };
 
 /** The intelligence plane: training, prediction, shadow mode. */

@@ -1,5 +1,5 @@
 import { rfc3339ToUnixNano } from "@jobsight/otel-bridge";
-import type { CopyValue } from "./copy-rows.js";
+import type { CopyValue } from "./copy-text.js";
 
 const HOUR_MS = 3_600_000;
 

@@ -1,5 +1,5 @@
 import type { JobRecord } from "@jobsight/schemas";
-import type { CopyValue } from "./copy-rows.js";
+import type { CopyValue } from "./copy-text.js";
 
 /** Order of the lifecycle phases: a record never replaces one of a later phase. */
 export const PHASE_RANK: Record<JobRecord["phase"], number> = { submitted: 0, started: 1, ended: 2 };

@@ -6,10 +6,7 @@ const PARTITION_NAME = /^usage_samples_(\d{4})(\d{2})(\d{2})$/;
 // Serialises partition creation between servers; distinct from the migration lock.
 const PARTITION_LOCK_KEY = "7310575185737543730";
 
-/** The UTC day (ms since epoch, at midnight) of an instant. */
-export function utcDay(timeMs: number): number {
-  return Math.floor(timeMs / DAY_MS) * DAY_MS;
-}
+export { utcDay } from "./utc-day.js";
 
 /** `usage_samples_20261201` for the day starting at `dayMs`. */
 export function partitionName(dayMs: number): string {

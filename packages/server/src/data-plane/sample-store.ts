@@ -1,25 +1,12 @@
 import type { IngestResult, UsageSample, UsageSeries } from "@jobsight/schemas";
 import type pg from "pg";
-import { type CopyValue, copyRows } from "./copy-rows.js";
+import { copyBuffer } from "./copy-rows.js";
 import { query, toNumber, withTransaction } from "./database.js";
-import { hourlySummaryParameters, UPSERT_HOURLY_SUMMARIES } from "./hourly-summary.js";
+import { UPSERT_HOURLY_SUMMARIES } from "./hourly-summary.js";
 import type { StorageFlavour } from "./migration-files.js";
-import { type SamplePartitions, utcDay } from "./sample-partitions.js";
+import { type PreparedSamples, prepareSamples, SAMPLE_COLUMNS } from "./prepared-samples.js";
+import type { SamplePartitions } from "./sample-partitions.js";
 
-/** Columns of `usage_samples`, in the order of {@link sampleRow}. */
-export const SAMPLE_COLUMNS = [
-  "time",
-  "cluster",
-  "job_id",
-  "node",
-  "step",
-  "memory_bytes",
-  "memory_peak_bytes",
-  "cpu_seconds",
-  "gpu_memory_bytes",
-  "gpu_utilization",
-  "sample",
-] as const;
 const COLUMNS = SAMPLE_COLUMNS;
 const STAGING = "usage_samples_staging";
 const CREATE_STAGING = `CREATE TEMP TABLE IF NOT EXISTS ${STAGING} (
@@ -62,35 +49,6 @@ export type JobUsageSummary = {
 };
 
 /**
- * The `usage_samples` row of a sample, in {@link SAMPLE_COLUMNS} order (also what the ingest
- * benchmark COPYs raw as its reference).
- *
- * @example
- * ```ts
- * await copyRows(client, "usage_samples", SAMPLE_COLUMNS, samples.map(sampleRow));
- * ```
- */
-export function sampleRow(s: UsageSample): CopyValue[] {
-  const gpus = s.gpus ?? [];
-  const gpuMemory = gpus.length > 0 ? gpus.reduce((sum, g) => sum + g.memoryUsedBytes, 0) : undefined;
-  const gpuUtil =
-    gpus.length > 0 ? gpus.reduce((sum, g) => sum + g.utilizationPercent, 0) / gpus.length : undefined;
-  return [
-    s.time,
-    s.cluster,
-    s.jobId,
-    s.node,
-    s.step ?? "",
-    s.memory?.currentBytes,
-    s.memory?.peakBytes,
-    s.cpu?.usageSeconds,
-    gpuMemory,
-    gpuUtil,
-    s,
-  ];
-}
-
-/**
  * Usage samples: bulk insert (COPY straight into the table when nothing of the batch is stored
  * yet, else COPY into staging, then INSERT … ON CONFLICT DO NOTHING on the natural key
  * cluster/job/node/step/time; one transaction either way) and time-series reads.
@@ -113,27 +71,35 @@ export class SampleStore {
    */
   async insert(samples: readonly UsageSample[]): Promise<IngestResult> {
     if (samples.length === 0) return { accepted: 0, duplicates: 0 };
-    if (this.flavour === "plain") {
-      await this.partitions.ensure(new Set(samples.map((s) => utcDay(Date.parse(s.time)))));
-    }
-    const rows = samples.map(sampleRow);
+    return this.insertPrepared(prepareSamples(samples));
+  }
+
+  /**
+   * {@link insert} of a batch encoded already (by `prepareSamples`, maybe on another thread).
+   *
+   * @example
+   * ```ts
+   * const { accepted } = await samples.insertPrepared(prepareSamples(batch));
+   * ```
+   */
+  async insertPrepared(batch: PreparedSamples): Promise<IngestResult> {
+    if (batch.count === 0) return { accepted: 0, duplicates: 0 };
+    if (this.flavour === "plain") await this.partitions.ensure(new Set(batch.days));
     // Fast path: a batch with nothing stored yet (the usual case) is COPYed straight into
     // usage_samples, as fast as a raw COPY. The first duplicate key aborts that transaction, and
     // the batch goes again through staging and ON CONFLICT, which counts duplicates row by row.
     try {
       return await withTransaction(this.pool, async (client) => {
-        await copyRows(client, "usage_samples", COLUMNS, rows);
-        if (this.flavour === "plain") {
-          await client.query(UPSERT_HOURLY_SUMMARIES, hourlySummaryParameters(rows));
-        }
-        return { accepted: samples.length, duplicates: 0 };
+        await copyBuffer(client, "usage_samples", COLUMNS, batch.copyText);
+        if (this.flavour === "plain") await client.query(UPSERT_HOURLY_SUMMARIES, batch.hourly);
+        return { accepted: batch.count, duplicates: 0 };
       });
     } catch (error) {
       if ((error as { code?: unknown }).code !== UNIQUE_VIOLATION) throw error;
     }
     return withTransaction(this.pool, async (client) => {
       await client.query(CREATE_STAGING);
-      await copyRows(client, STAGING, COLUMNS, rows);
+      await copyBuffer(client, STAGING, COLUMNS, batch.copyText);
       let accepted: number;
       if (this.flavour === "plain") {
         const { rows } = await client.query<{ n: number }>(INSERT_AND_SUMMARISE);
@@ -141,7 +107,7 @@ export class SampleStore {
       } else {
         accepted = (await client.query(INSERT)).rowCount ?? 0;
       }
-      return { accepted, duplicates: samples.length - accepted };
+      return { accepted, duplicates: batch.count - accepted };
     });
   }
 

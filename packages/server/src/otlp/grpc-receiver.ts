@@ -1,6 +1,5 @@
 import * as grpc from "@grpc/grpc-js";
 import {
-  decodeObservationsProtobuf,
   type ExportMetricsServiceResponse,
   encodeExportMetricsResponse,
   METRICS_EXPORT_PATH,
@@ -86,7 +85,7 @@ export async function startGrpcReceiver(options: GrpcReceiverOptions): Promise<G
     const started = performance.now();
     ingest
       .authorize(authorizationOf(call.metadata))
-      .then((principal) => ingest.export(principal, (o) => decodeObservationsProtobuf(call.request, o)))
+      .then((principal) => ingest.export(principal, (o) => ingest.decode(call.request, "protobuf", o)))
       .then(
         (outcome) => {
           log?.debug(

@@ -1,8 +1,5 @@
 import type { AddressInfo } from "node:net";
 import {
-  decodeExportMetricsRequestJson,
-  decodeObservations,
-  decodeObservationsProtobuf,
   encodeExportMetricsResponse,
   encodeExportMetricsResponseJson,
   type OtlpHttpEncoding,
@@ -134,9 +131,7 @@ export async function startHttpReceiver(options: HttpReceiverOptions): Promise<H
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       const outcome = await ingest.export(principal, async (options) => {
         const body = await inflateOtlpBody(raw, request.headers["content-encoding"], maxBytes);
-        return encoding === "json"
-          ? decodeObservations(decodeExportMetricsRequestJson(body), options)
-          : decodeObservationsProtobuf(body, options);
+        return ingest.decode(body, encoding, options);
       });
       log?.debug(
         { transport: "http", ms: performance.now() - started, ...outcome, response: undefined },

@@ -1,9 +1,8 @@
 import {
   createExportMetricsResponse,
-  type DecodedObservations,
   type DecodeObservationsOptions,
-  describeRejections,
   type ExportMetricsServiceResponse,
+  type OtlpHttpEncoding,
 } from "@jobsight/otel-bridge";
 import type { DataPlaneStorage } from "../data-plane/storage.js";
 import { hashToken } from "../data-plane/token-store.js";
@@ -12,6 +11,9 @@ import type { Principal, TokenVerifier } from "../plugins/auth/principal.js";
 import { TokenBuckets } from "../plugins/token-bucket.js";
 import type { IngestGate } from "../routes/ingest-gate.js";
 import type { ClusterRegistry } from "./cluster-registry.js";
+import type { DecodedBatch } from "./decode-batch.js";
+import { OtlpDecodePool } from "./decode-pool.js";
+import type { OtlpLogger } from "./otlp-logger.js";
 
 /** Options of {@link OtlpIngest}. */
 export type OtlpIngestOptions = {
@@ -25,6 +27,10 @@ export type OtlpIngestOptions = {
   registry?: ClusterRegistry;
   /** Per-token request rate limit; absent: none. @default undefined */
   rateLimit?: { requestsPerSecond: number; burst: number };
+  /** Worker threads that decode exports (see {@link OtlpDecodePool}); 0: the event loop's. @default 0 */
+  decodeThreads?: number;
+  /** Where a decode worker's failure is logged. @default silent */
+  log?: OtlpLogger;
 };
 
 /** What one export stored and answered. */
@@ -53,17 +59,19 @@ export type OtlpExportOutcome = {
  * ```ts
  * const ingest = new OtlpIngest({ storage, verifiers, ingestGate });
  * const principal = await ingest.authorize(metadata.get("authorization")[0]);
- * const { response } = await ingest.export(principal, (options) => decodeObservationsProtobuf(body, options));
+ * const { response } = await ingest.export(principal, (options) => ingest.decode(body, "protobuf", options));
  * ```
  */
 export class OtlpIngest {
   readonly #options: OtlpIngestOptions;
   readonly #buckets?: TokenBuckets;
+  readonly #decoder: OtlpDecodePool;
   #inFlight = 0;
   #idle: (() => void)[] = [];
 
   constructor(options: OtlpIngestOptions) {
     this.#options = options;
+    this.#decoder = new OtlpDecodePool({ threads: options.decodeThreads ?? 0, log: options.log });
     if (options.rateLimit) {
       this.#buckets = new TokenBuckets({
         ratePerSecond: options.rateLimit.requestsPerSecond,
@@ -114,15 +122,15 @@ export class OtlpIngest {
    */
   async export(
     principal: Principal & { cluster: string },
-    decode: (options: DecodeObservationsOptions) => DecodedObservations | Promise<DecodedObservations>,
+    decode: (options: DecodeObservationsOptions) => DecodedBatch | Promise<DecodedBatch>,
   ): Promise<OtlpExportOutcome> {
     this.#inFlight++;
     try {
       return await this.#options.ingestGate.run(async () => {
-        const { samples, rejected } = await decode({ cluster: principal.cluster });
-        const stored = await this.#options.storage.samples.insert(samples);
+        const { prepared, rejected } = await decode({ cluster: principal.cluster });
+        const stored = await this.#options.storage.samples.insertPrepared(prepared);
         return {
-          response: createExportMetricsResponse(rejected.count, describeRejections(rejected)),
+          response: createExportMetricsResponse(rejected.count, rejected.description),
           accepted: stored.accepted,
           duplicates: stored.duplicates,
           rejected: rejected.count,
@@ -132,6 +140,24 @@ export class OtlpIngest {
       this.#inFlight--;
       if (this.#inFlight === 0) for (const resolve of this.#idle.splice(0)) resolve();
     }
+  }
+
+  /**
+   * Decodes a body for {@link export}: on a decode worker when there are any.
+   *
+   * @throws {OtlpDecodeError} for a body that does not decode.
+   */
+  decode(
+    body: Uint8Array,
+    encoding: OtlpHttpEncoding,
+    options: DecodeObservationsOptions,
+  ): Promise<DecodedBatch> {
+    return this.#decoder.decode(body, encoding, options);
+  }
+
+  /** Ends the decode workers (after {@link drained}). */
+  close(): Promise<void> {
+    return this.#decoder.close();
   }
 
   /** Resolves once no export is in flight (for a graceful shutdown). */

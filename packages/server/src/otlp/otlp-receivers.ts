@@ -72,6 +72,8 @@ export async function startOtlpReceivers(options: OtlpReceiversOptions): Promise
       ? { registry: new ClusterRegistry({ clusters: storage.clusters }) }
       : {}),
     ...(config.rateLimit.enabled ? { rateLimit: config.rateLimit } : {}),
+    decodeThreads: config.otlp.decodeThreads,
+    ...(log ? { log } : {}),
   });
   const common = {
     ingest,
@@ -90,6 +92,7 @@ export async function startOtlpReceivers(options: OtlpReceiversOptions): Promise
     });
   } catch (error) {
     await grpc.close(0);
+    await ingest.close();
     throw error;
   }
   return {
@@ -99,6 +102,7 @@ export async function startOtlpReceivers(options: OtlpReceiversOptions): Promise
     close: async (timeoutMs = 20_000) => {
       await Promise.all([grpc.close(timeoutMs), http.close(timeoutMs)]);
       await ingest.drained();
+      await ingest.close();
     },
   };
 }

@@ -1,7 +1,5 @@
-import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
+import { startModuleWorker } from "../../workers/start-module-worker.js";
 import type { HistoryJob } from "../history-job.js";
 import { type CandidateResult, type TrainCandidateOptions, trainCandidate } from "./train-candidate.js";
 import type { TrainingWorkerInput } from "./training-worker.js";
@@ -79,26 +77,9 @@ function post(worker: Worker, message: TrainingWorkerInput): void {
   worker.postMessage(message);
 }
 
-/**
- * The built worker (`training-worker.js` beside this module, or beside the bundle), or from the
- * TypeScript sources through tsx when running them (development and tests).
- */
+/** The training worker beside this module or bundle (see {@link startModuleWorker}). */
 function startWorker(): Worker | undefined {
-  const js = new URL("./training-worker.js", import.meta.url);
-  if (existsSync(fileURLToPath(js))) return new Worker(js);
-  const ts = new URL("./training-worker.ts", import.meta.url);
-  if (!existsSync(fileURLToPath(ts))) return undefined;
-  let api: string;
-  try {
-    // tsx's ESM entry; the CommonJS one cannot register hooks for an ES module worker.
-    api = createRequire(import.meta.url)
-      .resolve("tsx/esm/api")
-      .replace(/index\.cjs$/, "index.mjs");
-  } catch {
-    return undefined;
-  }
-  const code = `import(${JSON.stringify(pathToFileURL(api).href)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(ts.href)}); })`;
-  return new Worker(code, { eval: true });
+  return startModuleWorker("training-worker", import.meta.url);
 }
 
 /** The training worker failed; the message and stack are the worker's. */

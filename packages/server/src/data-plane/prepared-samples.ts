@@ -1,0 +1,93 @@
+import type { UsageSample } from "@jobsight/schemas";
+import { type CopyValue, copyTextBuffer } from "./copy-text.js";
+import { hourlySummaryParameters } from "./hourly-summary.js";
+import { utcDay } from "./utc-day.js";
+
+/** Columns of `usage_samples`, in the order of {@link sampleRow}. */
+export const SAMPLE_COLUMNS = [
+  "time",
+  "cluster",
+  "job_id",
+  "node",
+  "step",
+  "memory_bytes",
+  "memory_peak_bytes",
+  "cpu_seconds",
+  "gpu_memory_bytes",
+  "gpu_utilization",
+  "sample",
+] as const;
+
+/**
+ * The `usage_samples` row of a sample, in {@link SAMPLE_COLUMNS} order (also what the ingest
+ * benchmark COPYs raw as its reference).
+ *
+ * @example
+ * ```ts
+ * await copyRows(client, "usage_samples", SAMPLE_COLUMNS, samples.map(sampleRow));
+ * ```
+ */
+export function sampleRow(s: UsageSample): CopyValue[] {
+  const gpus = s.gpus ?? [];
+  const gpuMemory = gpus.length > 0 ? gpus.reduce((sum, g) => sum + g.memoryUsedBytes, 0) : undefined;
+  const gpuUtil =
+    gpus.length > 0 ? gpus.reduce((sum, g) => sum + g.utilizationPercent, 0) / gpus.length : undefined;
+  return [
+    s.time,
+    s.cluster,
+    s.jobId,
+    s.node,
+    s.step ?? "",
+    s.memory?.currentBytes,
+    s.memory?.peakBytes,
+    s.cpu?.usageSeconds,
+    gpuMemory,
+    gpuUtil,
+    s,
+  ];
+}
+
+/**
+ * A batch of samples encoded for storage, ready to COPY: everything the sample store needs and
+ * nothing it must compute again. Plain data and one buffer, so a worker thread can make it and
+ * hand it over (the buffer transferred, not copied).
+ */
+export type PreparedSamples = {
+  /** Samples in the batch. */
+  count: number;
+  /** The rows in COPY text format, {@link SAMPLE_COLUMNS} order. */
+  copyText: Uint8Array;
+  /** The `UPSERT_HOURLY_SUMMARIES` parameters of the whole batch (plain PostgreSQL). */
+  hourly: unknown[][];
+  /** The UTC days (ms at midnight) the samples fall on, for the daily partitions. */
+  days: number[];
+};
+
+/**
+ * Encodes samples (already validated) for {@link SampleStore.insertPrepared}.
+ *
+ * @example
+ * ```ts
+ * await storage.samples.insertPrepared(prepareSamples(batch.samples));
+ * ```
+ */
+export function prepareSamples(samples: readonly UsageSample[]): PreparedSamples {
+  const rows = samples.map(sampleRow);
+  const days = new Set<number>();
+  let lastDay = Number.NaN;
+  let lastEnd = Number.NaN;
+  for (const s of samples) {
+    const ms = Date.parse(s.time);
+    // Samples of a batch mostly share a day: one Set lookup per day change, not per sample.
+    if (ms >= lastDay && ms < lastEnd) continue;
+    lastDay = utcDay(ms);
+    lastEnd = lastDay + 86_400_000;
+    days.add(lastDay);
+  }
+  return {
+    count: samples.length,
+    copyText: copyTextBuffer(rows),
+    hourly: hourlySummaryParameters(rows),
+    days: [...days],
+  };
+}
