@@ -186,11 +186,11 @@ export class ProtobufReader {
     // Attribute keys and most values (job ids, user names) repeat on every point: decode each
     // distinct short string once per body and hand out the same string after that.
     const bytes = this.#bytes;
-    // The slot comes from a few bytes only; the full comparison below makes a hit exact.
-    // Multiplied out (Fibonacci hashing) so that strings alike in one byte still spread: a
-    // plain sum put "jobsight.job.id" and "r1-0" in one slot, so both missed on every point.
-    const mixed =
-      length ^ (bytes[start] << 8) ^ (bytes[stop - 1] << 16) ^ (bytes[start + (length >> 1)] << 24);
+    // The slot comes from every byte (FNV-1a, then multiplied out): names alike but for a byte
+    // or two (cn001…cn064, job ids) are the common case, and a hash of a few bytes only put
+    // them in one slot, where each evicted the other on every point.
+    let mixed = 0x811c9dc5 ^ length;
+    for (let i = start; i < stop; i++) mixed = Math.imul(mixed ^ bytes[i], 0x01000193);
     const slot = Math.imul(mixed, 0x9e3779b1) >>> SLOT_SHIFT;
     const at = this.#stringAt[slot];
     if (this.#stringLength[slot] === length && this.#sameBytes(at, start, length))
