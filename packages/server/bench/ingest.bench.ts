@@ -3,7 +3,8 @@
 // Run: npx tsx packages/server/bench/ingest.bench.ts
 // Uses its own embedded PostgreSQL, or the server at JOBSIGHT_BENCH_PG_URL (an admin URL: two
 // databases are created there and dropped afterwards). BENCH_BATCH, BENCH_REQUESTS,
-// BENCH_CONCURRENCY and BENCH_ROUNDS change the shape.
+// BENCH_CONCURRENCY and BENCH_ROUNDS change the shape; BENCH_DECODE_THREADS the server's
+// otlp.decodeThreads (default: the server's own default for this machine).
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";

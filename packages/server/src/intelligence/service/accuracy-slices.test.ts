@@ -36,6 +36,7 @@ const ok = (value: number, low = 0, high = value): ResourcePrediction => ({
   value,
   low,
   high,
+  nominalLevel: 0.9,
   confidence: 0.99,
   requested: 100,
   evidence: { group: "user=u", jobs: 5 },

@@ -22,8 +22,11 @@ export function scoredOutcome(r: ResourcePrediction): ScoredOutcome {
   if (r.requested !== undefined) out.requested = r.requested;
   if (r.status === "ok") {
     out.value = r.value;
-    if (r.low !== undefined) out.low = r.low;
-    if (r.high !== undefined) out.high = r.high;
+    // Only a range of a stated level is judged for coverage (a recent kill's bound is not one).
+    if (r.nominalLevel !== undefined) {
+      if (r.low !== undefined) out.low = r.low;
+      if (r.high !== undefined) out.high = r.high;
+    }
   }
   return out;
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { HistoryJob } from "../history-job.js";
 import { LiveFeatureState } from "./live-feature-state.js";
 import { predictSpecs, type RawOutcome } from "./predict-specs.js";
+import { scoredOutcome } from "./prediction-store.js";
 import { RECENT_OOM_FEATURE, raiseAboveKill } from "./recent-kill-floor.js";
 import { granularityFor, toWireResource, withPolicy } from "./wire-prediction.js";
 
@@ -65,6 +66,13 @@ describe("a resubmission after a memory kill", () => {
       },
     });
     expect(wire).not.toHaveProperty("nominalLevel");
+    // The accuracy report judges its value, not its range: the range claims no level.
+    expect(scoredOutcome(wire)).toEqual({
+      resource: "memory",
+      status: "ok",
+      value: 450 * MiB,
+      requested: 100 * MiB,
+    });
     // The other resources still have no model: nothing is guessed for them.
     const [all] = await predictSpecs([{ spec }], state, undefined, NOW);
     expect(all.filter((o) => o.resource !== "memory").map((o) => o.prediction.status)).toEqual([
