@@ -24,7 +24,13 @@ function progressBar(stream: NodeJS.WriteStream): (p: ImportProgress) => void {
 function summary(report: ImportReport): string {
   const lines = [
     `source ${report.sourceId}${report.resumedFrom ? ` (resumed after line ${report.resumedFrom})` : ""}`,
-    `imported ${report.imported}, duplicates ${report.duplicates}, bad lines ${report.badLines}, skipped ${report.skipped} (already committed), ${(report.elapsedMs / 1000).toFixed(1)} s`,
+    // The counts are the source's over all its runs: say so when this run only skipped what an
+    // earlier one committed, or a second import reads as if it had imported everything again.
+    `imported ${report.imported}, duplicates ${report.duplicates}, bad lines ${report.badLines}${
+      report.skipped > 0
+        ? ` (all runs of this source; this run skipped the ${report.skipped} lines already committed)`
+        : ""
+    }, ${(report.elapsedMs / 1000).toFixed(1)} s`,
     ...report.badLineDetails.slice(0, 20).map((b) => `  line ${b.line}: ${b.reason}`),
   ];
   if (report.badLines > 20)

@@ -79,7 +79,7 @@ describeSlurm("jobsight import --format sacct from the real accounting database"
     const second = await jobsight(args);
     expect(second.code, second.stderr).toBe(0);
     expect(second.stdout).toContain(
-      `imported ${jobIds.size}, duplicates 0, bad lines 0, skipped ${jobIds.size} (already committed)`,
+      `imported ${jobIds.size}, duplicates 0, bad lines 0 (all runs of this source; this run skipped the ${jobIds.size} lines already committed)`,
     );
     expect(await fx.storage.jobs.count(cluster)).toBe(jobIds.size);
 
