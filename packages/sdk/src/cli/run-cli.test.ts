@@ -77,6 +77,45 @@ describe("jobsight predict", () => {
     expect(sent.spec.scriptHash).toMatch(/^[a-f0-9]{64}$/);
   });
 
+  it("says which rule moved a recommendation, such as a recent memory kill", async () => {
+    const MiB = 2 ** 20;
+    const fake = createFakeServer({
+      predict: () => [
+        {
+          resource: "memory",
+          status: "ok",
+          unit: "bytes",
+          requested: 64 * GiB,
+          value: 96 * GiB,
+          low: 64 * GiB,
+          high: 96 * GiB,
+          confidence: 0.5,
+          evidence: {
+            group: "user=alice,executable=train",
+            jobs: 1,
+            censoredJobs: 1,
+            features: ["recent_oom_kill"],
+          },
+          adjustments: [
+            { rule: "recent_oom", before: 64 * GiB, after: 96 * GiB },
+            { rule: "rounding", before: 96 * GiB, after: 96 * GiB + MiB },
+          ],
+        },
+      ],
+    });
+    const cap = captureIo({
+      fetch: fake.fetch,
+      env: { JOBSIGHT_URL: fake.baseUrl, JOBSIGHT_CLUSTER: "hpc1", USER: "alice" },
+    });
+    writeFileSync(join(cap.dir, "job.sbatch"), script);
+    expect(await runCli(["predict", "job.sbatch"], cap.io)).toBe(0);
+    const out = cap.stdout();
+    expect(out).toContain("memory 64.0 GiB → 96.0 GiB: a recent run of this job was killed for memory");
+    // Rounding moves values all the time and gets no line.
+    expect(out).not.toMatch(/→ 96\.0 GiB: .*granularity|rounding/);
+    expect(out).toContain("+#SBATCH --mem=96G\n");
+  });
+
   it("predicts several files in one batch", async () => {
     const { io, fake, stdout } = setup();
     writeFileSync(

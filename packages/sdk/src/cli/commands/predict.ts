@@ -18,6 +18,7 @@ import { helpTexts } from "../help.js";
 import { ProgressBar } from "../progress-bar.js";
 import { renderTable } from "../table.js";
 import { colourDiff, createStyle, type Style } from "../terminal-style.js";
+import { adjustmentNotes } from "./adjustment-notes.js";
 import { connect, connectionOptions, submittingUser } from "./connection-options.js";
 
 const BATCH = 100;
@@ -83,6 +84,7 @@ function printResult(r: FileResult, style: Style, io: CliIo): void {
     // The range is where similar jobs' use fell (nominally 90% of them); the recommendation sits at
     // the confidence shown, so it is often above the range's top: the header says which is which.
     out.write(`\n${renderTable(["resource", "requested", "recommended", "likely use", "confidence"], rows)}`);
+    for (const line of adjustmentNotes(p.resources)) out.write(`${style.dim(line)}\n`);
   }
   for (const s of r.plan.skipped) {
     if (!p.resources.some((x) => x.resource === s.resource && x.status !== "ok"))
