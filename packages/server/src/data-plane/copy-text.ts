@@ -42,11 +42,18 @@ function escapeChar(c: string): string {
   }
 }
 
+/** One row as a line of COPY text, its newline included. */
+function copyTextLine(row: readonly CopyValue[]): string {
+  let line = "";
+  for (let i = 0; i < row.length; i++) line += i === 0 ? copyTextField(row[i]) : `\t${copyTextField(row[i])}`;
+  return `${line}\n`;
+}
+
 /** Rows as COPY text, in chunks of about 64 KiB. */
 export function* copyTextChunks(rows: Iterable<readonly CopyValue[]>): Generator<string> {
   let chunk = "";
   for (const row of rows) {
-    chunk += `${row.map(copyTextField).join("\t")}\n`;
+    chunk += copyTextLine(row);
     if (chunk.length >= CHUNK_BYTES) {
       yield chunk;
       chunk = "";
@@ -71,10 +78,7 @@ export function copyTextBuffer(rows: readonly (readonly CopyValue[])[]): Buffer 
   let out = Buffer.allocUnsafeSlow(Math.max(64 * 1024, rows.length * 1024));
   let length = 0;
   for (const row of rows) {
-    let line = "";
-    for (let i = 0; i < row.length; i++)
-      line += i === 0 ? copyTextField(row[i]) : `\t${copyTextField(row[i])}`;
-    line += "\n";
+    const line = copyTextLine(row);
     // UTF-8 takes at most three bytes per UTF-16 code unit.
     if (length + line.length * 3 > out.length) {
       const grown = Buffer.allocUnsafeSlow(Math.max(out.length * 2, length + line.length * 3));

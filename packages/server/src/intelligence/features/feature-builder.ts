@@ -49,19 +49,22 @@ export class FeatureBuilder {
     this.#halfLife = options.halfLifeSeconds ?? 86_400;
   }
 
-  /** Adds a job that has ended to the history of its groups. */
-  observeEnded(job: HistoryJob): void {
+  /**
+   * Adds a job that has ended to the history of its groups; `keys` (the job's {@link groupKeys})
+   * spare computing them again when several builders see the same job.
+   */
+  observeEnded(job: HistoryJob, keys?: GroupKeys): void {
     const activity = this.#userActivity.get(job.user);
     if (activity && activity.running > 0) activity.running--;
     const value = this.spec.target(job);
     if (value === undefined) return;
-    const keys = groupKeys(job);
+    const groups = keys ?? groupKeys(job);
     const censored = isCensored(job);
     const logValue = Math.log(value);
     const req = this.spec.request(job);
     const scale = this.spec.scale(job);
     for (const level of GROUP_LEVELS) {
-      const key = keys[level];
+      const key = groups[level];
       if (key === undefined) continue;
       let g = this.#groups.get(key);
       if (!g) {

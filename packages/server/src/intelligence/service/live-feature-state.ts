@@ -49,8 +49,10 @@ export class LiveFeatureState {
     if (this.#seen.has(job.id)) return false;
     this.#seen.add(job.id);
     this.jobs++;
-    for (const b of this.#builders.values()) b.observeEnded(job);
-    this.kills.observeEnded(job, appKey(job));
+    // One set of group keys for every resource's builder and the kills, not one each.
+    const keys = groupKeys(job);
+    for (const b of this.#builders.values()) b.observeEnded(job, keys);
+    this.kills.observeEnded(job, appKey(job, keys));
     const a = this.#activity.get(job.user);
     if (!a) this.#activity.set(job.user, { lastSubmit: job.submitTime, running: 0 });
     else if (!(a.lastSubmit >= job.submitTime)) a.lastSubmit = job.submitTime;
