@@ -1,4 +1,4 @@
-import { type UsageSample, validateUsageSample } from "@jobsight/schemas";
+import type { UsageSample } from "@jobsight/schemas";
 import type {
   DecodedObservations,
   DecodeObservationsOptions,
@@ -12,6 +12,7 @@ import {
   type SampleDraft,
 } from "./observation-mapping.js";
 import { Pending, type Series, Times } from "./pending-samples.js";
+import { checkBuiltSample } from "./sample-check.js";
 import { CLUSTER, FINAL, type IdentityLookup, JOB_ID, NODE, STEP, USER } from "./point-attributes.js";
 import { usageSampleKeyAt } from "./sample-key.js";
 import { unixNanoToRfc3339 } from "./unix-nano.js";
@@ -78,7 +79,7 @@ function dropIncompleteSections(draft: SampleDraft, rejections: Rejections): voi
   }
 }
 
-function buildSample(pending: Pending): UsageSample | undefined {
+function buildSample(pending: Pending, times: TimeTexts): UsageSample | undefined {
   const { draft } = pending;
   // A section is there exactly when a point filled it and it was not dropped since.
   if (pointsOf(draft) === 0) return undefined;
@@ -88,7 +89,7 @@ function buildSample(pending: Pending): UsageSample | undefined {
     node: pending.node,
   };
   if (pending.step !== undefined) sample.step = pending.step;
-  sample.time = timeText(pending.timeLo, pending.timeHi);
+  sample.time = times.text(pending.timeLo, pending.timeHi);
   if (pending.user !== undefined) sample.user = pending.user;
   if (draft.memory) sample.memory = draft.memory;
   if (draft.cpu) sample.cpu = draft.cpu;
@@ -102,13 +103,25 @@ function buildSample(pending: Pending): UsageSample | undefined {
 }
 
 /**
- * {@link unixNanoToRfc3339} of `hi · 2^32 + lo` without a BigInt for whole milliseconds (nearly
- * every sample): split so that every intermediate stays an exact integer below 2^53.
+ * {@link unixNanoToRfc3339} of `hi · 2^32 + lo`, each distinct millisecond formatted once per
+ * body: samples of many nodes and jobs share their collectors' ticks, and formatting a date was
+ * a twentieth of decoding. Whole milliseconds (nearly every sample) need no BigInt: split so that
+ * every intermediate stays an exact integer below 2^53.
  */
-function timeText(lo: number, hi: number): string {
-  const below = hi * 967_296 + lo; // 2^32 = 4294 · 10^6 + 967296
-  if (below % 1_000_000 === 0) return new Date(hi * 4294 + below / 1_000_000).toISOString();
-  return unixNanoToRfc3339((BigInt(hi) << 32n) | BigInt(lo));
+class TimeTexts {
+  readonly #byMillisecond = new Map<number, string>();
+
+  text(lo: number, hi: number): string {
+    const below = hi * 967_296 + lo; // 2^32 = 4294 · 10^6 + 967296
+    if (below % 1_000_000 !== 0) return unixNanoToRfc3339((BigInt(hi) << 32n) | BigInt(lo));
+    const ms = hi * 4294 + below / 1_000_000;
+    let text = this.#byMillisecond.get(ms);
+    if (text === undefined) {
+      text = new Date(ms).toISOString();
+      this.#byMillisecond.set(ms, text);
+    }
+    return text;
+  }
 }
 
 /** The value of an integer point, or why it cannot be used. */
@@ -257,11 +270,12 @@ export class ObservationCollector {
     const rejections = this.#rejections;
     const samples: UsageSample[] = [];
     const accepted: Pending[] = [];
+    const times = new TimeTexts();
     for (const entry of this.#entries) {
       dropIncompleteSections(entry.draft, rejections);
-      const sample = buildSample(entry);
+      const sample = buildSample(entry, times);
       if (!sample) continue;
-      const checked = validateUsageSample(sample);
+      const checked = checkBuiltSample(sample);
       if (!checked.ok) {
         const first = checked.errors[0];
         rejections.add(pointsOf(entry.draft), `invalid sample: ${first.path || "/"}: ${first.message}`);

@@ -93,6 +93,8 @@ export class ScratchAttributes implements IdentityLookup {
   // Identity attributes are asked for on every point: the point's own are noted as they are
   // added, the enclosing ones once per scope, so asking costs no search.
   readonly #own: (ScalarAttribute | undefined)[] = IDENTITY_KEYS.map(() => undefined);
+  // Which of #own are set, so forgetting a point costs nothing for the slots it did not set.
+  #ownSet = 0;
   readonly #outerIdentity: (ScalarAttribute | undefined)[] = IDENTITY_KEYS.map(() => undefined);
 
   /** The scope's and resource's attributes, under the point's own. */
@@ -104,7 +106,9 @@ export class ScratchAttributes implements IdentityLookup {
   /** Forgets the previous point's own attributes. */
   clear(): void {
     this.length = 0;
-    this.#own.fill(undefined);
+    if (this.#ownSet === 0) return;
+    for (let slot = 0; slot < IDENTITY_KEYS.length; slot++) this.#own[slot] = undefined;
+    this.#ownSet = 0;
   }
 
   add(key: string, value: ScalarAttribute | undefined): void {
@@ -113,7 +117,10 @@ export class ScratchAttributes implements IdentityLookup {
     this.length++;
     if (value === undefined) return;
     const slot = identitySlot(key);
-    if (slot >= 0) this.#own[slot] = value;
+    if (slot >= 0) {
+      this.#own[slot] = value;
+      this.#ownSet |= 1 << slot;
+    }
   }
 
   get(key: string): ScalarAttribute | undefined {

@@ -186,11 +186,18 @@ export class ProtobufReader {
     // Attribute keys and most values (job ids, user names) repeat on every point: decode each
     // distinct short string once per body and hand out the same string after that.
     const bytes = this.#bytes;
-    // The slot comes from every byte (FNV-1a, then multiplied out): names alike but for a byte
-    // or two (cn001…cn064, job ids) are the common case, and a hash of a few bytes only put
-    // them in one slot, where each evicted the other on every point.
+    const view = this.#view;
+    // The slot comes from every byte: names alike but for a byte or two (cn001…cn064, job ids)
+    // are the common case, and a hash of a few bytes only put them in one slot, where each
+    // evicted the other on every point. Four bytes a step (multiply, then fold the high bits
+    // down, so a byte anywhere in a word reaches the slot bits); this was a fifth of decoding.
     let mixed = 0x811c9dc5 ^ length;
-    for (let i = start; i < stop; i++) mixed = Math.imul(mixed ^ bytes[i], 0x01000193);
+    let i = start;
+    for (; i + 4 <= stop; i += 4) {
+      mixed = Math.imul(mixed ^ view.getUint32(i, true), 0x01000193);
+      mixed ^= mixed >>> 15;
+    }
+    for (; i < stop; i++) mixed = Math.imul(mixed ^ bytes[i], 0x01000193);
     const slot = Math.imul(mixed, 0x9e3779b1) >>> SLOT_SHIFT;
     const at = this.#stringAt[slot];
     if (this.#stringLength[slot] === length && this.#sameBytes(at, start, length))
@@ -203,8 +210,12 @@ export class ProtobufReader {
   }
 
   #sameBytes(at: number, start: number, length: number): boolean {
+    if (at === start) return true;
+    const view = this.#view;
+    let i = 0;
+    for (; i + 4 <= length; i += 4) if (view.getInt32(at + i, true) !== view.getInt32(start + i, true)) return false;
     const bytes = this.#bytes;
-    for (let i = 0; i < length; i++) if (bytes[at + i] !== bytes[start + i]) return false;
+    for (; i < length; i++) if (bytes[at + i] !== bytes[start + i]) return false;
     return true;
   }
 
