@@ -33,6 +33,7 @@ export type { JobOutcome, JobPeaks, JobPhase, JobStep } from "./job-record.js";
 export { JobRecord, JobState, RecordSource } from "./job-record.js";
 export type { ArrayInfo } from "./job-spec.js";
 export { JobSpec, ResourceRequest } from "./job-spec.js";
+export { killedForMemory } from "./memory-kill.js";
 export type { NodeEventKind } from "./node-event.js";
 export { NodeEvent } from "./node-event.js";
 export { buildOpenApiDocument } from "./openapi.js";

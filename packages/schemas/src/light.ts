@@ -9,6 +9,7 @@ export { checkPolicy } from "./check-policy.js";
 export type { EvidenceRef, FindingKind, Unseen } from "./diagnosis.js";
 export type { JobOutcome, JobPeaks, JobPhase, JobRecord, JobState, JobStep } from "./job-record.js";
 export type { ArrayInfo, JobSpec, ResourceRequest } from "./job-spec.js";
+export { killedForMemory } from "./memory-kill.js";
 export type { NodeEvent, NodeEventKind } from "./node-event.js";
 export type { Policy, ResourceValues } from "./policy.js";
 export type {

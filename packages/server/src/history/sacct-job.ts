@@ -1,4 +1,10 @@
-import type { JobRecord, JobState, JobStep, ResourceRequest } from "@jobsight/schemas";
+import {
+  type JobRecord,
+  type JobState,
+  type JobStep,
+  killedForMemory,
+  type ResourceRequest,
+} from "@jobsight/schemas";
 
 /** A job as sacct reports it, whatever the format (`--json` of any version, `--parsable2`). */
 export type SacctJob = {
@@ -52,7 +58,6 @@ const TERMINAL: Record<string, JobState> = {
   BOOT_FAIL: "NODE_FAIL",
   PREEMPTED: "PREEMPTED",
 };
-const SIGKILL = 9;
 
 /** The JobState of a SLURM state word (`CANCELLED by 0` → CANCELLED); `undefined` while not ended. */
 export function slurmState(state: string | undefined): JobState | undefined {
@@ -68,19 +73,6 @@ const iso = (seconds: number | undefined) =>
 function defined<T extends object>(value: T): T {
   for (const key of Object.keys(value) as (keyof T)[]) if (value[key] === undefined) delete value[key];
   return value;
-}
-
-/**
- * Whether a kill by signal 9 was the memory limit: without the cgroup task plugin SLURM kills by
- * polling and reports FAILED/CANCELLED with signal 9 and a MaxRSS above the request, never
- * OUT_OF_MEMORY (sites with cgroups do report OUT_OF_MEMORY).
- */
-function killedForMemory(
-  signal: number | undefined,
-  maxRss: number | undefined,
-  limit: number | undefined,
-): boolean {
-  return signal === SIGKILL && maxRss !== undefined && limit !== undefined && limit > 0 && maxRss > limit;
 }
 
 /**

@@ -1,4 +1,10 @@
-import type { JobPeaks, JobSpec, JobState, ResourceRequest } from "@jobsight/schemas";
+import {
+  type JobPeaks,
+  type JobSpec,
+  type JobState,
+  killedForMemory,
+  type ResourceRequest,
+} from "@jobsight/schemas";
 import type { HistoryJob, JobOutcomeKind, JobQuantities } from "../history-job.js";
 
 /** What the intelligence plane reads of a stored job (a subset of its JobRecord). */
@@ -139,13 +145,7 @@ function outcomeOf(job: StoredJob): JobOutcomeKind {
   if (!job.state) return "failed";
   const asked = job.spec.requested.memoryBytes;
   const peak = job.peaks?.memoryBytes;
-  if (
-    (job.state === "FAILED" || job.state === "CANCELLED") &&
-    job.signal === 9 &&
-    asked !== undefined &&
-    peak !== undefined &&
-    peak > asked
-  ) {
+  if ((job.state === "FAILED" || job.state === "CANCELLED") && killedForMemory(job.signal, peak, asked)) {
     return "oom";
   }
   return OUTCOMES[job.state];
