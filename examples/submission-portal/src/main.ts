@@ -6,7 +6,7 @@ import {
 } from "@jobsight/sdk";
 import { renderDiff } from "./diff-view.js";
 import { errorLines } from "./error-message.js";
-import { renderRecommendation } from "./recommendation-table.js";
+import { renderAdjustments, renderRecommendation } from "./recommendation-table.js";
 import { samples } from "./samples.js";
 import { clientFor, loadSettings, type Settings, saveSettings } from "./settings.js";
 import type { Prediction } from "./types.js";
@@ -54,6 +54,7 @@ function showResult(prediction: Prediction, parsed: ParsedSubmission, plan: Subm
     `Prediction ${prediction.id} · model ${prediction.modelVersion} · ${prediction.mode}` +
     (prediction.notice ? ` · ${prediction.notice}` : "");
   renderRecommendation($<HTMLTableElement>("recommendation").tBodies[0], prediction, parsed);
+  renderAdjustments($<HTMLUListElement>("adjustments"), prediction);
   renderDiff($("diff"), plan.edit.diff);
   $("skipped").replaceChildren(
     ...plan.skipped

@@ -1,4 +1,4 @@
-import type { ParsedSubmission } from "@jobsight/sdk";
+import { adjustmentReasons, type ParsedSubmission } from "@jobsight/sdk";
 import { formatRange, formatValue, resourceLabels } from "./format.js";
 import type { Prediction } from "./types.js";
 
@@ -46,4 +46,21 @@ export function renderRecommendation(
       cell(row, `Insufficient evidence: ${r.reason}`, "evidence");
     }
   }
+}
+
+/**
+ * One line per rule that moved a recommendation (a recent memory kill, the policy's floors, caps
+ * and limits per step): a value that is not the model's own says why.
+ */
+export function renderAdjustments(list: HTMLUListElement, prediction: Prediction): void {
+  list.replaceChildren(
+    ...adjustmentReasons(prediction.resources).map((a) => {
+      const li = document.createElement("li");
+      li.dataset.resource = a.resource;
+      li.dataset.rule = a.rule;
+      const moved = `${formatValue(a.resource, a.before)} → ${formatValue(a.resource, a.after)}`;
+      li.textContent = `${resourceLabels[a.resource]} ${moved}: ${a.reason}`;
+      return li;
+    }),
+  );
 }

@@ -127,6 +127,27 @@ describe.skipIf(!executablePath)("the submission portal in headless Chromium", (
     expect(await page.isDisabled("#apply")).toBe(true);
   });
 
+  it("says which rule of the platform team's policy moved a recommendation", async () => {
+    const platform = createClient({ baseUrl: server.url, token: E2E_TOKENS.platform });
+    const floor = 100 * 2 ** 30;
+    await platform.policy.put({ name: "memory-floor", floors: { memory: floor } });
+    try {
+      await predictWith(E2E_TOKENS.alice, "sbatch");
+      const memory = predictions()
+        .at(-1)!
+        .resources.find((r) => r.resource === "memory");
+      if (memory?.status !== "ok") throw new Error("no memory recommendation");
+      const moved = memory.adjustments?.find((a) => a.rule === "floor");
+      expect(moved?.after).toBe(floor);
+      const line = page.locator('#adjustments li[data-resource="memory"][data-rule="floor"]');
+      expect(await line.textContent()).toBe(
+        `Memory ${formatValue("memory", moved!.before)} → 100 GiB: the policy's floor`,
+      );
+    } finally {
+      await platform.policy.put({ name: "default" });
+    }
+  });
+
   it("explains a token the server does not accept", async () => {
     await predictWith("not-a-token-of-this-site", "sbatch");
     expect(await page.textContent("#messages")).toContain("The API token was not accepted");

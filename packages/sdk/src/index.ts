@@ -20,6 +20,8 @@ export {
 } from "./errors.js";
 export type { OperationId } from "./http/route-table.js";
 export type { RequestOptions, TokenSource } from "./http/transport.js";
+export type { AdjustmentReason } from "./predictions/adjustment-reasons.js";
+export { adjustmentReasons } from "./predictions/adjustment-reasons.js";
 export type { AccuracyResource } from "./resources/accuracy.js";
 export type { DiagnosesResource, DiagnosisQuery } from "./resources/diagnoses.js";
 export type { IngestOptions, JobListQuery, JobsResource } from "./resources/jobs.js";
