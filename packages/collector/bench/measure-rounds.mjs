@@ -32,4 +32,5 @@ for (let i = 0; i < rounds; i++) {
 }
 await mode.stop();
 await spool.close();
-process.stdout.write(`${JSON.stringify({ jobs: mode.stats().jobs, cpu, rss })}\n`);
+const { jobs, heapTrims } = mode.stats();
+process.stdout.write(`${JSON.stringify({ jobs, cpu, rss, heapTrims })}\n`);

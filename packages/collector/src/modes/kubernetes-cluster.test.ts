@@ -196,7 +196,13 @@ describe("KubernetesCluster against a Kubernetes API server", () => {
   });
 
   it("watches only the configured namespaces and labels", async () => {
-    for (const name of ["pod-gpu-oom-killed", "pod-exit-1", "pod-preempted-deleted"])
+    for (const name of [
+      "pod-gpu-oom-killed",
+      "pod-exit-1",
+      "pod-preempted-deleted",
+      "recorded-openshift-job-pod-failed",
+      "recorded-runai-gpu-pod-running",
+    ])
       api.apply("pods", fixture(name).at(-1));
     start({ namespaces: ["ml"], labelSelector: "job-name=resnet-train", events: false });
     await waitForRecords("the selected pod", () => jobs.length === 1);

@@ -8,6 +8,7 @@ import { notableProcesses, ProcJobAttribution, summariseProcesses } from "../sou
 import type { ProcReader } from "../sources/proc-reader.js";
 import type { DiskSpool } from "../spool/disk-spool.js";
 import type { SpoolKind } from "../spool/frame.js";
+import { HeapTrim } from "../util/heap-trim.js";
 import { assignGpus } from "./job-gpus.js";
 import { sanitiseSample } from "./sample-sanitiser.js";
 
@@ -34,6 +35,11 @@ export type NodeModeOptions = {
   now?: () => number;
   /** Structured log. @default silent */
   logger?: Logger;
+  /**
+   * Run a full garbage collection after a round once the old generation grew 2 MiB since the last
+   * one (needs `--expose-gc`, which the `jobsight-collector` command sets). @default true
+   */
+  trimHeap?: boolean;
 };
 
 /** Figures for health output. */
@@ -46,6 +52,8 @@ export type NodeModeStats = {
   jobs: number;
   /** Samples with fields dropped because the schema cannot take their values. */
   invalidSamples: number;
+  /** Full garbage collections run between rounds to keep resident memory down. */
+  heapTrims: number;
 };
 
 type Tracked = { sample: UsageSample; finalised: boolean; dir?: string };
@@ -71,6 +79,7 @@ export class NodeMode {
   private readonly attribution: ProcJobAttribution | undefined;
   private readonly tracked = new Map<string, Tracked>();
   private readonly queuedEvents: NodeEvent[] = [];
+  private readonly heap: HeapTrim | undefined;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private readonly figures: NodeModeStats = {
@@ -81,6 +90,7 @@ export class NodeMode {
     lastRoundMs: 0,
     jobs: 0,
     invalidSamples: 0,
+    heapTrims: 0,
   };
 
   constructor(options: NodeModeOptions) {
@@ -90,6 +100,7 @@ export class NodeMode {
     if (options.cgroupVersion !== "none") {
       this.cgroups = cgroupSource(options.cgroupVersion, options.cgroupRoot ?? "/sys/fs/cgroup");
     }
+    if (options.trimHeap !== false) this.heap = new HeapTrim();
     const top = options.topProcesses ?? 5;
     if (options.cgroupVersion === "none" || top > 0) {
       this.attribution = new ProcJobAttribution({
@@ -161,8 +172,11 @@ export class NodeMode {
     const byJob = this.attribution?.scan();
     const pidJob = new Map<number, string>();
     if (byJob) {
+      // forEach and index loops on the per-job and per-process paths: without the optimising
+      // compiler (`--max-opt=1`) each for-of step and each destructured entry is an allocation.
       for (const [jobId, job] of byJob) {
-        for (const p of job.processes) pidJob.set(p.pid, jobId);
+        const ps = job.processes;
+        for (let i = 0; i < ps.length; i++) pidJob.set(ps[i].pid, jobId);
         if (this.cgroups) continue;
         const totals = summariseProcesses(job, this.o.proc.pageSize);
         const prev = this.tracked.get(jobId)?.sample.memory?.peakBytes ?? 0;
@@ -182,7 +196,7 @@ export class NodeMode {
 
     const records: { kind: SpoolKind; value: unknown }[] = [];
     const top = this.o.topProcesses ?? 5;
-    for (const [jobId, { usage: u, node, dir }] of usage) {
+    usage.forEach(({ usage: u, node, dir }, jobId) => {
       const sample: UsageSample = { cluster: this.o.cluster, jobId, node, time, ...u };
       const g = gpus.byJob.get(jobId);
       if (g) sample.gpus = g;
@@ -192,17 +206,20 @@ export class NodeMode {
         if (notable.length > 0) sample.processes = notable;
       }
       const previous = this.tracked.get(jobId);
-      if (previous?.finalised) continue;
+      if (previous?.finalised) return;
       this.push(records, sample);
-      this.tracked.set(jobId, { sample, finalised: false, dir });
-    }
+      if (previous) {
+        previous.sample = sample;
+        previous.dir = dir;
+      } else this.tracked.set(jobId, { sample, finalised: false, dir });
+    });
     // Jobs seen before and gone now: their last reading becomes the final one.
-    for (const [jobId, t] of this.tracked) {
-      if (usage.has(jobId)) continue;
+    this.tracked.forEach((t, jobId) => {
+      if (usage.has(jobId)) return;
       if (!t.finalised) this.push(records, { ...t.sample, time, final: true });
       if (t.dir) this.cgroups?.reader.forget(t.dir);
       this.tracked.delete(jobId);
-    }
+    });
 
     const events = this.o.kernelLog?.drain() ?? [];
     for (const e of this.queuedEvents.splice(0)) records.push({ kind: "event", value: e });
@@ -216,6 +233,8 @@ export class NodeMode {
     this.figures.jobs = usage.size;
     if (records.length > 0) await this.o.spool.append(records);
     this.o.kernelLog?.saveState();
+    // The round's garbage is dead now and nothing runs until the next tick: the cheapest moment.
+    if (this.heap?.afterRound()) this.figures.heapTrims++;
   }
 
   private push(records: { kind: SpoolKind; value: unknown }[], sample: UsageSample): void {

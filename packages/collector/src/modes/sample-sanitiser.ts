@@ -8,6 +8,9 @@ import type { UsageSample } from "@jobsight/schemas/light";
 const nonNegativeInteger = (v: unknown) => typeof v === "number" && Number.isFinite(v) && v >= 0;
 const nonNegative = (v: unknown) => typeof v === "number" && Number.isFinite(v) && v >= 0;
 
+// Index loops and no rewrite of a value that is already an integer: the collector runs without
+// the optimising compiler (`--max-opt=1`), where each for-of step and each Math.round result is
+// an allocation, and this runs for every field of every sample every round.
 function clean(
   o: Record<string, unknown>,
   integers: readonly string[],
@@ -15,27 +18,30 @@ function clean(
   percents: readonly string[] = [],
 ): number {
   let dropped = 0;
-  for (const k of integers) {
-    if (o[k] === undefined) continue;
-    if (nonNegativeInteger(o[k])) o[k] = Math.round(o[k] as number);
-    else {
+  for (let i = 0; i < integers.length; i++) {
+    const k = integers[i];
+    const v = o[k];
+    if (v === undefined) continue;
+    if (!nonNegativeInteger(v)) {
       delete o[k];
       dropped++;
-    }
+    } else if (!Number.isInteger(v)) o[k] = Math.round(v as number);
   }
-  for (const k of numbers) {
+  for (let i = 0; i < numbers.length; i++) {
+    const k = numbers[i];
     if (o[k] !== undefined && !nonNegative(o[k])) {
       delete o[k];
       dropped++;
     }
   }
-  for (const k of percents) {
-    if (o[k] === undefined) continue;
-    if (nonNegative(o[k])) o[k] = Math.min(100, o[k] as number);
-    else {
+  for (let i = 0; i < percents.length; i++) {
+    const k = percents[i];
+    const v = o[k];
+    if (v === undefined) continue;
+    if (!nonNegative(v)) {
       delete o[k];
       dropped++;
-    }
+    } else if ((v as number) > 100) o[k] = 100;
   }
   return dropped;
 }

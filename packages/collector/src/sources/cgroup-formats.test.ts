@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { memoryStatV2 } from "../test-support/cgroup-tree.js";
 import {
+  flatKey,
   flatKeyedValue,
+  flatKeyedValueIn,
   parseCpuMax,
   parseFlatKeyed,
   parseIoStat,
@@ -48,6 +50,12 @@ describe("cgroup file formats", () => {
     expect(flatKeyedValue(stat, "shmem")).toBe(30);
     expect(flatKeyedValue(stat, "anon_thp")).toBe(0);
     expect(flatKeyedValue(stat, "nope")).toBeUndefined();
+    const bytes = Buffer.from(stat, "latin1");
+    for (const key of ["anon", "file", "shmem", "anon_thp", "nope"]) {
+      expect(flatKeyedValueIn(bytes, flatKey(key))).toBe(flatKeyedValue(stat, key));
+    }
+    expect(flatKeyedValueIn(Buffer.from("anon_x 1\nanon 7"), flatKey("anon"))).toBe(7);
+    expect(flatKeyedValueIn(Buffer.from("anon \n"), flatKey("anon"))).toBeUndefined();
     const events = "low 0\nhigh 0\nmax 3\noom 2\noom_kill 1\noom_group_kill 0\n";
     expect([flatKeyedValue(events, "oom"), flatKeyedValue(events, "oom_kill")]).toEqual([2, 1]);
     const psi =

@@ -64,6 +64,47 @@ export function flatKeyedValue(text: string, key: string): number | undefined {
 }
 
 /**
+ * The bytes to search for a flat-keyed `key` with {@link flatKeyedValueIn}: the key and its space.
+ *
+ * @example
+ * ```ts
+ * const ANON = flatKey("anon");
+ * ```
+ */
+export function flatKey(key: string): Buffer {
+  return Buffer.from(`${key} `, "latin1");
+}
+
+/**
+ * {@link flatKeyedValue} on the file's bytes, for large files read for a few keys (`memory.stat`
+ * has some fifty lines, over 1 KB per job per round) so their text never becomes a string.
+ *
+ * @example
+ * ```ts
+ * flatKeyedValueIn(Buffer.from("anon 4096\nfile 8192\n"), flatKey("file")); // 8192
+ * ```
+ */
+export function flatKeyedValueIn(bytes: Buffer, key: Buffer): number | undefined {
+  let at = bytes.indexOf(key);
+  while (at > 0 && bytes[at - 1] !== 10) at = bytes.indexOf(key, at + 1);
+  if (at < 0) return undefined;
+  const start = at + key.length;
+  let end = bytes.indexOf(10, start);
+  if (end < 0) end = bytes.length;
+  let v = 0;
+  for (let i = start; i < end; i++) {
+    const d = bytes[i] - 48;
+    // Not plain digits (never seen in these files): let Number decide, as flatKeyedValue does.
+    if (d < 0 || d > 9 || end - start > 15) {
+      const n = Number(bytes.toString("latin1", start, end));
+      return Number.isFinite(n) ? n : undefined;
+    }
+    v = v * 10 + d;
+  }
+  return end > start ? v : undefined;
+}
+
+/**
  * The `avg10` of a PSI file's `some` or `full` line, without splitting the file.
  *
  * @example

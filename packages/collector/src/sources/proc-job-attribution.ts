@@ -61,9 +61,11 @@ export class ProcJobAttribution {
   scan(): Map<string, JobProcesses> {
     const stats = new Map<number, ProcStat>();
     const pids = this.proc.listPids();
-    for (const pid of pids) {
-      const s = this.proc.stat(pid);
-      if (s) stats.set(pid, s);
+    // Index loops and forEach in the per-process paths: without the optimising compiler
+    // (`--max-opt=1`) every for-of step allocates, and these run for every process every round.
+    for (let i = 0; i < pids.length; i++) {
+      const s = this.proc.stat(pids[i]);
+      if (s) stats.set(pids[i], s);
     }
     this.proc.prune(new Set(pids));
     const round = ++this.round;
@@ -81,19 +83,21 @@ export class ProcJobAttribution {
       return entry.owner;
     };
     const out = new Map<string, JobProcesses>();
-    for (const s of stats.values()) {
-      if (s.comm === "slurmstepd") continue;
+    stats.forEach((s) => {
+      if (s.comm === "slurmstepd") return;
       const o = owner(s);
-      if (!o) continue;
+      if (!o) return;
       let job = out.get(o.jobId);
       if (!job) {
         job = { scheduler: o.scheduler, jobId: o.jobId, processes: [] };
         out.set(o.jobId, job);
       }
       job.processes.push(s);
-    }
+    });
     // Forget processes that are gone so the cache does not grow without bound.
-    for (const [pid, entry] of this.cache) if (entry.round !== round) this.cache.delete(pid);
+    this.cache.forEach((entry, pid) => {
+      if (entry.round !== round) this.cache.delete(pid);
+    });
     return out;
   }
 

@@ -1,6 +1,6 @@
 import { readdirSync } from "node:fs";
 import { OpenFileCache } from "../util/open-file-cache.js";
-import { readSmallFile, scanSmallFile } from "../util/read-small-file.js";
+import { readSmallFile } from "../util/read-small-file.js";
 
 /** What `/proc/<pid>/stat` says about one process. */
 export type ProcStat = {
@@ -141,7 +141,8 @@ export class ProcReader {
       return [];
     }
     const pids: number[] = [];
-    for (const name of names) {
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i];
       const c = name.charCodeAt(0);
       if (c >= 48 && c <= 57) {
         const pid = Number(name);
@@ -160,10 +161,8 @@ export class ProcReader {
 
   /** Close what is held open for processes not in `live` (call after listing pids). */
   prune(live: Set<number>): void {
-    for (const dir of this.files.openDirs()) {
-      const pid = Number(dir.slice(this.root.length + 1));
-      if (!live.has(pid)) this.files.closeDir(dir);
-    }
+    const from = this.root.length + 1;
+    this.files.retainDirs((dir) => live.has(Number(dir.slice(from))));
   }
 
   /** Close every file kept open. */
@@ -173,9 +172,10 @@ export class ProcReader {
 
   /** `VmRSS` of `/proc/<pid>/status` in bytes (absent for kernel threads and zombies). */
   vmRssBytes(pid: number): number | undefined {
-    // Read for the top processes of every job each round: the number is taken from the bytes,
-    // so the 1–2 KB status text never becomes a string.
-    return scanSmallFile(`${this.root}/${pid}/status`, 8192, vmRssFromStatus);
+    // Read for the top processes of every job each round: kept open beside `stat` (one pread
+    // instead of open + read + close) and the number is taken from the bytes, so the 1–2 KB
+    // status text never becomes a string.
+    return this.files.scan(`${this.root}/${pid}`, "status", vmRssFromStatus);
   }
 
   cgroup(pid: number): string | undefined {

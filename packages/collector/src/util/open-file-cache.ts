@@ -1,6 +1,10 @@
-import { closeSync, openSync, readSync } from "node:fs";
+import { closeSync, openSync, readvSync } from "node:fs";
 
 const shared = Buffer.allocUnsafe(64 * 1024);
+// readvSync with one reused buffer list, not readSync: readSync's argument handling allocates
+// ~0.5 KB per call unless TurboFan optimises it, and the collector runs without TurboFan
+// (`--max-opt=1`) doing thousands of reads per round. Same pread(2) underneath.
+const sharedList = [shared];
 
 /** Options of {@link OpenFileCache}. */
 export type OpenFileCacheOptions = {
@@ -38,11 +42,26 @@ export class OpenFileCache {
 
   /** Content of `dir/name` now, or `undefined` if it does not exist (any more) or cannot be read. */
   read(dir: string, name: string, encoding: "latin1" | "utf8" = "latin1"): string | undefined {
+    const n = this.readShared(dir, name);
+    return n < 0 ? undefined : shared.toString(encoding, 0, n);
+  }
+
+  /**
+   * Hand the bytes of `dir/name` now to `scan`, for callers that want a number out of a file and no
+   * string of it (the bytes are only valid during the call); `undefined` if it cannot be read.
+   */
+  scan<T>(dir: string, name: string, scan: (bytes: Buffer) => T): T | undefined {
+    const n = this.readShared(dir, name);
+    return n < 0 ? undefined : scan(shared.subarray(0, n));
+  }
+
+  /** Read `dir/name` into `shared` through a kept descriptor; bytes read, or -1. */
+  private readShared(dir: string, name: string): number {
     const files = this.dirs.get(dir);
     const fd = files?.get(name);
     if (fd !== undefined) {
-      const text = pread(fd, encoding);
-      if (text !== undefined) return text;
+      const n = pread(fd);
+      if (n >= 0) return n;
       closeSync(fd);
       files!.delete(name);
       this.open--;
@@ -51,12 +70,12 @@ export class OpenFileCache {
     try {
       fresh = openSync(`${dir}/${name}`, "r");
     } catch {
-      return undefined;
+      return -1;
     }
-    const text = pread(fresh, encoding);
-    if (text === undefined || this.open >= this.maxOpen) {
+    const n = pread(fresh);
+    if (n < 0 || this.open >= this.maxOpen) {
       closeSync(fresh);
-      return text;
+      return n;
     }
     let map = files;
     if (!map) {
@@ -65,7 +84,7 @@ export class OpenFileCache {
     }
     map.set(name, fresh);
     this.open++;
-    return text;
+    return n;
   }
 
   /** Close every descriptor under `dir` (a job that ended). */
@@ -77,9 +96,16 @@ export class OpenFileCache {
     this.dirs.delete(dir);
   }
 
-  /** Directories with open descriptors. */
-  openDirs(): string[] {
-    return [...this.dirs.keys()];
+  /** Close the descriptors of every directory `keep` says no to (processes that exited). */
+  retainDirs(keep: (dir: string) => boolean): void {
+    // forEach, not a copy of the keys: this runs over every process every round. Deleting the
+    // entry being visited is safe in Map.prototype.forEach.
+    this.dirs.forEach((files, dir) => {
+      if (keep(dir)) return;
+      for (const fd of files.values()) closeSync(fd);
+      this.open -= files.size;
+      this.dirs.delete(dir);
+    });
   }
 
   closeAll(): void {
@@ -87,12 +113,12 @@ export class OpenFileCache {
   }
 }
 
-function pread(fd: number, encoding: "latin1" | "utf8"): string | undefined {
+/** Bytes read into `shared` from offset 0, or -1 when the file cannot be read (any more). */
+function pread(fd: number): number {
   try {
-    const n = readSync(fd, shared, 0, shared.length, 0);
-    return shared.toString(encoding, 0, n);
+    return readvSync(fd, sharedList, 0);
   } catch {
     // ENODEV (cgroup removed), ESRCH (process gone), EACCES: the caller treats it as absent.
-    return undefined;
+    return -1;
   }
 }

@@ -1,8 +1,10 @@
-import { closeSync, openSync, readSync } from "node:fs";
+import { closeSync, openSync, readvSync } from "node:fs";
 
 // One shared buffer: cgroup and /proc files are small and read one at a time on the collector's
 // thread, so reusing it avoids an allocation per file on every round.
 const shared = Buffer.allocUnsafe(64 * 1024);
+// readvSync with a reused list: readSync allocates per call without TurboFan (see open-file-cache.ts).
+const sharedList = [shared];
 
 const gone = new Set(["ENOENT", "ENODEV", "ESRCH", "ENOTDIR", "EINVAL"]);
 
@@ -49,7 +51,7 @@ export function scanSmallFile<T>(path: string, maxBytes: number, scan: (bytes: B
     // cgroupfs and procfs hand over a whole small file in one read(); a second read only to see
     // end-of-file would cost one more system call per file on every round.
     // Anything past the limit (64 KiB at most) is cut off: no file read here is that large.
-    total = readSync(fd, shared, 0, Math.min(maxBytes, shared.length), null);
+    total = Math.min(readvSync(fd, sharedList), maxBytes);
   } catch (error) {
     if (isFsError(error)) return undefined;
     throw error;
