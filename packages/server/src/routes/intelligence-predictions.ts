@@ -1,5 +1,6 @@
 import type { FieldError, JobSpec, PredictionBatchRequest, PredictionRequest } from "@jobsight/schemas";
 import { ForbiddenError, NotFoundError } from "../errors.js";
+import { answerBatchJson, answerText } from "../intelligence/service/answer-json.js";
 import type { IntelligenceService } from "../intelligence/service/intelligence-service.js";
 import type { Principal } from "../plugins/auth/principal.js";
 import { readScope } from "./access.js";
@@ -32,6 +33,10 @@ function assertMayPredict(
   }
 }
 
+// Answers go out as the JSON text written when they were made (`answer-json.ts`), with the
+// content type Fastify gives a serialised object.
+const JSON_TYPE = "application/json; charset=utf-8";
+
 /**
  * Predictions (one or a batch, recorded, shadow mode first), reading them back, and the accuracy
  * report of what was recorded against what the jobs then did.
@@ -43,18 +48,21 @@ function assertMayPredict(
  */
 export function predictionRoutes(service: IntelligenceService): RouteHandlers {
   return {
-    createPrediction: async ({ body, principal }: RouteContext<PredictionRequest>) => {
+    createPrediction: async ({ body, principal, reply }: RouteContext<PredictionRequest>) => {
       assertMayPredict(principal, [body.spec], () => "/spec");
       const [prediction] = await service.predict([body], principal?.user ?? "unknown");
-      return prediction;
+      reply.type(JSON_TYPE);
+      return answerText(prediction);
     },
-    createPredictionBatch: async ({ body, principal }: RouteContext<PredictionBatchRequest>) => {
+    createPredictionBatch: async ({ body, principal, reply }: RouteContext<PredictionBatchRequest>) => {
       assertMayPredict(
         principal,
         body.requests.map((r) => r.spec),
         (i) => `/requests/${i}/spec`,
       );
-      return { predictions: await service.predict(body.requests, principal?.user ?? "unknown") };
+      const predictions = await service.predict(body.requests, principal?.user ?? "unknown");
+      reply.type(JSON_TYPE);
+      return answerBatchJson(predictions);
     },
     getPrediction: async ({ params, principal }: RouteContext<unknown, unknown, { id: string }>) => {
       const scope = readScope(principal);

@@ -1,10 +1,12 @@
 import type { Prediction } from "@jobsight/schemas";
 import type pg from "pg";
+import { answerText } from "./answer-json.js";
 import {
   findIdempotentPredictions,
   findPrediction,
   type IdempotencyRef,
-  insertPredictions,
+  insertPredictionText,
+  predictionCopyText,
   type RecordedPrediction,
 } from "./prediction-store.js";
 
@@ -29,10 +31,28 @@ export type PredictionRecorderOptions = {
   onError?: (error: unknown, pending: number) => void;
 };
 
+/** A prediction waiting to be written. */
+type Pending = {
+  id: string;
+  /** The answer as JSON text: a reader by id or idempotency key gets it back parsed. */
+  answer: string;
+  /** Sender's idempotency key with its cluster and user (`refKey`), if one was given. */
+  key: string | undefined;
+  /** Its line of COPY text: `text[start, end)`, a buffer shared with the others recorded with it. */
+  text: Buffer;
+  start: number;
+  end: number;
+};
+
 /**
  * Records every prediction without making the caller wait for PostgreSQL: predictions are kept
  * in memory and written in batches (COPY) every few hundred milliseconds, and are readable by id
  * meanwhile. A failed write is retried on the next tick; `close()` writes what is left.
+ *
+ * What waits is already encoded: each prediction's COPY line (outside the JavaScript heap) and
+ * its answer's JSON text, not the objects it was made of. Kept as objects until the write, a
+ * batch of predictions outlived two garbage collections of the young generation, which copied it
+ * twice and then left it for a full collection: more work than making it.
  *
  * @example
  * ```ts
@@ -42,9 +62,9 @@ export type PredictionRecorderOptions = {
  * ```
  */
 export class PredictionRecorder {
-  #pending: RecordedPrediction[] = [];
-  readonly #byId = new Map<string, RecordedPrediction>();
-  readonly #byKey = new Map<string, RecordedPrediction>();
+  #pending: Pending[] = [];
+  readonly #byId = new Map<string, Pending>();
+  readonly #byKey = new Map<string, Pending>();
   #writing: Promise<void> | undefined;
   readonly #timer: NodeJS.Timeout;
   readonly #options: Required<Omit<PredictionRecorderOptions, "onError">> &
@@ -75,11 +95,25 @@ export class PredictionRecorder {
 
   /** Queues predictions for the next write. */
   record(items: readonly RecordedPrediction[]): void {
+    if (items.length === 0) return;
+    let text = predictionCopyText(items);
+    // A few lines in a large buffer would keep all of it while they wait: copied to fit.
+    if (text.byteLength * 2 < text.buffer.byteLength) text = Buffer.from(text);
+    let start = 0;
     for (const item of items) {
-      this.#pending.push(item);
-      this.#byId.set(item.answer.id, item);
-      const key = idempotencyKeyOf(item);
-      if (key !== undefined && !this.#byKey.has(key)) this.#byKey.set(key, item);
+      const end = text.indexOf(NEWLINE, start) + 1;
+      const pending: Pending = {
+        id: item.answer.id,
+        answer: answerText(item.answer),
+        key: idempotencyKeyOf(item),
+        text,
+        start,
+        end,
+      };
+      start = end;
+      this.#pending.push(pending);
+      this.#byId.set(pending.id, pending);
+      if (pending.key !== undefined && !this.#byKey.has(pending.key)) this.#byKey.set(pending.key, pending);
     }
     const over = this.#pending.length - this.#options.maxPending;
     if (over > 0) {
@@ -91,12 +125,16 @@ export class PredictionRecorder {
 
   /** A prediction by id: from memory while it waits, else from PostgreSQL. */
   async get(id: string): Promise<Prediction | undefined> {
-    return this.#byId.get(id)?.answer ?? (await findPrediction(this.pool, id));
+    const waiting = this.#byId.get(id);
+    return waiting ? (JSON.parse(waiting.answer) as Prediction) : await findPrediction(this.pool, id);
   }
 
   /** The predictions already made for idempotency keys (in order; undefined where none was). */
   async findIdempotent(refs: readonly IdempotencyRef[]): Promise<(Prediction | undefined)[]> {
-    const out = refs.map((r) => this.#byKey.get(refKey(r.cluster, r.user, r.key))?.answer);
+    const out = refs.map((r) => {
+      const waiting = this.#byKey.get(refKey(r.cluster, r.user, r.key));
+      return waiting ? (JSON.parse(waiting.answer) as Prediction) : undefined;
+    });
     const missing = out.flatMap((answer, i) => (answer === undefined ? [i] : []));
     const stored = await findIdempotentPredictions(
       this.pool,
@@ -129,15 +167,14 @@ export class PredictionRecorder {
     }
   }
 
-  #forget(item: RecordedPrediction): void {
-    this.#byId.delete(item.answer.id);
-    const key = idempotencyKeyOf(item);
-    if (key !== undefined && this.#byKey.get(key) === item) this.#byKey.delete(key);
+  #forget(item: Pending): void {
+    this.#byId.delete(item.id);
+    if (item.key !== undefined && this.#byKey.get(item.key) === item) this.#byKey.delete(item.key);
   }
 
   #write(): Promise<void> {
     const batch = this.#pending.slice(0, this.#options.maxBatch);
-    const write = insertPredictions(this.pool, batch).then(() => {
+    const write = insertPredictionText(this.pool, copyTextOf(batch)).then(() => {
       // Only now: a reader must find each prediction in memory or in PostgreSQL at every moment.
       // By identity: the oldest may have been dropped meanwhile (storage was down too long).
       const done = new Set(batch);
@@ -152,6 +189,23 @@ export class PredictionRecorder {
     write.then(clear, clear);
     return write;
   }
+}
+
+const NEWLINE = 0x0a;
+
+/**
+ * The COPY text of waiting predictions (in queue order): those recorded together are adjacent in
+ * the queue and in their buffer, so each run of them is one slice.
+ */
+function copyTextOf(batch: readonly Pending[]): Buffer {
+  const parts: Buffer[] = [];
+  for (let i = 0; i < batch.length; ) {
+    let j = i;
+    while (j + 1 < batch.length && batch[j + 1].text === batch[i].text) j++;
+    parts.push(batch[i].text.subarray(batch[i].start, batch[j].end));
+    i = j + 1;
+  }
+  return parts.length === 1 ? parts[0] : Buffer.concat(parts);
 }
 
 function refKey(cluster: string, user: string, key: string): string {

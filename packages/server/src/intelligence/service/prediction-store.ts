@@ -1,6 +1,7 @@
 import type { JobSpec, Prediction, ResourcePrediction } from "@jobsight/schemas";
 import type pg from "pg";
-import { copyRows } from "../../data-plane/copy-rows.js";
+import { copyBuffer } from "../../data-plane/copy-rows.js";
+import { copyTextBuffer } from "../../data-plane/copy-text.js";
 import { query, withTransaction } from "../../data-plane/database.js";
 
 /**
@@ -37,6 +38,8 @@ export type RecordedPrediction = {
   answer: Prediction;
   /** Every resource as served after the policy, even when the caller saw none (shadow). */
   resources: ResourcePrediction[];
+  /** `resources` as JSON text, when it was serialised already (the record stores that text). */
+  resourcesJson?: string;
   /** The model's own outcome per resource, rounded, before the policy: what accuracy is judged on. */
   recommendations: ScoredOutcome[];
   spec: JobSpec;
@@ -78,38 +81,45 @@ const COLUMNS = [
 const STAGING = "predictions_staging";
 
 /**
- * Writes recorded predictions in one transaction: COPY into a staging table, then one insert
- * that skips a resent idempotency key (the first answer stands).
+ * Recorded predictions as COPY text for {@link insertPredictionText}: one line per prediction,
+ * in order, each ending in the only raw newline it holds (COPY escapes those inside fields). The
+ * resources go in as the JSON text the answer was made from when there is one: to COPY, JSON text
+ * is a string whose backslashes are escaped, the same bytes as the document serialised here.
  */
-export async function insertPredictions(pool: pg.Pool, items: readonly RecordedPrediction[]): Promise<void> {
-  if (items.length === 0) return;
+export function predictionCopyText(items: readonly RecordedPrediction[]): Buffer {
+  return copyTextBuffer(
+    items.map((p) => [
+      p.answer.id,
+      p.answer.createdAt,
+      p.answer.mode,
+      p.answer.modelVersion,
+      p.answer.cluster,
+      p.answer.user,
+      p.spec.partition,
+      p.linkKey,
+      p.spec.submitTime,
+      p.spec,
+      p.resourcesJson ?? p.resources,
+      p.recommendations,
+      p.answer.shadowUntil,
+      p.answer.notice,
+      p.requestedBy,
+      p.idempotencyKey,
+    ]),
+  );
+}
+
+/**
+ * Writes predictions given as {@link predictionCopyText} in one transaction: COPY into a staging
+ * table, then one insert that skips a resent idempotency key (the first answer stands).
+ */
+export async function insertPredictionText(pool: pg.Pool, text: Uint8Array): Promise<void> {
+  if (text.length === 0) return;
   await withTransaction(pool, async (client) => {
     await client.query(
       `CREATE TEMP TABLE IF NOT EXISTS ${STAGING} (LIKE predictions INCLUDING DEFAULTS) ON COMMIT DELETE ROWS`,
     );
-    await copyRows(
-      client,
-      STAGING,
-      COLUMNS,
-      items.map((p) => [
-        p.answer.id,
-        p.answer.createdAt,
-        p.answer.mode,
-        p.answer.modelVersion,
-        p.answer.cluster,
-        p.answer.user,
-        p.spec.partition,
-        p.linkKey,
-        p.spec.submitTime,
-        p.spec,
-        p.resources,
-        p.recommendations,
-        p.answer.shadowUntil,
-        p.answer.notice,
-        p.requestedBy,
-        p.idempotencyKey,
-      ]),
-    );
+    await copyBuffer(client, STAGING, COLUMNS, text);
     await client.query(
       `INSERT INTO predictions (${COLUMNS.join(", ")}) SELECT ${COLUMNS.join(", ")} FROM ${STAGING} ON CONFLICT DO NOTHING`,
     );

@@ -1,6 +1,13 @@
-import type { Evidence, JobSpec, Policy, PredictionMode, ResourcePrediction } from "@jobsight/schemas";
+import type {
+  Evidence,
+  JobSpec,
+  Policy,
+  PredictionMode,
+  ResourcePrediction,
+  ResourceRecommendation,
+} from "@jobsight/schemas";
 import { type AppliedResource, applyPolicy } from "../../policy/apply-policy.js";
-import { boundsOf, requestOf } from "../../policy/policy-bounds.js";
+import { boundsOf, requestOf, type UpperLimit } from "../../policy/policy-bounds.js";
 import {
   type Granularity,
   type GranularityOptions,
@@ -30,16 +37,43 @@ const UNITS = {
 
 /** The granularity options of a job's scheduler (Kubernetes takes millicores). */
 export function granularityOptionsFor(spec: JobSpec, rounding: RoundingOptions = {}): GranularityOptions {
-  return spec.scheduler === "kubernetes"
+  return schedulerOptions(spec.scheduler, rounding);
+}
+
+function schedulerOptions(scheduler: JobSpec["scheduler"], rounding: RoundingOptions): GranularityOptions {
+  return scheduler === "kubernetes"
     ? { coresGranularity: 0.001, ...rounding.kubernetes }
     : { ...rounding.slurm };
+}
+
+/** How one scheduler takes resources: its options and the granularity they give. */
+export type SchedulerRounding = { options: GranularityOptions; granularity: Granularity };
+
+/**
+ * {@link granularityOptionsFor} and {@link granularityFor} of every job of one scheduler, made
+ * once for a batch rather than once per job.
+ */
+export function schedulerRounding(
+  scheduler: JobSpec["scheduler"],
+  rounding: RoundingOptions = {},
+): SchedulerRounding {
+  const options = schedulerOptions(scheduler, rounding);
+  return { options, granularity: granularityOf(options) };
 }
 
 function wireEvidence(e: PredictionEvidence): Evidence {
   const out: Evidence = { group: e.group.slice(0, 512), jobs: e.jobs, censoredJobs: e.censoredJobs };
   if (e.since) out.since = e.since;
-  if (e.features.length > 0) out.features = e.features.slice(0, 16).map((f) => f.slice(0, 128));
+  if (e.features.length > 0) out.features = withinLimits(e.features);
   return out;
+}
+
+// The model's top features (one array per model, shared by its predictions) are always within
+// the wire's limits: they are then passed on as they are instead of copied for every prediction.
+function withinLimits(features: readonly string[]): string[] {
+  let fits = features.length <= 16;
+  for (let i = 0; fits && i < features.length; i++) fits = features[i].length <= 128;
+  return fits ? (features as string[]) : features.slice(0, 16).map((f) => f.slice(0, 128));
 }
 
 const clamp01 = (x: number) => Math.min(1, Math.max(0, x));
@@ -111,33 +145,65 @@ export function withPolicy(
   mode: PredictionMode,
   granularity: GranularityOptions,
 ): ResourcePrediction[] {
-  const decision = applyPolicy(resources, spec, policy, { ...granularity, mode });
+  // Insufficient evidence passes through: the policy decides only for recommendations.
+  const recommended: ResourcePrediction[] = [];
+  for (const r of resources) if (r.status === "ok") recommended.push(r);
+  if (recommended.length === 0) return resources.slice();
+  const decision = applyPolicy(recommended, spec, policy, { ...granularity, mode });
   const out: ResourcePrediction[] = new Array(resources.length);
-  for (let i = 0; i < resources.length; i++)
-    out[i] = withDecision(resources[i], decision.resources[i], spec, policy);
+  for (let i = 0, d = 0; i < resources.length; i++) {
+    const r = resources[i];
+    out[i] = r.status === "ok" ? withDecision(r, decision.resources[d++], spec, policy) : r;
+  }
   return out;
 }
 
-/** One resource after the policy's decision for it (a loop body: no closure per prediction). */
+/**
+ * One recommendation after the policy's decision for it (a loop body: no closure per
+ * prediction); the recommendation itself when the policy changed nothing.
+ */
 function withDecision(
-  r: ResourcePrediction,
+  r: ResourceRecommendation,
   d: AppliedResource,
   spec: JobSpec,
   policy: Policy,
 ): ResourcePrediction {
-  if (r.status !== "ok") return r;
-  const out = { ...r };
-  if (d.adjustments.length > 0 && d.value !== undefined) {
-    out.value = d.value;
-    out.adjustments = r.adjustments ? [...r.adjustments, ...d.adjustments] : d.adjustments;
-  }
+  const moved = d.adjustments.length > 0 && d.value !== undefined;
+  const value = moved ? (d.value as number) : r.value;
   let limit = Number.POSITIVE_INFINITY;
-  for (const l of boundsOf(policy, spec, r.resource).limits) {
+  for (const l of limitsOf(policy, spec, r.resource)) {
     limit = Math.min(limit, r.requested !== undefined ? Math.max(l.value, r.requested) : l.value);
   }
-  if (out.high !== undefined) out.high = Math.min(out.high, Math.max(limit, out.value));
-  if (out.low !== undefined) out.low = Math.min(out.low, out.high ?? out.low);
+  const high = r.high !== undefined ? Math.min(r.high, Math.max(limit, value)) : undefined;
+  const low = r.low !== undefined ? Math.min(r.low, high ?? r.low) : undefined;
+  if (!moved && high === r.high && low === r.low) return r;
+  const out = { ...r };
+  if (moved) {
+    out.value = value;
+    out.adjustments = r.adjustments ? [...r.adjustments, ...d.adjustments] : d.adjustments;
+  }
+  if (high !== undefined) out.high = high;
+  if (low !== undefined) out.low = low;
   return out;
+}
+
+/** A policy's limits by resource when they do not depend on the job (no partition rules). */
+const jobIndependentLimits = new WeakMap<Policy, Map<ResourceName, readonly UpperLimit[]>>();
+
+function limitsOf(policy: Policy, spec: JobSpec, resource: ResourceName): readonly UpperLimit[] {
+  if (policy.partitions !== undefined && policy.partitions.length > 0)
+    return boundsOf(policy, spec, resource).limits;
+  let byResource = jobIndependentLimits.get(policy);
+  if (!byResource) {
+    byResource = new Map();
+    jobIndependentLimits.set(policy, byResource);
+  }
+  let limits = byResource.get(resource);
+  if (!limits) {
+    limits = boundsOf(policy, spec, resource).limits;
+    byResource.set(resource, limits);
+  }
+  return limits;
 }
 
 /** The granularity of a job (for tests and callers that round themselves). */

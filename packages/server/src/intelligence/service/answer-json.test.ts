@@ -1,0 +1,79 @@
+import type { Prediction, ResourcePrediction } from "@jobsight/schemas";
+import { describe, expect, it } from "vitest";
+import { type AnswerCommon, AnswerJson, answerBatchJson, answerText } from "./answer-json.js";
+
+const resources: ResourcePrediction[] = [
+  {
+    resource: "memory",
+    status: "ok",
+    unit: "bytes",
+    value: 3 * 2 ** 30,
+    low: 2 ** 30,
+    high: 4 * 2 ** 30,
+    confidence: 0.97,
+    evidence: { group: "user=alice,executable=train.py", jobs: 12, censoredJobs: 1, features: ["user_max"] },
+    nominalLevel: 0.9,
+    requested: 16 * 2 ** 30,
+  },
+  {
+    resource: "walltime",
+    status: "insufficient_evidence",
+    reasonCode: "too_uncertain",
+    reason: 'similar jobs vary too much: a safe value would be 12.5× the typical one ("erratic")',
+  },
+];
+
+// Built as makePredictions builds an answer: the order of the schema, optional fields last.
+function answer(common: AnswerCommon, i: number, user = "alice", shown = resources): Prediction {
+  const a: Prediction = {
+    id: `00000000-0000-4000-8000-00000000000${i}`,
+    createdAt: common.createdAt,
+    mode: common.mode,
+    modelVersion: common.modelVersion,
+    cluster: "hpc1",
+    user,
+    resources: shown,
+  };
+  if (common.shadowUntil !== undefined) a.shadowUntil = common.shadowUntil;
+  if (common.notice !== undefined) a.notice = common.notice;
+  return a;
+}
+
+const live: AnswerCommon = { createdAt: "2026-01-02T03:04:05.678Z", mode: "live", modelVersion: "v1" };
+const shadow: AnswerCommon = {
+  createdAt: "2026-01-02T03:04:05.678Z",
+  mode: "shadow",
+  modelVersion: "v1",
+  shadowUntil: "2026-02-01T00:00:00.000Z",
+  notice: 'Shadow mode until 2026-02-01: "recorded", nothing applied.',
+};
+
+describe("AnswerJson", () => {
+  it("writes exactly what JSON.stringify writes, in live and in shadow mode", () => {
+    for (const common of [live, shadow, { ...live, notice: "No model yet." }]) {
+      const json = new AnswerJson(common);
+      const shown = common.mode === "shadow" ? [] : resources;
+      const a = answer(common, 1, "alice", shown);
+      json.remember(a, JSON.stringify(shown));
+      expect(answerText(a)).toBe(JSON.stringify(a));
+    }
+  });
+
+  it("serialises an answer it did not write (one read back from storage) as usual", () => {
+    const a = answer(live, 2);
+    expect(answerText(a)).toBe(JSON.stringify(a));
+  });
+});
+
+describe("answerBatchJson", () => {
+  it("gives the bytes of the serialised batch, characters beyond ASCII included", () => {
+    const json = new AnswerJson(live);
+    const answers = ["alice", "zoë", "用户", "😀".repeat(300)].map((user, i) => answer(live, i, user));
+    for (const a of answers.slice(0, 3)) json.remember(a, JSON.stringify(a.resources));
+    expect(answerBatchJson(answers).equals(Buffer.from(JSON.stringify({ predictions: answers })))).toBe(true);
+  });
+
+  it("writes an empty batch", () => {
+    expect(answerBatchJson([]).toString()).toBe('{"predictions":[]}');
+  });
+});

@@ -1,0 +1,83 @@
+import type { Prediction } from "@jobsight/schemas";
+
+/**
+ * The JSON text of the answers this process made, by answer. A batch answer is a megabyte and a
+ * half of JSON per thousand predictions: written once here from pieces already serialised (the
+ * resources, which the record needs as JSON too), a reply only joins them. Answers are not
+ * changed once made, so a text never goes stale; one that is not here is serialised as usual.
+ */
+const texts = new WeakMap<Prediction, string>();
+
+/** The parts of an answer that every answer of one batch shares. */
+export type AnswerCommon = Pick<Prediction, "createdAt" | "mode" | "modelVersion" | "shadowUntil" | "notice">;
+
+/**
+ * Writes the JSON text of a batch's answers, exactly as `JSON.stringify` writes an answer built
+ * in the order of {@link Prediction} (id, createdAt, mode, modelVersion, cluster, user, resources,
+ * then shadowUntil and notice when set), from the text of its resources.
+ *
+ * @example
+ * ```ts
+ * const json = new AnswerJson(common);
+ * json.remember(answer, JSON.stringify(answer.resources));
+ * answerText(answer) === JSON.stringify(answer); // true
+ * ```
+ */
+export class AnswerJson {
+  readonly #head: string;
+  readonly #tail: string;
+
+  constructor(common: AnswerCommon) {
+    this.#head = `,"createdAt":${JSON.stringify(common.createdAt)},"mode":${JSON.stringify(common.mode)},"modelVersion":${JSON.stringify(common.modelVersion)},"cluster":`;
+    let tail = "";
+    if (common.shadowUntil !== undefined) tail += `,"shadowUntil":${JSON.stringify(common.shadowUntil)}`;
+    if (common.notice !== undefined) tail += `,"notice":${JSON.stringify(common.notice)}`;
+    this.#tail = `${tail}}`;
+  }
+
+  /** Keeps the text of `answer`, whose resources serialise to `resourcesJson`. */
+  remember(answer: Prediction, resourcesJson: string): void {
+    texts.set(
+      answer,
+      `{"id":${JSON.stringify(answer.id)}${this.#head}${JSON.stringify(answer.cluster)},"user":${JSON.stringify(answer.user)},"resources":${resourcesJson}${this.#tail}`,
+    );
+  }
+}
+
+/** The JSON text of an answer: the one written when it was made, else serialised now. */
+export function answerText(answer: Prediction): string {
+  return texts.get(answer) ?? JSON.stringify(answer);
+}
+
+/**
+ * The JSON of a batch answer (`PredictionBatch`) as UTF-8 bytes, each answer written into one
+ * buffer as soon as its text is at hand: joining a megabyte-sized string first and encoding it
+ * afterwards costs several times as much (the join, its length in bytes, then the encoding).
+ */
+export function answerBatchJson(answers: readonly Prediction[]): Buffer {
+  const parts: string[] = new Array(answers.length);
+  // Sized for ASCII, which answers almost always are; grown when a text has wider characters.
+  let size = 32;
+  for (let i = 0; i < answers.length; i++) {
+    parts[i] = i === 0 ? answerText(answers[i]) : `,${answerText(answers[i])}`;
+    size += parts[i].length;
+  }
+  let out = Buffer.allocUnsafe(size + (size >> 6));
+  let at = out.write(`{"predictions":[`);
+  for (const part of parts) {
+    // Room for the closing "]}" too. UTF-8 takes at most three bytes per UTF-16 code unit: the
+    // exact length is only measured where that bound does not fit (the last few texts).
+    const room = out.length - at - 2;
+    if (part.length * 3 > room) {
+      const bytes = Buffer.byteLength(part);
+      if (bytes > room) {
+        const grown = Buffer.allocUnsafe(Math.max(out.length * 2, at + bytes + 2));
+        out.copy(grown, 0, 0, at);
+        out = grown;
+      }
+    }
+    at += out.write(part, at);
+  }
+  at += out.write("]}", at);
+  return out.subarray(0, at);
+}
