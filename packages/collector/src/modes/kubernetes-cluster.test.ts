@@ -1,24 +1,16 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { JobRecord, NodeEvent } from "@jobsight/schemas/light";
-import type { CoreV1Event, KubeConfig, V1Pod } from "@kubernetes/client-node";
+import type { CoreV1Event, KubeConfig } from "@kubernetes/client-node";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DiskSpool } from "../spool/disk-spool.js";
 import { FakeKubeApi } from "../test-support/fake-kube-api.js";
+import { kubernetesFixture, until } from "../test-support/kubernetes-fixtures.js";
 import { KubernetesCluster, type KubernetesClusterOptions } from "./kubernetes-cluster.js";
 
-const dir = join(import.meta.dirname, "fixtures", "kubernetes");
-const fixture = <T = V1Pod>(name: string): T[] => JSON.parse(readFileSync(join(dir, `${name}.json`), "utf8"));
+const fixture = kubernetesFixture;
 const fastBackoff = { initialMs: 20, maxMs: 100 };
-
-async function until(what: string, check: () => boolean, timeoutMs = 8000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 describe("KubernetesCluster against a Kubernetes API server", () => {
   let tmp: string;

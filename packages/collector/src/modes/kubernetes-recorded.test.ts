@@ -1,25 +1,17 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { JobRecord, NodeEvent } from "@jobsight/schemas/light";
-import type { CoreV1Event, V1Pod } from "@kubernetes/client-node";
+import type { CoreV1Event } from "@kubernetes/client-node";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DiskSpool } from "../spool/disk-spool.js";
 import { FakeKubeApi } from "../test-support/fake-kube-api.js";
+import { kubernetesFixture, until } from "../test-support/kubernetes-fixtures.js";
 import { KubernetesCluster } from "./kubernetes-cluster.js";
 
 // Objects recorded from real clusters and committed in public repositories (provenance in
 // fixtures/kubernetes/README.md), served by the local API server the way a kube-apiserver would.
-const dir = join(import.meta.dirname, "fixtures", "kubernetes");
-const fixture = <T = V1Pod>(name: string): T[] => JSON.parse(readFileSync(join(dir, `${name}.json`), "utf8"));
-
-async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 8000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const fixture = kubernetesFixture;
 
 describe("KubernetesCluster on objects recorded from real clusters", () => {
   let tmp: string;
