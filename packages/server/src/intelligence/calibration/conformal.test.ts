@@ -82,3 +82,27 @@ describe("fitConformal", () => {
     expect(capped.logHigh).toBeLessThanOrEqual(5.1);
   });
 });
+
+describe("fitConformal abstention", () => {
+  it("does not let back in, with tight bounds, the hard jobs of a cell it nearly emptied", () => {
+    const rng = mulberry32(8);
+    // Most jobs are regular; the biggest, widest ones are erratic and mostly abstained on.
+    const ex: CalibrationExample[] = Array.from({ length: 20_000 }, () => {
+      const erratic = rng() < 0.07;
+      const m = erratic ? 8 + rng() : rng() * 8;
+      const s = erratic ? 1 + rng() : 0.05 + rng() * 1.5;
+      return { m, s, y: m + (erratic ? 3 : 1) * s * normal(rng), logCap: Number.POSITIVE_INFINITY };
+    });
+    const table = fitConformal(ex, { abstainShare: 0.08, usageMissRate: 0, outOfTimeCheck: false });
+    const perBin = new Map<number, { n: number; miss: number }>();
+    for (const e of ex) {
+      const r = applyConformal(table, e.m, e.s, e.logCap);
+      if (r.tooUncertain) continue;
+      const b = perBin.get(r.bin) ?? { n: 0, miss: 0 };
+      b.n++;
+      if (e.y > r.logValue) b.miss++;
+      perBin.set(r.bin, b);
+    }
+    for (const b of perBin.values()) if (b.n >= 50) expect(b.miss / b.n).toBeLessThan(0.03);
+  });
+});

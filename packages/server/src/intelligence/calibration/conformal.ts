@@ -1,57 +1,17 @@
-import { quantileSorted, upperQuantileSorted } from "../stats/quantiles.js";
+import { quantileSorted } from "../stats/quantiles.js";
+import { fitBinConfidence } from "./bin-confidence.js";
+import { fillEmptyBins, fitBins } from "./cell-scores.js";
+import type { ConformalOptions } from "./conformal-options.js";
+import { type ConformalLevels, outOfTimeLevels } from "./out-of-time-levels.js";
+
+export type { ConformalOptions } from "./conformal-options.js";
 
 /**
  * One calibration example: the model's centre `m` and spread `s` (log scale), the observed log value
  * `y` of a completed job the model never trained on, and the log of the enforced limit (the
- * request; +Infinity when nothing caps the job).
+ * request; +Infinity when nothing caps the job). Lists of examples are in the jobs' end order.
  */
 export type CalibrationExample = { m: number; s: number; y: number; logCap: number };
-
-/** Options of {@link fitConformal}. */
-export type ConformalOptions = {
-  /**
-   * Share of recommended jobs allowed to need more than the recommended value, per bin.
-   * @default 0.008
-   */
-  missRate?: number;
-  /**
-   * Share of the [low, high] range's misses: nominal range coverage is 1 − this.
-   * @default 0.1
-   */
-  rangeMiss?: number;
-  /**
-   * Mondrian bins of the spread (difficulty); each gets its own score quantiles.
-   * @default 6
-   */
-  bins?: number;
-  /**
-   * Bins of the predicted size (centre `m`), crossed with the spread bins: big jobs weigh most in
-   * the weighted under-prediction, so they get quantiles of their own.
-   * @default 3
-   */
-  sizeBins?: number;
-  /**
-   * Fewest calibration examples per bin (bins merge below it).
-   * @default 400
-   */
-  minPerBin?: number;
-  /**
-   * Share of jobs, the widest, for which the predictor abstains instead of guessing wide.
-   * @default 0.08
-   */
-  abstainShare?: number;
-  /**
-   * Also bound the share of usage (not only of jobs) that is under-predicted, per bin, at this rate
-   * (0 turns it off).
-   * @default 0.015
-   */
-  usageMissRate?: number;
-  /**
-   * Smallest spread used to scale scores (log scale).
-   * @default 0.02
-   */
-  spreadFloor?: number;
-};
 
 /** Score quantiles of one Mondrian bin. */
 export type ConformalBin = {
@@ -102,6 +62,9 @@ export type ConformalResult = {
  * Fits the calibration: scores `(y − m) / s` are split into bins of similar spread, and in each the
  * upper score quantile is taken at the finite-sample conformal level `⌈(1−α)(n+1)⌉ / n`, so jobs of
  * erratic groups get wide bounds and repetitive ones tight bounds, each with the promised miss rate.
+ * Examples must come in end order: the levels the quantiles are taken at are first corrected so
+ * that tables fitted on older jobs keep the promises on the newer half, beyond sampling noise (see
+ * {@link outOfTimeLevels}).
  *
  * @example
  * ```ts
@@ -110,35 +73,76 @@ export type ConformalResult = {
  * ```
  */
 export function fitConformal(examples: CalibrationExample[], options: ConformalOptions = {}): ConformalTable {
-  const missRate = options.missRate ?? 0.008;
-  const rangeMiss = options.rangeMiss ?? 0.1;
+  const nominal: ConformalLevels = {
+    missRate: options.missRate ?? 0.008,
+    usageMissRate: options.usageMissRate ?? 0.015,
+    rangeMiss: options.rangeMiss ?? 0.1,
+  };
   const floor = options.spreadFloor ?? 0.02;
   const minPerBin = options.minPerBin ?? 400;
   const nSizes = Math.max(1, Math.min(options.sizeBins ?? 3, Math.floor(examples.length / minPerBin)));
   const nBins = Math.max(1, Math.min(options.bins ?? 6, Math.floor(examples.length / (minPerBin * nSizes))));
-  const binEdges = quantileEdges(
-    examples.map((e) => Math.max(e.s, floor)),
-    nBins,
-  );
-  const sizeEdges = quantileEdges(
-    examples.map((e) => e.m),
-    nSizes,
-  );
-  const table: ConformalTable = {
-    missRate,
-    usageMissRate: options.usageMissRate ?? 0.015,
-    nominalLevel: 1 - rangeMiss,
+  const shape: TableShape = {
     spreadFloor: floor,
-    binEdges,
-    sizeEdges,
+    binEdges: quantileEdges(
+      examples.map((e) => Math.max(e.s, floor)),
+      nBins,
+    ),
+    sizeEdges: quantileEdges(
+      examples.map((e) => e.m),
+      nSizes,
+    ),
+    abstainShare: options.abstainShare ?? 0.08,
+    minPerBin,
+  };
+  const fit = (ex: CalibrationExample[], levels: ConformalLevels) => fitAtLevels(ex, levels, shape);
+  const check = options.outOfTimeCheck ?? true;
+  const levels = check ? outOfTimeLevels(examples, nominal, fit) : nominal;
+  const table = fit(examples, levels)(levels.rangeMiss);
+  // The promises stay the nominal ones: the corrected levels are only how they are kept.
+  table.missRate = nominal.missRate;
+  table.usageMissRate = nominal.usageMissRate;
+  table.nominalLevel = 1 - nominal.rangeMiss;
+  // In-sample rates at the corrected levels. The newer half under the older half's table was tried
+  // and promised far too little (CEA-Curie: 0.86 where 0.996 was observed): the drift it measures
+  // is what the table fitted on both halves has already absorbed.
+  fitBinConfidence(table, examples, minPerBin);
+  return table;
+}
+
+/** The bins of a table and its abstention share, fixed while levels are searched. */
+type TableShape = {
+  spreadFloor: number;
+  binEdges: number[];
+  sizeEdges: number[];
+  abstainShare: number;
+  minPerBin: number;
+};
+
+/**
+ * The table of `examples` at explicit upper levels, without confidences, as a function of the range
+ * level: the range moves neither the value nor who abstains, so trying range levels is cheap.
+ */
+function fitAtLevels(
+  examples: CalibrationExample[],
+  levels: Omit<ConformalLevels, "rangeMiss">,
+  shape: TableShape,
+): (rangeMiss: number) => ConformalTable {
+  const table: ConformalTable = {
+    missRate: levels.missRate,
+    usageMissRate: levels.usageMissRate,
+    nominalLevel: Number.NaN,
+    spreadFloor: shape.spreadFloor,
+    binEdges: shape.binEdges,
+    sizeEdges: shape.sizeEdges,
     bins: [],
     maxExcess: Number.MAX_VALUE,
     typicalSlack: 0,
     examples: examples.length,
   };
-  fitBins(table, examples, rangeMiss);
+  let cells = fitBins(table, examples);
   // Abstain on the widest share, then refit on the jobs that will really be recommended.
-  const abstainShare = options.abstainShare ?? 0.08;
+  const abstainShare = shape.abstainShare;
   if (abstainShare > 0 && examples.length > 0) {
     let over = 0;
     let sum = 0;
@@ -148,119 +152,38 @@ export function fitConformal(examples: CalibrationExample[], options: ConformalO
       sum += Math.exp(e.y);
     }
     table.typicalSlack = sum > 0 ? over / sum : 0;
-    const excesses = examples.map((e) => excess(table, e)).sort((a, b) => a - b);
+    const excesses = sortedExcesses(table, examples);
     table.maxExcess = quantileSorted(excesses, 1 - abstainShare);
     const kept = examples.filter((e) => excess(table, e) <= table.maxExcess);
-    fitBins(table, kept, rangeMiss);
+    const first = { bins: table.bins, cells };
+    cells = fitBins(table, kept);
+    // A cell the abstention nearly emptied keeps the bounds of all its jobs: refitted on the few
+    // easy ones left, its bounds would shrink, the re-set threshold would let its hard jobs back in,
+    // and they would be recommended with bounds they were never fitted to (LANL-CM5 memory: a cell
+    // of 9 kept jobs let 750 through, 12% of them under-predicted at a promised 98%).
+    table.bins.forEach((b, k) => {
+      if (b.n >= shape.minPerBin || first.bins[k].n <= b.n) return;
+      table.bins[k] = first.bins[k];
+      cells[k] = first.cells[k];
+    });
     // The refit moves the widths a little: set the threshold again so the promised share holds.
-    const refit = examples.map((e) => excess(table, e)).sort((a, b) => a - b);
+    const refit = sortedExcesses(table, examples);
     table.maxExcess = quantileSorted(refit, 1 - abstainShare);
   }
-  fitConfidence(table, examples);
-  return table;
+  if (table.bins.every((b) => b.n === 0)) table.maxExcess = -Number.MAX_VALUE;
+  return (rangeMiss) => {
+    const out = { ...table, nominalLevel: 1 - rangeMiss, bins: table.bins.map((b) => ({ ...b })) };
+    out.bins.forEach((b, k) => {
+      const z = cells[k];
+      b.low = z.length > 0 ? quantileSorted(z, rangeMiss / 2) : Number.NEGATIVE_INFINITY;
+      b.high = z.length > 0 ? quantileSorted(z, 1 - rangeMiss / 2) : Number.POSITIVE_INFINITY;
+    });
+    fillEmptyBins(out);
+    return out;
+  };
 }
 
-function fitBins(table: ConformalTable, examples: CalibrationExample[], rangeMiss: number): void {
-  const cells: { z: number; w: number }[][] = Array.from(
-    { length: (table.binEdges.length + 1) * (table.sizeEdges.length + 1) },
-    () => [],
-  );
-  for (const e of examples) {
-    const s = Math.max(e.s, table.spreadFloor);
-    cells[binOf(table, e.m, s)].push({ z: (e.y - e.m) / s, w: Math.exp(e.y) });
-  }
-  table.bins = cells.map((cell) => {
-    cell.sort((a, b) => a.z - b.z);
-    const z = cell.map((c) => c.z);
-    const n = z.length;
-    const level = Math.min(1, ((1 - table.missRate) * (n + 1)) / Math.max(n, 1));
-    return {
-      n,
-      upper:
-        n > 0
-          ? Math.max(
-              upperQuantileSorted(z, level),
-              table.usageMissRate > 0 ? weightedUpper(cell, table.usageMissRate) : Number.NEGATIVE_INFINITY,
-            )
-          : Number.POSITIVE_INFINITY,
-      low: n > 0 ? quantileSorted(z, rangeMiss / 2) : Number.NEGATIVE_INFINITY,
-      high: n > 0 ? quantileSorted(z, 1 - rangeMiss / 2) : Number.POSITIVE_INFINITY,
-      confidence: Number.NaN,
-      confidenceCapped: Number.NaN,
-    };
-  });
-  fillEmptyBins(table);
-}
-
-/**
- * The smallest score that leaves at most `missRate` of the cell's usage (not count) above it: a
- * miss on a job twice as big as usual costs twice as much work, so the big ones set the bound too.
- */
-/**
- * An empty cell takes the most cautious bounds of the others (or abstains everywhere when all are
- * empty), with finite numbers only so the table survives JSON.
- */
-function fillEmptyBins(table: ConformalTable): void {
-  const full = table.bins.filter((b) => b.n > 0);
-  const upper = full.length > 0 ? Math.max(...full.map((b) => b.upper)) : EMPTY_SCORE;
-  const low = full.length > 0 ? Math.min(...full.map((b) => b.low)) : -EMPTY_SCORE;
-  const high = full.length > 0 ? Math.max(...full.map((b) => b.high)) : EMPTY_SCORE;
-  for (const b of table.bins) {
-    if (b.n > 0) continue;
-    b.upper = upper;
-    b.low = low;
-    b.high = high;
-  }
-  if (full.length === 0) table.maxExcess = -Number.MAX_VALUE;
-}
-
-/** Score of a table with no examples at all: every job is too uncertain. */
-const EMPTY_SCORE = 1e6;
-
-function weightedUpper(sorted: { z: number; w: number }[], missRate: number): number {
-  let total = 0;
-  for (const c of sorted) total += c.w;
-  let above = 0;
-  for (let k = sorted.length - 1; k >= 0; k--) {
-    above += sorted[k].w;
-    if (above > missRate * total) return sorted[k].z;
-  }
-  return sorted.length > 0 ? sorted[0].z : Number.NEGATIVE_INFINITY;
-}
-
-function fitConfidence(table: ConformalTable, examples: CalibrationExample[]): void {
-  const counts = table.bins.map(() => ({ n: 0, ok: 0, nc: 0, okc: 0 }));
-  for (const e of examples) {
-    const r = applyConformal(table, e.m, e.s, e.logCap);
-    if (r.tooUncertain) continue;
-    const c = counts[r.bin];
-    const ok = e.y <= r.logValue ? 1 : 0;
-    if (r.capped) {
-      c.nc++;
-      c.okc += ok;
-    } else {
-      c.n++;
-      c.ok += ok;
-    }
-  }
-  let n = 0;
-  let ok = 0;
-  for (const c of counts) {
-    n += c.n + c.nc;
-    ok += c.ok + c.okc;
-  }
-  // Small cells borrow strength from the whole table (20 pseudo-jobs at the overall rate), so a
-  // cell of five jobs with one miss does not promise 80%.
-  const overall = n > 0 ? ok / n : 1 - table.missRate;
-  const prior = 20;
-  table.bins.forEach((b, k) => {
-    const c = counts[k];
-    b.confidence = (c.ok + prior * overall) / (c.n + prior);
-    b.confidenceCapped = (c.okc + prior * overall) / (c.nc + prior);
-  });
-}
-
-function binOf(table: ConformalTable, m: number, s: number): number {
+export function binOf(table: ConformalTable, m: number, s: number): number {
   let k = 0;
   while (k < table.binEdges.length && s >= table.binEdges[k]) k++;
   let z = 0;
@@ -268,14 +191,21 @@ function binOf(table: ConformalTable, m: number, s: number): number {
   return z * (table.binEdges.length + 1) + k;
 }
 
-function quantileEdges(values: number[], bins: number): number[] {
-  values.sort((a, b) => a - b);
+function quantileEdges(unsorted: number[], bins: number): number[] {
+  const values = Float64Array.from(unsorted).sort();
   const edges: number[] = [];
   for (let k = 1; k < bins; k++) {
     const edge = values[Math.floor((k * values.length) / bins)];
     if (edges.length === 0 || edge > edges[edges.length - 1]) edges.push(edge);
   }
   return edges;
+}
+
+/** Excesses of all examples, ascending (a typed array sorts numerically without a comparator). */
+function sortedExcesses(table: ConformalTable, examples: CalibrationExample[]): Float64Array {
+  const out = new Float64Array(examples.length);
+  for (let k = 0; k < examples.length; k++) out[k] = excess(table, examples[k]);
+  return out.sort();
 }
 
 function excess(table: ConformalTable, e: CalibrationExample): number {
