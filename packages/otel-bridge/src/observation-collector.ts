@@ -12,8 +12,8 @@ import {
   type SampleDraft,
 } from "./observation-mapping.js";
 import { Pending, type Series, Times } from "./pending-samples.js";
-import { checkBuiltSample } from "./sample-check.js";
 import { CLUSTER, FINAL, type IdentityLookup, JOB_ID, NODE, STEP, USER } from "./point-attributes.js";
+import { checkBuiltSample } from "./sample-check.js";
 import { usageSampleKeyAt } from "./sample-key.js";
 import { unixNanoToRfc3339 } from "./unix-nano.js";
 

@@ -213,7 +213,8 @@ export class ProtobufReader {
     if (at === start) return true;
     const view = this.#view;
     let i = 0;
-    for (; i + 4 <= length; i += 4) if (view.getInt32(at + i, true) !== view.getInt32(start + i, true)) return false;
+    for (; i + 4 <= length; i += 4)
+      if (view.getInt32(at + i, true) !== view.getInt32(start + i, true)) return false;
     const bytes = this.#bytes;
     for (; i < length; i++) if (bytes[at + i] !== bytes[start + i]) return false;
     return true;

@@ -2,8 +2,8 @@ import { type UsageSample, validateUsageSample } from "@jobsight/schemas";
 import { describe, expect, it } from "vitest";
 import { usageSamples } from "../test/usage-samples.js";
 import { decodeObservationsProtobuf } from "./decode-observations-protobuf.js";
-import { encodeObservations } from "./encode-observations.js";
 import { encodeExportMetricsRequest } from "./encode.js";
+import { encodeObservations } from "./encode-observations.js";
 import { checkBuiltSample } from "./sample-check.js";
 
 describe("checkBuiltSample", () => {
