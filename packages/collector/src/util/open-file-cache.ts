@@ -90,10 +90,7 @@ export class OpenFileCache {
   /** Close every descriptor under `dir` (a job that ended). */
   closeDir(dir: string): void {
     const files = this.dirs.get(dir);
-    if (!files) return;
-    for (const fd of files.values()) closeSync(fd);
-    this.open -= files.size;
-    this.dirs.delete(dir);
+    if (files) this.closeFiles(dir, files);
   }
 
   /** Close the descriptors of every directory `keep` says no to (processes that exited). */
@@ -101,15 +98,18 @@ export class OpenFileCache {
     // forEach, not a copy of the keys: this runs over every process every round. Deleting the
     // entry being visited is safe in Map.prototype.forEach.
     this.dirs.forEach((files, dir) => {
-      if (keep(dir)) return;
-      for (const fd of files.values()) closeSync(fd);
-      this.open -= files.size;
-      this.dirs.delete(dir);
+      if (!keep(dir)) this.closeFiles(dir, files);
     });
   }
 
   closeAll(): void {
-    for (const dir of [...this.dirs.keys()]) this.closeDir(dir);
+    this.retainDirs(() => false);
+  }
+
+  private closeFiles(dir: string, files: Map<string, number>): void {
+    for (const fd of files.values()) closeSync(fd);
+    this.open -= files.size;
+    this.dirs.delete(dir);
   }
 }
 
