@@ -1,3 +1,5 @@
+import { Utf8Writer } from "./utf8-writer.js";
+
 /** A value COPY can carry: objects and arrays are written as JSON (for jsonb columns). */
 export type CopyValue = string | number | boolean | bigint | Date | null | undefined | object;
 
@@ -65,7 +67,8 @@ export function* copyTextChunks(rows: Iterable<readonly CopyValue[]>): Generator
 /**
  * Rows as one buffer of COPY text, for a caller that encodes in one place (a worker thread) and
  * copies in another (`copyBuffer`). Each row is written into the buffer as it is made: building
- * one long string first would cost a flattening and a second pass to encode it.
+ * one long string first would cost a flattening and a second pass to encode it. The buffer may be
+ * transferred to another thread.
  *
  * @example
  * ```ts
@@ -73,19 +76,8 @@ export function* copyTextChunks(rows: Iterable<readonly CopyValue[]>): Generator
  * ```
  */
 export function copyTextBuffer(rows: readonly (readonly CopyValue[])[]): Buffer {
-  // Never from the shared pool: the buffer may be transferred to another thread. Sized for rows
-  // of about 1 KiB (a usage sample's), grown by doubling when they are longer.
-  let out = Buffer.allocUnsafeSlow(Math.max(64 * 1024, rows.length * 1024));
-  let length = 0;
-  for (const row of rows) {
-    const line = copyTextLine(row);
-    // UTF-8 takes at most three bytes per UTF-16 code unit.
-    if (length + line.length * 3 > out.length) {
-      const grown = Buffer.allocUnsafeSlow(Math.max(out.length * 2, length + line.length * 3));
-      out.copy(grown, 0, 0, length);
-      out = grown;
-    }
-    length += out.write(line, length, "utf8");
-  }
-  return out.subarray(0, length);
+  // Sized for rows of about 1 KiB (a usage sample's), grown when they are longer.
+  const out = new Utf8Writer(Math.max(64 * 1024, rows.length * 1024));
+  for (const row of rows) out.write(copyTextLine(row));
+  return out.bytes();
 }

@@ -1,4 +1,5 @@
 import type { Prediction } from "@jobsight/schemas";
+import { Utf8Writer } from "../../data-plane/utf8-writer.js";
 
 /**
  * The JSON text of the answers this process made, by answer. A batch answer is a megabyte and a
@@ -62,22 +63,9 @@ export function answerBatchJson(answers: readonly Prediction[]): Buffer {
     parts[i] = i === 0 ? answerText(answers[i]) : `,${answerText(answers[i])}`;
     size += parts[i].length;
   }
-  let out = Buffer.allocUnsafe(size + (size >> 6));
-  let at = out.write(`{"predictions":[`);
-  for (const part of parts) {
-    // Room for the closing "]}" too. UTF-8 takes at most three bytes per UTF-16 code unit: the
-    // exact length is only measured where that bound does not fit (the last few texts).
-    const room = out.length - at - 2;
-    if (part.length * 3 > room) {
-      const bytes = Buffer.byteLength(part);
-      if (bytes > room) {
-        const grown = Buffer.allocUnsafe(Math.max(out.length * 2, at + bytes + 2));
-        out.copy(grown, 0, 0, at);
-        out = grown;
-      }
-    }
-    at += out.write(part, at);
-  }
-  at += out.write("]}", at);
-  return out.subarray(0, at);
+  const out = new Utf8Writer(size + (size >> 6));
+  out.write(`{"predictions":[`);
+  for (const part of parts) out.write(part);
+  out.write("]}");
+  return out.bytes();
 }
