@@ -6,7 +6,7 @@ import type { CoreV1Event, KubeConfig } from "@kubernetes/client-node";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DiskSpool } from "../spool/disk-spool.js";
 import { FakeKubeApi } from "../test-support/fake-kube-api.js";
-import { kubernetesFixture, until } from "../test-support/kubernetes-fixtures.js";
+import { drainSpool, kubernetesFixture, until } from "../test-support/kubernetes-fixtures.js";
 import { KubernetesCluster, type KubernetesClusterOptions } from "./kubernetes-cluster.js";
 
 const fixture = kubernetesFixture;
@@ -39,15 +39,7 @@ describe("KubernetesCluster against a Kubernetes API server", () => {
 
   /** Move what the collector spooled into `jobs` and `events`. */
   async function drain(): Promise<void> {
-    for (;;) {
-      const batch = await spool.peek({ maxRecords: 1000 });
-      if (batch.length === 0) return;
-      for (const r of batch) {
-        if (r.kind === "job") jobs.push(r.value as JobRecord);
-        else if (r.kind === "event") events.push(r.value as NodeEvent);
-      }
-      await spool.ack(batch[batch.length - 1].seq, batch.length);
-    }
+    await drainSpool(spool, jobs, events);
   }
 
   async function waitForRecords(what: string, check: () => boolean): Promise<void> {

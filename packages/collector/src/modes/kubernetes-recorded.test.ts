@@ -6,7 +6,7 @@ import type { CoreV1Event } from "@kubernetes/client-node";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DiskSpool } from "../spool/disk-spool.js";
 import { FakeKubeApi } from "../test-support/fake-kube-api.js";
-import { kubernetesFixture, until } from "../test-support/kubernetes-fixtures.js";
+import { drainSpool, kubernetesFixture, until } from "../test-support/kubernetes-fixtures.js";
 import { KubernetesCluster } from "./kubernetes-cluster.js";
 
 // Objects recorded from real clusters and committed in public repositories (provenance in
@@ -37,15 +37,8 @@ describe("KubernetesCluster on objects recorded from real clusters", () => {
   });
 
   async function drain(): Promise<boolean> {
-    for (;;) {
-      const batch = await spool.peek({ maxRecords: 1000 });
-      if (batch.length === 0) return true;
-      for (const r of batch) {
-        if (r.kind === "job") jobs.push(r.value as JobRecord);
-        else if (r.kind === "event") events.push(r.value as NodeEvent);
-      }
-      await spool.ack(batch[batch.length - 1].seq, batch.length);
-    }
+    await drainSpool(spool, jobs, events);
+    return true;
   }
 
   async function start(): Promise<KubernetesCluster> {
