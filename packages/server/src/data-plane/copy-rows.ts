@@ -27,7 +27,8 @@ export async function copyRows(
 }
 
 /**
- * Streams text already in COPY format (from `copyTextBuffer`) into a table, like {@link copyRows}.
+ * Streams text already in COPY format (from `copyTextBuffer`) into a table, like {@link copyRows}:
+ * one buffer, or several sent one after the other (rows never straddle two).
  *
  * @example
  * ```ts
@@ -38,9 +39,9 @@ export async function copyBuffer(
   client: pg.PoolClient | pg.Client,
   table: string,
   columns: readonly string[],
-  text: Uint8Array,
+  text: Uint8Array | readonly Uint8Array[],
 ): Promise<void> {
   const sql = `COPY ${table} (${columns.join(", ")}) FROM STDIN`;
   const sink = client.query(copyFrom(sql));
-  await pipeline(Readable.from([text], { objectMode: false }), sink);
+  await pipeline(Readable.from(text instanceof Uint8Array ? [text] : text, { objectMode: false }), sink);
 }

@@ -12,6 +12,14 @@ describe("copyTextField", () => {
     expect(copyTextField("a\tb\nc\rd\\e")).toBe("a\\tb\\nc\\rd\\\\e");
   });
 
+  it("escapes them in long texts too, wherever they are, and leaves a long text without any as it is", () => {
+    const pad = "x".repeat(100);
+    for (const c of ["\\", "\n", "\r", "\t"]) {
+      expect(copyTextField(`${pad}${c}${pad}`)).toBe(`${pad}${copyTextField(c)}${pad}`);
+    }
+    expect(copyTextField(pad)).toBe(pad);
+  });
+
   it("writes objects as JSON with their backslashes escaped once more", () => {
     const text = copyTextField({ message: 'say "hi"\n' });
     expect(text).toBe('{"message":"say \\\\"hi\\\\"\\\\n"}');

@@ -41,3 +41,16 @@ export function isTransientPgError(error: unknown): boolean {
   if (error instanceof AggregateError) return error.errors.some(isTransientPgError);
   return TRANSIENT_MESSAGES.some((m) => error.message.includes(m));
 }
+
+/**
+ * Whether a statement failed because a row with the same unique key is there already (SQLSTATE
+ * 23505): for writes that take a fast path and redo the work another way when it meets one.
+ *
+ * @example
+ * ```ts
+ * try { await copyStraight(); } catch (error) { if (!isUniqueViolation(error)) throw error; await mergeInstead(); }
+ * ```
+ */
+export function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: unknown } | undefined)?.code === "23505";
+}

@@ -4,6 +4,7 @@ import { copyBuffer } from "./copy-rows.js";
 import { query, toNumber, withTransaction } from "./database.js";
 import { UPSERT_HOURLY_SUMMARIES } from "./hourly-summary.js";
 import type { StorageFlavour } from "./migration-files.js";
+import { isUniqueViolation } from "./pg-errors.js";
 import { type PreparedSamples, prepareSamples, SAMPLE_COLUMNS } from "./prepared-samples.js";
 import type { SamplePartitions } from "./sample-partitions.js";
 
@@ -36,8 +37,6 @@ const INSERT_AND_SUMMARISE = `WITH inserted AS (
     last_time = greatest(h.last_time, excluded.last_time)
 )
 SELECT count(*)::int AS n FROM inserted`;
-const UNIQUE_VIOLATION = "23505";
-
 /** A job's usage summed up from the hourly summaries (the continuous aggregate on TimescaleDB). */
 export type JobUsageSummary = {
   samples: number;
@@ -95,7 +94,7 @@ export class SampleStore {
         return { accepted: batch.count, duplicates: 0 };
       });
     } catch (error) {
-      if ((error as { code?: unknown }).code !== UNIQUE_VIOLATION) throw error;
+      if (!isUniqueViolation(error)) throw error;
     }
     return withTransaction(this.pool, async (client) => {
       await client.query(CREATE_STAGING);

@@ -32,6 +32,18 @@ describe("migrations", () => {
       { version: 1, flavour: "common" },
       { version: 2, flavour: "plain" },
       { version: 3, flavour: "common" },
+      { version: 4, flavour: "common" },
+    ]);
+    // The prediction log keeps its documents as the text served (json), not re-encoded (jsonb).
+    const types = await pool.query(
+      `SELECT column_name, data_type FROM information_schema.columns
+       WHERE table_name = 'predictions' AND column_name IN ('spec', 'resources', 'recommendations')
+       ORDER BY column_name`,
+    );
+    expect(types.rows).toEqual([
+      { column_name: "recommendations", data_type: "json" },
+      { column_name: "resources", data_type: "json" },
+      { column_name: "spec", data_type: "json" },
     ]);
   });
 

@@ -69,3 +69,8 @@ export class OnnxRunnerClosedError extends OnnxError {
     this.name = "OnnxRunnerClosedError";
   }
 }
+
+/** The message of what ONNX Runtime or the decoder threw, for an error of this module to quote. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,5 +1,6 @@
 import * as ort from "onnxruntime-node";
 import {
+  messageOf,
   OnnxFeatureCountError,
   OnnxInferenceError,
   OnnxModelLoadError,
@@ -210,8 +211,4 @@ export class OnnxModelRunner {
     }
     return result;
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

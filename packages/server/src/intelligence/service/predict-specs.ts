@@ -66,8 +66,8 @@ type ResourcePlan = {
 
 /**
  * Predicts every asked-for resource of many jobs at once: feature rows from the live state (the
- * history of the same user and application as of now), one ONNX Runtime run per resource for the
- * whole batch, then the predictor's calibration and abstention rules. A resource without a model
+ * history of the same user and application as of now), one ONNX Runtime run for every resource
+ * of the whole batch, then the predictor's calibration and abstention rules. A resource without a model
  * is `no_model`; GPU resources of a job that asks for no GPU are `not_requested`. Never a guess.
  *
  * @example
@@ -132,10 +132,12 @@ export async function predictSpecs(
     }
     plans.push({ k, resource, model, batch, rows });
   }
-  // Every resource's run is started before any is awaited: ONNX Runtime hands each back on the
-  // next turn of the event loop, so a request waits for one turn instead of one per resource.
+  // Every resource's rows in one run: a run's fixed cost is paid once per request, not per resource.
   const outputs = served
-    ? await Promise.all(plans.map((p) => served.evaluate(p.resource, p.rows, p.batch.length, engine)))
+    ? await served.evaluateMany(
+        plans.map((p) => ({ resource: p.resource, rows: p.rows, count: p.batch.length })),
+        engine,
+      )
     : [];
   for (let p = 0; p < plans.length; p++) {
     const { k, resource, model, batch, rows } = plans[p];

@@ -174,7 +174,10 @@ export class PredictionRecorder {
 
   #write(): Promise<void> {
     const batch = this.#pending.slice(0, this.#options.maxBatch);
-    const write = insertPredictionText(this.pool, copyTextOf(batch)).then(() => {
+    // Fresh ids cannot be there yet; a retry of a write that was committed after all meets its
+    // own rows, and insertPredictionText then redoes it skipping them.
+    const mayRepeat = batch.some((p) => p.key !== undefined);
+    const write = insertPredictionText(this.pool, copyTextOf(batch), { mayRepeat }).then(() => {
       // Only now: a reader must find each prediction in memory or in PostgreSQL at every moment.
       // By identity: the oldest may have been dropped meanwhile (storage was down too long).
       const done = new Set(batch);
@@ -195,9 +198,10 @@ const NEWLINE = 0x0a;
 
 /**
  * The COPY text of waiting predictions (in queue order): those recorded together are adjacent in
- * the queue and in their buffer, so each run of them is one slice.
+ * the queue and in their buffer, so each run of them is one slice, and the slices are sent one
+ * after the other rather than copied into one buffer first.
  */
-function copyTextOf(batch: readonly Pending[]): Buffer {
+function copyTextOf(batch: readonly Pending[]): Buffer[] {
   const parts: Buffer[] = [];
   for (let i = 0; i < batch.length; ) {
     let j = i;
@@ -205,7 +209,7 @@ function copyTextOf(batch: readonly Pending[]): Buffer {
     parts.push(batch[i].text.subarray(batch[i].start, batch[j].end));
     i = j + 1;
   }
-  return parts.length === 1 ? parts[0] : Buffer.concat(parts);
+  return parts;
 }
 
 function refKey(cluster: string, user: string, key: string): string {

@@ -3,6 +3,7 @@ import type pg from "pg";
 import { copyBuffer } from "../../data-plane/copy-rows.js";
 import { copyTextBuffer } from "../../data-plane/copy-text.js";
 import { query, withTransaction } from "../../data-plane/database.js";
+import { isUniqueViolation } from "../../data-plane/pg-errors.js";
 
 /**
  * The model's own outcome for one resource, as the accuracy report scores it: rounded for the
@@ -106,15 +107,32 @@ export function predictionCopyText(items: readonly RecordedPrediction[]): Buffer
       p.requestedBy,
       p.idempotencyKey,
     ]),
+    // A prediction's line is 2 to 3 KiB (its spec and served resources as JSON).
+    3072,
   );
 }
 
 /**
- * Writes predictions given as {@link predictionCopyText} in one transaction: COPY into a staging
- * table, then one insert that skips a resent idempotency key (the first answer stands).
+ * Writes predictions given as {@link predictionCopyText} (one buffer or several) in one transaction. Rows that cannot be
+ * there already (fresh ids, no idempotency key: `mayRepeat` false) are copied straight into the
+ * table; a batch with a sender's key, or one that may have been committed before (a retry after a
+ * lost answer), goes through a staging table and one insert that skips what is there (the first
+ * answer of a key stands). A straight copy that meets a row already there is redone that way.
  */
-export async function insertPredictionText(pool: pg.Pool, text: Uint8Array): Promise<void> {
+export async function insertPredictionText(
+  pool: pg.Pool,
+  text: Uint8Array | readonly Uint8Array[],
+  options: { mayRepeat: boolean } = { mayRepeat: true },
+): Promise<void> {
   if (text.length === 0) return;
+  if (!options.mayRepeat) {
+    try {
+      await withTransaction(pool, (client) => copyBuffer(client, "predictions", COLUMNS, text));
+      return;
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+    }
+  }
   await withTransaction(pool, async (client) => {
     await client.query(
       `CREATE TEMP TABLE IF NOT EXISTS ${STAGING} (LIKE predictions INCLUDING DEFAULTS) ON COMMIT DELETE ROWS`,

@@ -1,0 +1,124 @@
+import { randomUUID } from "node:crypto";
+import type { JobSpec, Prediction, ResourcePrediction } from "@jobsight/schemas";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { linkKeyOf } from "../../../src/intelligence/service/link-predictions.js";
+import { PredictionRecorder } from "../../../src/intelligence/service/prediction-recorder.js";
+import {
+  insertPredictionText,
+  predictionCopyText,
+  type RecordedPrediction,
+  scoredOutcome,
+} from "../../../src/intelligence/service/prediction-store.js";
+import { openTestStorage, type StorageFixture } from "../storage-fixture.js";
+
+const spec: JobSpec = {
+  cluster: "alpha",
+  scheduler: "slurm",
+  user: "ada",
+  partition: "gpu",
+  requested: { memoryBytes: 8 * 2 ** 30, cores: 4 },
+};
+
+/** A recorded prediction as the service makes one; `key` is the sender's idempotency key. */
+function recorded(key?: string): RecordedPrediction {
+  const resources: ResourcePrediction[] = [
+    {
+      resource: "memory",
+      status: "ok",
+      unit: "bytes",
+      value: 3 * 2 ** 30,
+      low: 2 ** 30,
+      high: 2 * 2 ** 30,
+      confidence: 0.97,
+      nominalLevel: 0.9,
+      requested: 8 * 2 ** 30,
+      // A backslash and a tab: COPY must carry both through unchanged.
+      evidence: { group: "user=ada,app=C:\\tools\tx", jobs: 40, censoredJobs: 0, features: ["user_p90"] },
+    },
+  ];
+  const answer: Prediction = {
+    id: randomUUID(),
+    createdAt: "2026-12-03T10:00:00.000Z",
+    mode: "live",
+    modelVersion: "m1",
+    cluster: spec.cluster,
+    user: spec.user,
+    resources,
+  };
+  const r: RecordedPrediction = {
+    answer,
+    resources,
+    resourcesJson: JSON.stringify(resources),
+    recommendations: resources.map(scoredOutcome),
+    spec,
+    linkKey: linkKeyOf(spec),
+    requestedBy: "portal",
+  };
+  if (key) r.idempotencyKey = key;
+  return r;
+}
+
+describe("prediction recorder over real PostgreSQL", () => {
+  let s: StorageFixture;
+
+  beforeAll(async () => {
+    s = await openTestStorage("recorder");
+  });
+
+  afterAll(async () => {
+    await s?.dispose();
+  });
+
+  const count = async (where = "true", params: unknown[] = []) =>
+    (
+      await s.storage.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM predictions WHERE ${where}`,
+        params,
+      )
+    ).rows[0].n;
+
+  it("keeps each prediction readable by id while it waits and after it is written, documents as served", async () => {
+    const recorder = new PredictionRecorder(s.storage.pool, { flushIntervalMs: 60_000 });
+    const items = [recorded(), recorded(), recorded()];
+    recorder.record(items);
+    expect(recorder.pending).toBe(3);
+    expect(await recorder.get(items[1].answer.id)).toEqual(items[1].answer);
+    await recorder.close();
+    expect(recorder.written).toBe(3);
+    expect(await recorder.get(items[1].answer.id)).toEqual(items[1].answer);
+    const { rows } = await s.storage.pool.query<{ resources: string; spec: string }>(
+      "SELECT resources::text AS resources, spec::text AS spec FROM predictions WHERE id = $1",
+      [items[0].answer.id],
+    );
+    // The text as it was served, key order and escapes included.
+    expect(rows[0].resources).toBe(items[0].resourcesJson);
+    expect(JSON.parse(rows[0].spec)).toEqual(spec);
+  });
+
+  it("stores once a write that was committed and is sent again (its answer was lost)", async () => {
+    const items = [recorded(), recorded()];
+    const text = predictionCopyText(items);
+    await insertPredictionText(s.storage.pool, text, { mayRepeat: false });
+    // The straight copy meets its own rows and is redone skipping them, instead of failing forever.
+    await insertPredictionText(s.storage.pool, text, { mayRepeat: false });
+    await insertPredictionText(s.storage.pool, predictionCopyText([...items, recorded()]), {
+      mayRepeat: false,
+    });
+    const ids = items.map((i) => i.answer.id);
+    expect(await count("id = ANY($1)", [ids])).toBe(2);
+  });
+
+  it("keeps the first prediction of an idempotency key, also when both wait in one write", async () => {
+    const recorder = new PredictionRecorder(s.storage.pool, { flushIntervalMs: 60_000 });
+    const first = recorded("portal-7");
+    const again = recorded("portal-7");
+    recorder.record([first]);
+    recorder.record([again, recorded()]);
+    await recorder.close();
+    const { rows } = await s.storage.pool.query<{ id: string }>(
+      "SELECT id FROM predictions WHERE idempotency_key = 'portal-7'",
+    );
+    expect(rows.map((r) => r.id)).toEqual([first.answer.id]);
+    expect(await count("id = $1", [again.answer.id])).toBe(0);
+  });
+});
