@@ -1,9 +1,10 @@
-import { open, readFile, unlink } from "node:fs/promises";
+import { open, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { SpoolError } from "../errors.js";
 import { type Logger, silentLogger } from "../log/logger.js";
-import { syncDirectory, writeFileAtomic } from "./atomic-file.js";
-import { decodeFrame, encodeFrame, type SpoolKind, type SpoolRecord } from "./frame.js";
+import { syncDirectory } from "./atomic-file.js";
+import { encodeFrame, type SpoolKind, type SpoolRecord } from "./frame.js";
+import { compactSegment } from "./segment-compaction.js";
 import { scanSegment } from "./segment-scan.js";
 import { recoverSpool, type Segment, segmentName } from "./spool-recovery.js";
 import { type PendingBatch, type SpoolState, writeSpoolState } from "./spool-state.js";
@@ -188,40 +189,13 @@ export class DiskSpool {
     }
   }
 
-  /**
-   * Rewrite a closed segment without its acknowledged records and without its oldest usage samples
-   * (up to `bytesToFree`). The new generation is renamed into place before the old one is removed,
-   * so a crash leaves one complete copy.
-   */
+  /** Compact `seg` (see {@link compactSegment}) and account for what it dropped. */
   private async compact(seg: Segment, bytesToFree: number): Promise<void> {
-    const all = await readFile(seg.path);
-    const kept: Buffer[] = [];
-    let freed = 0;
-    let dropped = 0;
-    let usage = 0;
-    let firstSeq = -1;
-    let lastSeq = -1;
-    for (let offset = 0; offset < seg.bytes; ) {
-      const f = decodeFrame(all, offset);
-      if (typeof f !== "object") break;
-      offset += f.length;
-      if (f.seq <= this.state.ackedSeq) continue;
-      if (f.kind === "usage" && freed < bytesToFree) {
-        freed += f.length;
-        dropped++;
-        continue;
-      }
-      kept.push(all.subarray(f.offset, f.offset + f.length));
-      if (f.kind === "usage") usage++;
-      if (firstSeq < 0) firstSeq = f.seq;
-      lastSeq = f.seq;
-    }
-    const gen = seg.gen + 1;
-    const path = join(this.dir, segmentName(seg.id, gen));
-    const body = Buffer.concat(kept);
-    if (body.length > 0) await writeFileAtomic(path, body);
-    await unlink(seg.path);
-    await syncDirectory(this.dir);
+    const { dropped, segment } = await compactSegment(seg, {
+      dir: this.dir,
+      ackedSeq: this.state.ackedSeq,
+      bytesToFree,
+    });
     this.unacked = Math.max(0, this.unacked - dropped);
     this.state.droppedSamples += dropped;
     if (dropped > 0) {
@@ -230,8 +204,9 @@ export class DiskSpool {
         total: this.state.droppedSamples,
       });
     }
-    if (body.length === 0) this.segments = this.segments.filter((s) => s !== seg);
-    else Object.assign(seg, { gen, path, bytes: body.length, firstSeq, lastSeq, usage });
+    // Updated in place: `this.segments` holds this very object.
+    if (segment === null) this.segments = this.segments.filter((s) => s !== seg);
+    else Object.assign(seg, segment);
     if (this.hint?.id === seg.id) this.hint = undefined;
     await writeSpoolState(this.statePath, this.state);
   }

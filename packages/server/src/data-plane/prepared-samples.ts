@@ -1,6 +1,7 @@
 import type { UsageSample } from "@jobsight/schemas";
 import { type CopyValue, copyTextBuffer } from "./copy-text.js";
 import { hourlySummaryParameters } from "./hourly-summary.js";
+import type { StorageFlavour } from "./migration-files.js";
 import { utcDay } from "./utc-day.js";
 
 /** Columns of `usage_samples`, in the order of {@link sampleRow}. */
@@ -57,10 +58,29 @@ export type PreparedSamples = {
   count: number;
   /** The rows in COPY text format, {@link SAMPLE_COLUMNS} order. */
   copyText: Uint8Array;
-  /** The `UPSERT_HOURLY_SUMMARIES` parameters of the whole batch (plain PostgreSQL). */
-  hourly: unknown[][];
-  /** The UTC days (ms at midnight) the samples fall on, for the daily partitions. */
-  days: number[];
+  /**
+   * The `UPSERT_HOURLY_SUMMARIES` parameters of the whole batch (plain PostgreSQL); absent when
+   * prepared for TimescaleDB.
+   */
+  hourly?: unknown[][];
+  /**
+   * The UTC days (ms at midnight) the samples fall on, for the daily partitions (plain
+   * PostgreSQL); absent when prepared for TimescaleDB.
+   */
+  days?: number[];
+};
+
+/** Options of {@link prepareSamples}. */
+export type PrepareSamplesOptions = {
+  /**
+   * The storage flavour of the sample store the batch is for. `"plain"` adds what only plain
+   * PostgreSQL uses: the hourly summary parameters and the UTC days (it keeps `job_usage_hourly`
+   * and the daily partitions itself). `"timescale"` leaves both out: the continuous aggregate and
+   * the hypertable's chunks do that work there, and computing them is a pass over every sample
+   * per batch. A plain store refuses a batch prepared for TimescaleDB.
+   * @default "plain"
+   */
+  flavour?: StorageFlavour;
 };
 
 /**
@@ -68,11 +88,15 @@ export type PreparedSamples = {
  *
  * @example
  * ```ts
- * await storage.samples.insertPrepared(prepareSamples(batch.samples));
+ * await storage.samples.insertPrepared(prepareSamples(batch.samples, { flavour: storage.flavour }));
  * ```
  */
-export function prepareSamples(samples: readonly UsageSample[]): PreparedSamples {
+export function prepareSamples(
+  samples: readonly UsageSample[],
+  options: PrepareSamplesOptions = {},
+): PreparedSamples {
   const rows = samples.map(sampleRow);
+  if (options.flavour === "timescale") return { count: samples.length, copyText: copyTextBuffer(rows) };
   const hourly = hourlySummaryParameters(rows);
   // The days are those of the hour buckets: a few per batch, parsed once each (hours never
   // straddle a day), rather than every sample's time parsed a second time.

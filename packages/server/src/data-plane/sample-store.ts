@@ -48,6 +48,21 @@ export type JobUsageSummary = {
 };
 
 /**
+ * A batch prepared for TimescaleDB (without the hourly summary parameters and days) was given to
+ * a plain PostgreSQL sample store, which needs them: a wiring mistake, refused before anything is
+ * written rather than stored without its summaries.
+ */
+export class PreparedSamplesMismatchError extends Error {
+  readonly code = "PREPARED_SAMPLES_MISMATCH";
+  constructor() {
+    super(
+      'samples prepared for TimescaleDB cannot be stored on plain PostgreSQL: prepare them with { flavour: "plain" }',
+    );
+    this.name = "PreparedSamplesMismatchError";
+  }
+}
+
+/**
  * Usage samples: bulk insert (COPY straight into the table when nothing of the batch is stored
  * yet, else COPY into staging, then INSERT … ON CONFLICT DO NOTHING on the natural key
  * cluster/job/node/step/time; one transaction either way) and time-series reads.
@@ -55,7 +70,8 @@ export type JobUsageSummary = {
 export class SampleStore {
   constructor(
     private readonly pool: pg.Pool,
-    private readonly flavour: StorageFlavour,
+    /** The storage flavour; batches for {@link insertPrepared} are prepared for it. */
+    readonly flavour: StorageFlavour,
     private readonly partitions: SamplePartitions,
   ) {}
 
@@ -70,20 +86,25 @@ export class SampleStore {
    */
   async insert(samples: readonly UsageSample[]): Promise<IngestResult> {
     if (samples.length === 0) return { accepted: 0, duplicates: 0 };
-    return this.insertPrepared(prepareSamples(samples));
+    return this.insertPrepared(prepareSamples(samples, { flavour: this.flavour }));
   }
 
   /**
-   * {@link insert} of a batch encoded already (by `prepareSamples`, maybe on another thread).
+   * {@link insert} of a batch encoded already (by `prepareSamples` for this store's
+   * {@link flavour}, maybe on another thread).
    *
+   * @throws {PreparedSamplesMismatchError} on plain PostgreSQL for a batch prepared for TimescaleDB.
    * @example
    * ```ts
-   * const { accepted } = await samples.insertPrepared(prepareSamples(batch));
+   * const { accepted } = await samples.insertPrepared(prepareSamples(batch, { flavour: samples.flavour }));
    * ```
    */
   async insertPrepared(batch: PreparedSamples): Promise<IngestResult> {
     if (batch.count === 0) return { accepted: 0, duplicates: 0 };
-    if (this.flavour === "plain") await this.partitions.ensure(new Set(batch.days));
+    if (this.flavour === "plain") {
+      if (!batch.hourly || !batch.days) throw new PreparedSamplesMismatchError();
+      await this.partitions.ensure(new Set(batch.days));
+    }
     // Fast path: a batch with nothing stored yet (the usual case) is COPYed straight into
     // usage_samples, as fast as a raw COPY. The first duplicate key aborts that transaction, and
     // the batch goes again through staging and ON CONFLICT, which counts duplicates row by row.

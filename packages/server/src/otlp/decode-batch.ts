@@ -6,7 +6,11 @@ import {
   describeRejections,
   type OtlpHttpEncoding,
 } from "@jobsight/otel-bridge";
-import { type PreparedSamples, prepareSamples } from "../data-plane/prepared-samples.js";
+import {
+  type PreparedSamples,
+  type PrepareSamplesOptions,
+  prepareSamples,
+} from "../data-plane/prepared-samples.js";
 
 /** One OTLP export decoded, mapped to samples and encoded for storage. */
 export type DecodedBatch = {
@@ -17,13 +21,14 @@ export type DecodedBatch = {
 
 /**
  * Decodes an OTLP export (protobuf or JSON), maps its points to samples for the sender's
- * cluster, and encodes them for COPY: the whole CPU-bound half of an export, in one function, so
- * it can run on the calling thread or in a decode worker alike.
+ * cluster, and encodes them for COPY (for the sample store's flavour, `prepare`): the whole
+ * CPU-bound half of an export, in one function, so it can run on the calling thread or in a
+ * decode worker alike.
  *
  * @throws {OtlpDecodeError} for a body that does not decode.
  * @example
  * ```ts
- * const { prepared, rejected } = decodeBatch(body, "protobuf", { cluster: "hpc1" });
+ * const { prepared, rejected } = decodeBatch(body, "protobuf", { cluster: "hpc1" }, { flavour: "plain" });
  * await storage.samples.insertPrepared(prepared);
  * ```
  */
@@ -31,13 +36,14 @@ export function decodeBatch(
   body: Uint8Array,
   encoding: OtlpHttpEncoding,
   options: DecodeObservationsOptions,
+  prepare: PrepareSamplesOptions = {},
 ): DecodedBatch {
   const { samples, rejected } =
     encoding === "json"
       ? decodeObservations(decodeExportMetricsRequestJson(body), options)
       : decodeObservationsProtobuf(body, options);
   return {
-    prepared: prepareSamples(samples),
+    prepared: prepareSamples(samples, prepare),
     rejected: { count: rejected.count, description: describeRejections(rejected) },
   };
 }

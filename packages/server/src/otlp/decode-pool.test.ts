@@ -53,6 +53,25 @@ describe("OtlpDecodePool", () => {
     expect(decodeBatch(bytes, "protobuf", { cluster: "hpc1" }).prepared.count).toBe(50);
   });
 
+  it("prepares batches for a TimescaleDB store without the hourly summary parameters, on a worker and inline", async () => {
+    const bytes = body(Array.from({ length: 5 }, (_, i) => sample(i)));
+    const workers = new OtlpDecodePool({ threads: 1, flavour: "timescale" });
+    const inline = new OtlpDecodePool({ threads: 0, flavour: "timescale" });
+    pools.push(workers, inline);
+    const plain = decodeBatch(bytes, "protobuf", { cluster: "hpc1" });
+    for (const batch of [
+      await workers.decode(bytes, "protobuf", { cluster: "hpc1" }),
+      await inline.decode(bytes, "protobuf", { cluster: "hpc1" }),
+    ]) {
+      expect(batch.prepared.count).toBe(5);
+      expect(batch.prepared.hourly).toBeUndefined();
+      expect(batch.prepared.days).toBeUndefined();
+      expect(Buffer.from(batch.prepared.copyText).toString()).toBe(
+        Buffer.from(plain.prepared.copyText).toString(),
+      );
+    }
+  });
+
   it("fails a body that does not decode with the decoder's own error, and goes on", async () => {
     const bad = Uint8Array.of(0x0a, 0x05, 0x01);
     let inline: unknown;

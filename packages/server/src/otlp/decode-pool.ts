@@ -4,6 +4,7 @@ import {
   OtlpDecodeError,
   type OtlpHttpEncoding,
 } from "@jobsight/otel-bridge";
+import type { StorageFlavour } from "../data-plane/migration-files.js";
 import { InternalError } from "../errors.js";
 import { startModuleWorker } from "../workers/start-module-worker.js";
 import { type DecodedBatch, decodeBatch } from "./decode-batch.js";
@@ -19,6 +20,12 @@ export type OtlpDecodePoolOptions = {
   threads?: number;
   /** Where a worker's failure is logged. @default silent */
   log?: OtlpLogger;
+  /**
+   * Flavour of the sample store the batches go to: on `"timescale"` they are prepared without
+   * the hourly summary parameters only plain PostgreSQL uses (see `prepareSamples`).
+   * @default "plain"
+   */
+  flavour?: StorageFlavour;
 };
 
 const YOUNG_GENERATION_MB = 128;
@@ -36,7 +43,7 @@ type Slot = { worker: Worker; pending: Map<number, Pending> };
  *
  * @example
  * ```ts
- * const pool = new OtlpDecodePool({ threads: 2 });
+ * const pool = new OtlpDecodePool({ threads: 2, flavour: storage.samples.flavour });
  * const { prepared, rejected } = await pool.decode(body, "protobuf", { cluster: "hpc1" });
  * await pool.close();
  * ```
@@ -44,6 +51,7 @@ type Slot = { worker: Worker; pending: Map<number, Pending> };
 export class OtlpDecodePool {
   readonly threads: number;
   readonly #log?: OtlpLogger;
+  readonly #flavour: StorageFlavour;
   readonly #slots: (Slot | undefined)[];
   #nextId = 1;
   #inline = false;
@@ -52,6 +60,7 @@ export class OtlpDecodePool {
   constructor(options: OtlpDecodePoolOptions = {}) {
     this.threads = Math.max(0, Math.floor(options.threads ?? 0));
     this.#log = options.log;
+    this.#flavour = options.flavour ?? "plain";
     this.#slots = new Array(this.threads).fill(undefined);
   }
 
@@ -70,7 +79,7 @@ export class OtlpDecodePool {
     const slot = this.threads > 0 && !this.#inline && !this.#closed ? this.#leastBusy() : undefined;
     if (!slot) {
       try {
-        return Promise.resolve(decodeBatch(body, encoding, options));
+        return Promise.resolve(decodeBatch(body, encoding, options, { flavour: this.#flavour }));
       } catch (error) {
         return Promise.reject(error);
       }
@@ -78,7 +87,13 @@ export class OtlpDecodePool {
     const id = this.#nextId++;
     // A copy the worker owns: the caller's buffer may be a slice of a shared pool.
     const copy = new Uint8Array(body);
-    const request: DecodeRequest = { id, body: copy, encoding, cluster: options.cluster ?? "" };
+    const request: DecodeRequest = {
+      id,
+      body: copy,
+      encoding,
+      cluster: options.cluster ?? "",
+      flavour: this.#flavour,
+    };
     return new Promise<DecodedBatch>((resolve, reject) => {
       slot.pending.set(id, { resolve, reject });
       slot.worker.postMessage(request, [copy.buffer as ArrayBuffer]);

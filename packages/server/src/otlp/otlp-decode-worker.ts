@@ -1,9 +1,17 @@
 import { parentPort } from "node:worker_threads";
 import { OtlpDecodeError, type OtlpHttpEncoding } from "@jobsight/otel-bridge";
+import type { StorageFlavour } from "../data-plane/migration-files.js";
 import { decodeBatch } from "./decode-batch.js";
 
 /** A body to decode, its bytes transferred to the worker. */
-export type DecodeRequest = { id: number; body: Uint8Array; encoding: OtlpHttpEncoding; cluster: string };
+export type DecodeRequest = {
+  id: number;
+  body: Uint8Array;
+  encoding: OtlpHttpEncoding;
+  cluster: string;
+  /** The sample store's flavour, which decides what the batch is prepared with. */
+  flavour: StorageFlavour;
+};
 
 /** The answer: the decoded batch (its COPY text transferred back), or the error it raised. */
 export type DecodeAnswer =
@@ -22,7 +30,12 @@ parentPort?.on("message", (request: DecodeRequest) => {
   let answer: DecodeAnswer;
   const transfer: ArrayBuffer[] = [];
   try {
-    const batch = decodeBatch(request.body, request.encoding, { cluster: request.cluster });
+    const batch = decodeBatch(
+      request.body,
+      request.encoding,
+      { cluster: request.cluster },
+      { flavour: request.flavour },
+    );
     answer = { id: request.id, ok: true, batch };
     transfer.push(batch.prepared.copyText.buffer as ArrayBuffer);
   } catch (error) {

@@ -17,7 +17,7 @@ import type { OtlpLogger } from "./otlp-logger.js";
 
 /** Options of {@link OtlpIngest}. */
 export type OtlpIngestOptions = {
-  /** Where samples go: the same exactly-once sample store as REST ingest. */
+  /** Where samples go: the same exactly-once sample store as REST ingest (batches are prepared for its flavour). */
   storage: Pick<DataPlaneStorage, "samples">;
   /** Bearer token verifiers (the API tokens of the REST API). */
   verifiers: readonly TokenVerifier[];
@@ -71,7 +71,11 @@ export class OtlpIngest {
 
   constructor(options: OtlpIngestOptions) {
     this.#options = options;
-    this.#decoder = new OtlpDecodePool({ threads: options.decodeThreads ?? 0, log: options.log });
+    this.#decoder = new OtlpDecodePool({
+      threads: options.decodeThreads ?? 0,
+      log: options.log,
+      flavour: options.storage.samples.flavour,
+    });
     if (options.rateLimit) {
       this.#buckets = new TokenBuckets({
         ratePerSecond: options.rateLimit.requestsPerSecond,

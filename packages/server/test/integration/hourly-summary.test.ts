@@ -1,5 +1,7 @@
 import type { UsageSample } from "@jobsight/schemas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { prepareSamples } from "../../src/data-plane/prepared-samples.js";
+import { PreparedSamplesMismatchError } from "../../src/data-plane/sample-store.js";
 import { openTestStorage, type StorageFixture } from "./storage-fixture.js";
 
 // The hourly summary is kept two ways (from a batch COPYed whole, and from the rows a batch with
@@ -55,6 +57,30 @@ describe("hourly per-job summaries (plain PostgreSQL)", () => {
     expect(await fx.storage.samples.insert([...first.slice(0, 3), ...more])).toEqual({
       accepted: 2,
       duplicates: 3,
+    });
+    await agree();
+  });
+
+  it("refuses a batch prepared for TimescaleDB (no hourly parameters) and stores none of it", async () => {
+    const rows = async () =>
+      (await fx.storage.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM usage_samples")).rows[0].n;
+    const before = await rows();
+    const batch = ["2026-12-03T08:00:00Z", "2026-12-03T08:10:00Z"].map((t, i) => sample("3", t, i));
+    const prepared = prepareSamples(batch, { flavour: "timescale" });
+    await expect(fx.storage.samples.insertPrepared(prepared)).rejects.toBeInstanceOf(
+      PreparedSamplesMismatchError,
+    );
+    await expect(fx.storage.samples.insertPrepared(prepared)).rejects.toMatchObject({
+      code: "PREPARED_SAMPLES_MISMATCH",
+    });
+    expect(await rows()).toBe(before);
+    // Prepared for its own flavour, the same batch is stored and summarised.
+    expect(fx.storage.flavour).toBe("plain");
+    expect(
+      await fx.storage.samples.insertPrepared(prepareSamples(batch, { flavour: fx.storage.samples.flavour })),
+    ).toEqual({
+      accepted: 2,
+      duplicates: 0,
     });
     await agree();
   });
