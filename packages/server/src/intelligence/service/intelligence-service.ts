@@ -10,13 +10,14 @@ import type {
 import { diagnose } from "../diagnosis/diagnose.js";
 import { addProse } from "../diagnosis/llm-adapter.js";
 import { buildAccuracyReport } from "./accuracy-report.js";
+import { ActiveModel } from "./active-model.js";
 import { answerRequests } from "./answer-requests.js";
 import { BackgroundLoop } from "./background-loop.js";
 import { COMPARISON_THRESHOLDS } from "./compare-backtests.js";
 import { loadDiagnosisInput } from "./diagnosis-input.js";
 import { LINK_WINDOW } from "./link-predictions.js";
 import { LiveStateFeed } from "./live-state-feed.js";
-import { makePredictions } from "./make-predictions.js";
+import { makePredictions, type PredictionContext } from "./make-predictions.js";
 import { type ModelRecord, ModelRegistry } from "./model-registry.js";
 import { type TrainReport, type TrainSettings, trainAndRegister } from "./model-trainer.js";
 import { DEFAULT_POLICY, loadPolicy, savePolicy } from "./policy-store.js";
@@ -24,14 +25,12 @@ import { predictSpecs, type RawOutcome, type SpecToPredict } from "./predict-spe
 import { PredictionRecorder } from "./prediction-recorder.js";
 import type { RecordedPrediction } from "./prediction-store.js";
 import { READINESS_THRESHOLDS } from "./readiness.js";
-import { type Engine, IncompatibleModelError, ServedModel } from "./served-model.js";
+import type { Engine } from "./served-model.js";
 import type { IntelligenceServiceOptions, ServiceLogger } from "./service-options.js";
 import { type ModeState, modeAt, recordFirstStart } from "./shadow-mode.js";
 import type { TrainingProgress } from "./training-runner.js";
 
 const SILENT: ServiceLogger = { info: () => {}, warn: () => {}, error: () => {} };
-// A replaced model stays open this long for predictions that had already picked it.
-const RETIRE_GRACE_MS = 30_000;
 
 /**
  * The intelligence plane of a deployment: trains the site's model on the data plane's jobs (in a
@@ -52,24 +51,28 @@ export class IntelligenceService {
   readonly #o: IntelligenceServiceOptions;
   readonly #log: ServiceLogger;
   readonly #registry: ModelRegistry;
+  readonly #model: ActiveModel;
   readonly #feed: LiveStateFeed;
   readonly #recorder: PredictionRecorder;
   readonly #refreshLoop: BackgroundLoop;
   readonly #retrainLoop: BackgroundLoop;
   readonly #abort = new AbortController();
-  #served: ServedModel | undefined;
-  #activeLoaded: Promise<void> | undefined;
   #policy: Policy = DEFAULT_POLICY;
   #firstStart = new Date();
   #training: Promise<TrainReport> | undefined;
   #ready: Promise<void> | undefined;
-  readonly #unservable = new Set<string>();
 
   constructor(options: IntelligenceServiceOptions) {
     this.#o = options;
     this.#log = options.log ?? SILENT;
     const pool = options.storage.pool;
     this.#registry = new ModelRegistry(pool, options.objectStore);
+    this.#model = new ActiveModel(this.#registry, {
+      log: this.#log,
+      onIncompatible: () => {
+        if (!this.#abort.signal.aborted) void this.#retrainLoop.runNow();
+      },
+    });
     this.#feed = new LiveStateFeed(pool, {
       pageSize: options.pageSize,
       activityWindowSeconds: options.activityWindowSeconds,
@@ -107,11 +110,11 @@ export class IntelligenceService {
   async #start(): Promise<void> {
     this.#firstStart = await recordFirstStart(this.#o.storage.pool);
     this.#policy = (await loadPolicy(this.#o.storage.pool)) ?? DEFAULT_POLICY;
-    await this.#loadActiveOnce();
+    await this.#model.loadOnce();
     await this.#feed.rebuild();
     this.#refreshLoop.start();
     if ((this.#o.retrainIntervalMs ?? 86_400_000) > 0) this.#retrainLoop.start();
-    if (!this.#served && (this.#o.trainOnStart ?? true)) void this.#retrainLoop.runNow();
+    if (!this.#model.served && (this.#o.trainOnStart ?? true)) void this.#retrainLoop.runNow();
   }
 
   /** Stops the loops and a training in progress, writes the recorded predictions, frees the model. */
@@ -122,13 +125,12 @@ export class IntelligenceService {
     await this.#recorder
       .close()
       .catch((error) => this.#log.error({ err: error }, "final write of predictions failed"));
-    await this.#served?.close();
-    this.#served = undefined;
+    await this.#model.close();
   }
 
   /** The version of the model in service, or undefined. */
   get activeVersion(): string | undefined {
-    return this.#served?.version;
+    return this.#model.served?.version;
   }
 
   /** Shadow or live, now. */
@@ -142,16 +144,7 @@ export class IntelligenceService {
    */
   async predict(requests: readonly PredictionRequest[], requestedBy: string): Promise<Prediction[]> {
     await this.#whenReady();
-    return answerRequests(requests, this.#recorder, {
-      state: this.#feed.state,
-      served: this.#served,
-      policy: this.#policy,
-      mode: this.mode(),
-      now: this.#now(),
-      engine: this.#o.engine ?? "onnx",
-      rounding: this.#o.rounding,
-      requestedBy,
-    });
+    return answerRequests(requests, this.#recorder, this.#context(requestedBy));
   }
 
   /**
@@ -161,16 +154,7 @@ export class IntelligenceService {
    */
   async predictRecorded(spec: JobSpec, requestedBy: string): Promise<RecordedPrediction> {
     await this.#whenReady();
-    const [recorded] = await makePredictions([{ spec }], {
-      state: this.#feed.state,
-      served: this.#served,
-      policy: this.#policy,
-      mode: this.mode(),
-      now: this.#now(),
-      engine: this.#o.engine ?? "onnx",
-      rounding: this.#o.rounding,
-      requestedBy,
-    });
+    const [recorded] = await makePredictions([{ spec }], this.#context(requestedBy));
     this.#recorder.record([recorded]);
     return recorded;
   }
@@ -181,7 +165,7 @@ export class IntelligenceService {
     engine: Engine = this.#o.engine ?? "onnx",
   ): Promise<RawOutcome[][]> {
     await this.#whenReady();
-    return predictSpecs(items, this.#feed.state, this.#served, this.#now().getTime() / 1000, engine);
+    return predictSpecs(items, this.#feed.state, this.#model.served, this.#now().getTime() / 1000, engine);
   }
 
   /** A recorded prediction as its caller got it. */
@@ -250,7 +234,7 @@ export class IntelligenceService {
   /** Puts the previously active model back into service; returns its version. */
   async rollback(): Promise<string | undefined> {
     const version = await this.#registry.rollback();
-    if (version) await this.#serveActive();
+    if (version) await this.#model.serve();
     return version;
   }
 
@@ -262,10 +246,7 @@ export class IntelligenceService {
   /** Reads the jobs changed since the last refresh, the active model (another server may have trained) and the policy. */
   async refresh(): Promise<void> {
     await this.#feed.refresh();
-    const active = await this.#registry.active();
-    if (active && active.version !== this.#served?.version && !this.#unservable.has(active.version)) {
-      await this.#serveActive();
-    }
+    await this.#model.refresh();
     this.#policy = (await loadPolicy(this.#o.storage.pool)) ?? DEFAULT_POLICY;
   }
 
@@ -274,13 +255,13 @@ export class IntelligenceService {
     training: TrainSettings["training"] | undefined,
     onProgress: TrainingProgress | undefined,
   ): Promise<TrainReport> {
-    await this.#loadActiveOnce();
+    await this.#model.loadOnce();
     const o = this.#o;
     const report = await trainAndRegister(
       o.storage.pool,
       this.#registry,
       o.storage.artifacts,
-      this.#served?.manifest,
+      this.#model.served?.manifest,
       {
         place: o.trainIn ?? "worker",
         training: training ?? o.training,
@@ -306,38 +287,21 @@ export class IntelligenceService {
       { ...report, trigger },
       report.accepted ? "new model in service" : "new model not in service",
     );
-    if (report.accepted) await this.#serveActive();
+    if (report.accepted) await this.#model.serve();
     return report;
   }
 
-  #loadActiveOnce(): Promise<void> {
-    this.#activeLoaded ??= this.#serveActive().catch((error) => {
-      this.#log.error(
-        { err: error },
-        "the active model could not be loaded; predictions say no_model until one is trained",
-      );
-    });
-    return this.#activeLoaded;
-  }
-
-  async #serveActive(): Promise<void> {
-    const active = await this.#registry.active();
-    if (!active) return;
-    if (active.version === this.#served?.version) return;
-    let next: ServedModel;
-    try {
-      const manifest = await this.#registry.manifest(active.manifestSha256);
-      next = await ServedModel.load(manifest, (sha) => this.#registry.bytes(sha));
-    } catch (error) {
-      // Not tried again on every refresh; a model trained by this server replaces it.
-      this.#unservable.add(active.version);
-      if (error instanceof IncompatibleModelError && !this.#abort.signal.aborted)
-        void this.#retrainLoop.runNow();
-      throw error;
-    }
-    const previous = this.#served;
-    this.#served = next;
-    if (previous) setTimeout(() => void previous.close(), RETIRE_GRACE_MS).unref();
+  #context(requestedBy: string): PredictionContext {
+    return {
+      state: this.#feed.state,
+      served: this.#model.served,
+      policy: this.#policy,
+      mode: this.mode(),
+      now: this.#now(),
+      engine: this.#o.engine ?? "onnx",
+      rounding: this.#o.rounding,
+      requestedBy,
+    };
   }
 
   async #whenReady(): Promise<void> {

@@ -1,18 +1,17 @@
 import type { Diagnosis, JobRecord } from "@jobsight/schemas";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildApp } from "../../../src/app.js";
-import { parseServerConfig } from "../../../src/config/parse-config.js";
 import { checkEvidence } from "../../../src/intelligence/diagnosis/evidence-check.js";
 import type { DiagnosisInput } from "../../../src/intelligence/diagnosis/input.js";
 import { diagnosisScenarios } from "../../../src/intelligence/diagnosis/scenarios/all-scenarios.js";
 import type { DiagnosisScenario } from "../../../src/intelligence/diagnosis/scenarios/scenario.js";
 import type { IntelligenceService } from "../../../src/intelligence/service/intelligence-service.js";
-import { intelligenceHandlers } from "../../../src/routes/intelligence-handlers.js";
+import { collectorPrincipal, collectorToken, PRINCIPALS } from "../test-server-config.js";
 import {
   bearer,
   type IntelligenceFixture,
   openIntelligenceFixture,
+  testApp,
   testService,
 } from "./intelligence-fixture.js";
 
@@ -20,8 +19,7 @@ import {
 // samples, node events, artifacts over the REST API), stored in PostgreSQL and the object store,
 // and diagnosed from what storage gives back: the whole path, not the pure function.
 
-const PLATFORM = "platform-scenarios-token-0001";
-const collectorToken = (cluster: string) => `collector-${cluster}-scenarios-token-01`;
+const PLATFORM = PRINCIPALS.platform.token;
 
 /** Scenarios sharing a job id (variants of one job) get distinct ids so each is stored apart. */
 function distinctJobs(scenarios: readonly DiagnosisScenario[]): DiagnosisScenario[] {
@@ -103,28 +101,7 @@ describe("every diagnosis scenario through ingest, storage and GET /v1/jobs/:id/
     f = await openIntelligenceFixture("intel-scenarios", 0);
     service = testService(f);
     await service.start();
-    const config = parseServerConfig({
-      objectStore: { dir: f.objectsDir },
-      rateLimit: { enabled: false },
-      http: { logLevel: "silent" },
-      auth: {
-        tokens: [
-          { token: PLATFORM, role: "platform", user: "ops" },
-          ...clusters.map((cluster) => ({
-            token: collectorToken(cluster),
-            role: "collector" as const,
-            user: "svc-collector",
-            cluster,
-          })),
-        ],
-      },
-    });
-    app = await buildApp({
-      config,
-      storage: f.fx.storage,
-      objectStore: f.objects,
-      handlers: (deps) => intelligenceHandlers(deps, service),
-    });
+    app = await testApp(f, service, [PRINCIPALS.platform, ...clusters.map(collectorPrincipal)]);
     for (const s of scenarios) await ingest(s);
   });
 

@@ -4,7 +4,6 @@ import { join } from "node:path";
 import type { JobSpec } from "@jobsight/schemas";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "../../../src/app.js";
-import { parseServerConfig } from "../../../src/config/parse-config.js";
 import { LocalObjectStore } from "../../../src/data-plane/objects/local-object-store.js";
 import { type ImportItem, importHistory } from "../../../src/history/import-history.js";
 import { swfItems } from "../../../src/history/import-swf.js";
@@ -13,21 +12,25 @@ import { IntelligenceService } from "../../../src/intelligence/service/intellige
 import type { IntelligenceServiceOptions } from "../../../src/intelligence/service/service-options.js";
 import { intelligenceHandlers } from "../../../src/routes/intelligence-handlers.js";
 import { openTestStorage, type StorageFixture } from "../storage-fixture.js";
+import { PRINCIPALS, type TestPrincipal, testServerConfig } from "../test-server-config.js";
 
 export const LANL = new URL("../../../../../data/traces/LANL-CM5-1994-4.1-cln.swf.gz", import.meta.url)
   .pathname;
 
-export const TOKENS = {
-  alice: "researcher-alice-token-000001",
-  bob: "researcher-bob-token-00000001",
-  collector: "collector-hpc1-token-0000001",
-  collectorLanl: "collector-lanl-token-0000001",
-  platform: "platform-site-token-000000001",
-  platformHpc2: "platform-hpc2-token-00000001",
-  scheduler: "scheduler-lanl-token-0000001",
-};
+// Kept importable from here for the tests that build on this fixture.
+export { bearer, TOKENS } from "../test-server-config.js";
 
-export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+const P = PRINCIPALS;
+/** The principals {@link testApp} accepts unless told otherwise. */
+export const TEST_APP_PRINCIPALS: readonly TestPrincipal[] = [
+  P.alice,
+  P.bob,
+  P.collector,
+  P.collectorLanl,
+  P.platform,
+  P.platformHpc2,
+  P.scheduler,
+];
 
 /** Small, fast training for tests: the same code path with fewer and shallower trees. */
 export const FAST_TRAINING: IntelligenceServiceOptions["training"] = { trees: 20, maxDepth: 4 };
@@ -88,29 +91,14 @@ export function testService(f: IntelligenceFixture, options: Partial<Intelligenc
   });
 }
 
-/** The app with the intelligence handlers of `service`. */
+/** The app with the intelligence handlers of `service`, accepting the tokens of `principals`. */
 export async function testApp(
   f: IntelligenceFixture,
   service: IntelligenceService,
+  principals: readonly TestPrincipal[] = TEST_APP_PRINCIPALS,
 ): Promise<FastifyInstance> {
-  const config = parseServerConfig({
-    objectStore: { dir: f.objectsDir },
-    rateLimit: { enabled: false },
-    http: { logLevel: "silent" },
-    auth: {
-      tokens: [
-        { token: TOKENS.alice, role: "researcher", user: "alice" },
-        { token: TOKENS.bob, role: "researcher", user: "bob" },
-        { token: TOKENS.collector, role: "collector", user: "svc-collector", cluster: "hpc1" },
-        { token: TOKENS.collectorLanl, role: "collector", user: "svc-collector", cluster: "lanl" },
-        { token: TOKENS.platform, role: "platform", user: "ops" },
-        { token: TOKENS.platformHpc2, role: "platform", user: "ops2", cluster: "hpc2" },
-        { token: TOKENS.scheduler, role: "scheduler", user: "slurmctld", cluster: "lanl" },
-      ],
-    },
-  });
   return buildApp({
-    config,
+    config: testServerConfig(f.objectsDir, principals),
     storage: f.fx.storage,
     objectStore: f.objects,
     handlers: (deps) => intelligenceHandlers(deps, service),

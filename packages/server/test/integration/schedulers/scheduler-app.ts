@@ -1,20 +1,22 @@
 import type { JobSpec } from "@jobsight/schemas";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "../../../src/app.js";
-import { parseServerConfig } from "../../../src/config/parse-config.js";
 import type { IntelligenceService } from "../../../src/intelligence/service/intelligence-service.js";
 import type { IntelligenceFixture } from "../intelligence/intelligence-fixture.js";
+import { PRINCIPALS, testServerConfig } from "../test-server-config.js";
 
 // The scheduler routes as the running server serves them (buildApp over an intelligence service),
 // shared by the route tests and the real-sbatch test of the SLURM project.
 
+const P = PRINCIPALS;
+
 /** Tokens of {@link schedulerApp}: scheduler tokens are bound to a cluster. */
 export const SCHEDULER_TOKENS = {
-  scheduler: "scheduler-lanl-token-00000001",
-  schedulerHpc1: "scheduler-hpc1-token-00000001",
-  platform: "platform-site-token-0000000001",
-  platformHpc2: "platform-hpc2-token-0000000001",
-  researcher: "researcher-alice-token-0000001",
+  scheduler: P.scheduler.token,
+  schedulerHpc1: P.schedulerHpc1.token,
+  platform: P.platform.token,
+  platformHpc2: P.platformHpc2.token,
+  researcher: P.alice.token,
 };
 
 /** The app with the scheduler, policy and intelligence routes of `service`, not listening yet. */
@@ -22,21 +24,13 @@ export async function schedulerApp(
   f: IntelligenceFixture,
   service: IntelligenceService,
 ): Promise<FastifyInstance> {
-  const T = SCHEDULER_TOKENS;
-  const config = parseServerConfig({
-    objectStore: { dir: f.objectsDir },
-    rateLimit: { enabled: false },
-    http: { logLevel: "silent" },
-    auth: {
-      tokens: [
-        { token: T.scheduler, role: "scheduler", user: "slurmctld", cluster: "lanl" },
-        { token: T.schedulerHpc1, role: "scheduler", user: "slurmctld", cluster: "hpc1" },
-        { token: T.platform, role: "platform", user: "ops" },
-        { token: T.platformHpc2, role: "platform", user: "ops2", cluster: "hpc2" },
-        { token: T.researcher, role: "researcher", user: "alice" },
-      ],
-    },
-  });
+  const config = testServerConfig(f.objectsDir, [
+    P.scheduler,
+    P.schedulerHpc1,
+    P.platform,
+    P.platformHpc2,
+    P.alice,
+  ]);
   return buildApp({ config, storage: f.fx.storage, objectStore: f.objects, intelligence: service });
 }
 
