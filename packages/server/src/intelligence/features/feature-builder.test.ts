@@ -39,19 +39,33 @@ describe("FeatureBuilder", () => {
     expect(row[groupFeatureIndex("user", "count")]).toBe(0);
   });
 
-  it("gives a group's decayed P90 for the moment asked, however the moments alternate", () => {
-    const fb = new FeatureBuilder(resourceSpec("memory"));
-    for (let i = 1; i <= 20; i++) fb.observeEnded(job(i, (i * 7) % 11 || 1));
+  it("gives a group's decayed P90: recent values weigh more, the same at every moment asked", () => {
+    const halfLife = 50;
+    const fb = new FeatureBuilder(resourceSpec("memory"), { halfLifeSeconds: halfLife });
+    // Older jobs used more: weighing recent ones more moves the P90 down.
+    const gib = (i: number) => 21 - i;
+    for (let i = 1; i <= 20; i++) fb.observeEnded(job(i, gib(i)));
     const p90 = groupFeatureIndex("app", "decayed_p90");
     const at = (submitTime: number) => fb.features({ ...job(99, 1), submitTime })[p90];
-    // A builder that never saw another moment is the reference.
-    const fresh = (submitTime: number) => {
-      const other = new FeatureBuilder(resourceSpec("memory"));
-      for (let i = 1; i <= 20; i++) other.observeEnded(job(i, (i * 7) % 11 || 1));
-      return other.features({ ...job(99, 1), submitTime })[p90];
-    };
-    // Far enough ahead, every weight underflows and recency ranks weigh instead: another value.
-    for (const t of [300, 300, 1e9, 300, 86_400 * 3, 1e9]) expect(at(t)).toBe(fresh(t));
-    expect(at(300)).not.toBe(at(1e9));
+    // Weighed by hand: 2^(-age / half-life), ages from the newest end; the smallest value at or
+    // above 90% of the weight, values in increasing order.
+    const ends = Array.from({ length: 20 }, (_, k) => job(k + 1, 1).endTime);
+    const weighed = ends
+      .map((end, k) => ({
+        value: Math.log(gib(k + 1) * 2 ** 30),
+        weight: 2 ** (-(ends[19] - end) / halfLife),
+      }))
+      .sort((a, b) => a.value - b.value);
+    const total = weighed.reduce((sum, w) => sum + w.weight, 0);
+    let acc = 0;
+    const expected = weighed.find((w) => {
+      acc += w.weight;
+      return acc >= 0.9 * total;
+    })?.value as number;
+    // The plain P90 of the same values (no decay) is another number: the weights matter.
+    const plain = weighed[Math.ceil(0.9 * 20) - 1].value;
+    expect(expected).not.toBeCloseTo(plain, 3);
+    // Any moment, also one so far ahead that weights counted from it would all underflow.
+    for (const t of [300, 1e9, 300, 86_400 * 3, 1e12]) expect(at(t)).toBeCloseTo(expected, 5);
   });
 });

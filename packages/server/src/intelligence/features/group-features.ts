@@ -76,7 +76,6 @@ type GroupStats = {
   medianDiffRequest: number;
   /** The last decayed P90 and the moment and half-life it was weighed for. */
   p90: number;
-  p90Now: number;
   p90HalfLife: number;
 };
 
@@ -119,7 +118,6 @@ function statsOf(g: GroupHistory, n: number): GroupStats {
     medianDiffScale: medianOfDiffs(g, n, g.scales),
     medianDiffRequest: medianOfDiffs(g, n, g.requests),
     p90: Number.NaN,
-    p90Now: Number.NaN,
     p90HalfLife: Number.NaN,
   };
   statsCache.set(g, stats);
@@ -150,11 +148,9 @@ export function writeGroupFeatures(
   out[offset + 3] = stats.max;
   out[offset + 6] = stats.std;
   out[offset + 4] = stats.median;
-  // A batch of predictions weighs every group at the same moment: the weights (one power of two
-  // per value) are computed once per group and moment, with the same arithmetic.
-  if (stats.p90Now !== ctx.now || stats.p90HalfLife !== ctx.halfLife) {
-    stats.p90 = decayedP90(g, n, stats.ranks, ctx);
-    stats.p90Now = ctx.now;
+  // Independent of the moment asked: computed once per group state (and half-life).
+  if (stats.p90HalfLife !== ctx.halfLife) {
+    stats.p90 = decayedP90(g, n, stats.ranks, ctx.halfLife);
     stats.p90HalfLife = ctx.halfLife;
   }
   out[offset + 5] = stats.p90;
@@ -162,18 +158,19 @@ export function writeGroupFeatures(
   out[offset + 10] = Number.isNaN(ctx.logRequest) ? Number.NaN : ctx.logRequest + stats.medianDiffRequest;
 }
 
-/** The value at or above 90% of the recency-weighted mass (half-life `ctx.halfLife`). */
-function decayedP90(g: GroupHistory, n: number, ranks: Int32Array, ctx: Context): number {
+/**
+ * The 90th percentile of the group's values, each weighed by `2^(-age / halfLife)`. Only the
+ * weights' ratios matter to a quantile, so ages are counted from the group's newest value rather
+ * than from the moment asked: the same number at every moment (computed once per group state),
+ * and never all weights underflowing to zero, however long ago the group last ran.
+ */
+function decayedP90(g: GroupHistory, n: number, ranks: Int32Array, halfLife: number): number {
+  let newest = Number.NEGATIVE_INFINITY;
+  for (let k = 0; k < n; k++) newest = Math.max(newest, g.ends[g.recentIndex(k)]);
   let total = 0;
   for (let k = 0; k < n; k++) {
-    weights[k] = 2 ** (-(ctx.now - g.ends[g.recentIndex(k)]) / ctx.halfLife);
+    weights[k] = 2 ** (-(newest - g.ends[g.recentIndex(k)]) / halfLife);
     total += weights[k];
-  }
-  if (!(total > 0)) {
-    // Everything is so old that the weights underflow: the ranks still order by age.
-    for (let k = 0; k < n; k++) weights[k] = 2 ** -k;
-    total = 0;
-    for (let k = 0; k < n; k++) total += weights[k];
   }
   let acc = 0;
   for (let r = 0; r < n; r++) {
@@ -183,7 +180,6 @@ function decayedP90(g: GroupHistory, n: number, ranks: Int32Array, ctx: Context)
   return g.values[g.recentIndex(ranks[n - 1])];
 }
 
-/** The group's median of (value − base), NaN when no job had a base: "same ratio as usual". */
 function medianOfDiffs(g: GroupHistory, n: number, bases: Float64Array): number {
   let m = 0;
   for (let k = 0; k < n; k++) {

@@ -83,6 +83,8 @@ describe("MergedModelRunner", () => {
     const out = await runner.run([{ prefix: "walltime", rows: w, count: 5 }]);
     expect([...out.keys()]).toEqual(["walltime"]);
     expectEnsemble(walltime.centre, w, out.get("walltime")?.centre as Float32Array);
+    const none = await runner.run([{ prefix: "cores", rows: new Float32Array(0), count: 0 }]);
+    expect(none.get("cores")).toEqual({ centre: new Float32Array(0), upper: new Float32Array(0) });
   });
 
   it("splits parts with more rows than one run takes, without changing the answer", async () => {

@@ -150,7 +150,7 @@ export class MergedModelRunner {
   async #runOnce(feeds: readonly MergedFeed[]): Promise<Map<string, MergedOutputs>> {
     const tensors: Record<string, ort.Tensor> = {};
     for (const part of this.parts.values()) {
-      const feed = feeds.find((f) => f.prefix === part.prefix);
+      const feed = feeds.find((f) => f.prefix === part.prefix && f.count > 0);
       tensors[part.input] = feed
         ? new ort.Tensor("float32", feed.rows.subarray(0, feed.count * part.width), [feed.count, part.width])
         : new ort.Tensor("float32", new Float32Array(part.width), [1, part.width]);
@@ -165,6 +165,10 @@ export class MergedModelRunner {
     for (const feed of feeds) {
       const values: MergedOutputs = {};
       for (const name of (this.parts.get(feed.prefix) as Part).outputs) {
+        if (feed.count === 0) {
+          values[localName(name)] = new Float32Array(0);
+          continue;
+        }
         const data = outputs[name].data;
         values[localName(name)] =
           data instanceof Float32Array || data instanceof Float64Array
