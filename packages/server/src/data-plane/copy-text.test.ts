@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { copyTextBuffer, copyTextChunks, copyTextField } from "./copy-text.js";
+import { copyTextBuffer, copyTextChunks, copyTextField, copyTextInto } from "./copy-text.js";
+import { Utf8Writer } from "./utf8-writer.js";
 
 describe("copyTextField", () => {
   it("writes null and undefined as \\N", () => {
@@ -29,6 +30,16 @@ describe("copyTextField", () => {
     expect(copyTextField(12.5)).toBe("12.5");
     expect(copyTextField(true)).toBe("t");
     expect(copyTextField(new Date("2026-12-01T00:00:00Z"))).toBe("2026-12-01T00:00:00.000Z");
+  });
+});
+
+describe("copyTextInto", () => {
+  it("appends to what the writer holds, growing it, the same bytes as one buffer of all rows", () => {
+    const rows = Array.from({ length: 40 }, (_, i) => [i, `row\t${i}`, { n: i, s: "é\\" }, null]);
+    const out = new Utf8Writer(16);
+    for (let i = 0; i < rows.length; i += 7) copyTextInto(out, rows.slice(i, i + 7));
+    expect(out.length).toBe(out.bytes().length);
+    expect(out.bytes().equals(copyTextBuffer(rows))).toBe(true);
   });
 });
 

@@ -87,6 +87,21 @@ export function copyTextBuffer(rows: readonly (readonly CopyValue[])[], bytesPer
   // Sized for the rows expected (a usage sample's are about 1 KiB), grown when they are longer;
   // no larger for one row: a fresh 64 KiB buffer cost a single prediction ~6 µs to allocate.
   const out = new Utf8Writer(Math.max(1024, rows.length * bytesPerRow));
-  for (const row of rows) out.write(copyTextLine(row));
+  copyTextInto(out, rows);
   return out.bytes();
+}
+
+/**
+ * Appends rows as COPY text to a writer that holds other rows already: for a caller that keeps
+ * one buffer for many small writes rather than allocating one each time.
+ *
+ * @example
+ * ```ts
+ * const out = new Utf8Writer(64 * 1024);
+ * copyTextInto(out, [[1, "a"]]);
+ * copyTextInto(out, [[2, null]]); // out.bytes(): "1\ta\n2\t\\N\n"
+ * ```
+ */
+export function copyTextInto(out: Utf8Writer, rows: readonly (readonly CopyValue[])[]): void {
+  for (const row of rows) out.write(copyTextLine(row));
 }

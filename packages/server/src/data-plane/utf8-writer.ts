@@ -36,6 +36,11 @@ export class Utf8Writer {
     this.#length += this.#out.write(text, this.#length, "utf8");
   }
 
+  /** Bytes written so far. */
+  get length(): number {
+    return this.#length;
+  }
+
   /** What was written (a view of the buffer, not a copy). */
   bytes(): Buffer {
     return this.#out.subarray(0, this.#length);

@@ -1,12 +1,15 @@
 import type { Prediction } from "@jobsight/schemas";
 import type pg from "pg";
+import { copyTextInto } from "../../data-plane/copy-text.js";
+import { Utf8Writer } from "../../data-plane/utf8-writer.js";
 import { answerText } from "./answer-json.js";
 import {
   findIdempotentPredictions,
   findPrediction,
   type IdempotencyRef,
   insertPredictionText,
-  predictionCopyText,
+  PREDICTION_LINE_BYTES,
+  predictionCopyRows,
   type RecordedPrediction,
 } from "./prediction-store.js";
 
@@ -38,11 +41,16 @@ type Pending = {
   answer: string;
   /** Sender's idempotency key with its cluster and user (`refKey`), if one was given. */
   key: string | undefined;
-  /** Its line of COPY text: `text[start, end)`, a buffer shared with the others recorded with it. */
-  text: Buffer;
+  /** Its line of COPY text: bytes `[start, end)` of a segment shared with others recorded near it. */
+  segment: Utf8Writer;
   start: number;
   end: number;
 };
+
+// Lines are appended to a segment until it is full: a buffer per call cost a single prediction
+// more to allocate (~10 µs) than to encode. A segment is freed once its lines are written and a
+// newer one took its place, so it is small: a large batch gets a segment of its own size.
+const SEGMENT_BYTES = 64 * 1024;
 
 /**
  * Records every prediction without making the caller wait for PostgreSQL: predictions are kept
@@ -65,6 +73,8 @@ export class PredictionRecorder {
   #pending: Pending[] = [];
   readonly #byId = new Map<string, Pending>();
   readonly #byKey = new Map<string, Pending>();
+  #segment: Utf8Writer | undefined;
+  #segmentRoom = 0;
   #writing: Promise<void> | undefined;
   readonly #timer: NodeJS.Timeout;
   readonly #options: Required<Omit<PredictionRecorderOptions, "onError">> &
@@ -96,17 +106,22 @@ export class PredictionRecorder {
   /** Queues predictions for the next write. */
   record(items: readonly RecordedPrediction[]): void {
     if (items.length === 0) return;
-    let text = predictionCopyText(items);
-    // A few lines in a large buffer would keep all of it while they wait: copied to fit.
-    if (text.byteLength * 2 < text.buffer.byteLength) text = Buffer.from(text);
-    let start = 0;
+    const expected = items.length * PREDICTION_LINE_BYTES;
+    if (!this.#segment || this.#segment.length + expected > this.#segmentRoom) {
+      this.#segmentRoom = Math.max(SEGMENT_BYTES, expected);
+      this.#segment = new Utf8Writer(this.#segmentRoom);
+    }
+    const segment = this.#segment;
+    let start = segment.length;
+    copyTextInto(segment, predictionCopyRows(items));
+    const text = segment.bytes();
     for (const item of items) {
       const end = text.indexOf(NEWLINE, start) + 1;
       const pending: Pending = {
         id: item.answer.id,
         answer: answerText(item.answer),
         key: idempotencyKeyOf(item),
-        text,
+        segment,
         start,
         end,
       };
@@ -198,15 +213,21 @@ const NEWLINE = 0x0a;
 
 /**
  * The COPY text of waiting predictions (in queue order): those recorded together are adjacent in
- * the queue and in their buffer, so each run of them is one slice, and the slices are sent one
+ * the queue and in their segment, so each run of them is one slice, and the slices are sent one
  * after the other rather than copied into one buffer first.
  */
 function copyTextOf(batch: readonly Pending[]): Buffer[] {
   const parts: Buffer[] = [];
   for (let i = 0; i < batch.length; ) {
     let j = i;
-    while (j + 1 < batch.length && batch[j + 1].text === batch[i].text) j++;
-    parts.push(batch[i].text.subarray(batch[i].start, batch[j].end));
+    while (
+      j + 1 < batch.length &&
+      batch[j + 1].segment === batch[i].segment &&
+      batch[j + 1].start === batch[j].end
+    )
+      j++;
+    // A view of the segment as it is now: it may have grown (moved) since these were recorded.
+    parts.push(batch[i].segment.bytes().subarray(batch[i].start, batch[j].end));
     i = j + 1;
   }
   return parts;

@@ -1,7 +1,7 @@
 import type { JobSpec, Prediction, ResourcePrediction } from "@jobsight/schemas";
 import type pg from "pg";
 import { copyBuffer } from "../../data-plane/copy-rows.js";
-import { copyTextBuffer } from "../../data-plane/copy-text.js";
+import { type CopyValue, copyTextBuffer } from "../../data-plane/copy-text.js";
 import { query, withTransaction } from "../../data-plane/database.js";
 import { isUniqueViolation } from "../../data-plane/pg-errors.js";
 
@@ -82,35 +82,42 @@ const COLUMNS = [
 const STAGING = "predictions_staging";
 
 /**
+ * Recorded predictions as rows of `predictions` (COPY values, in column order). The resources go
+ * in as the JSON text the answer was made from when there is one: to COPY, JSON text is a string
+ * whose backslashes are escaped, the same bytes as the document serialised here.
+ */
+export function predictionCopyRows(items: readonly RecordedPrediction[]): CopyValue[][] {
+  return items.map((p) => [
+    p.answer.id,
+    p.answer.createdAt,
+    p.answer.mode,
+    p.answer.modelVersion,
+    p.answer.cluster,
+    p.answer.user,
+    p.spec.partition,
+    p.linkKey,
+    p.spec.submitTime,
+    p.spec,
+    p.resourcesJson ?? p.resources,
+    p.recommendations,
+    p.answer.shadowUntil,
+    p.answer.notice,
+    p.requestedBy,
+    p.idempotencyKey,
+  ]);
+}
+
+/**
  * Recorded predictions as COPY text for {@link insertPredictionText}: one line per prediction,
- * in order, each ending in the only raw newline it holds (COPY escapes those inside fields). The
- * resources go in as the JSON text the answer was made from when there is one: to COPY, JSON text
- * is a string whose backslashes are escaped, the same bytes as the document serialised here.
+ * in order, each ending in the only raw newline it holds (COPY escapes those inside fields).
  */
 export function predictionCopyText(items: readonly RecordedPrediction[]): Buffer {
-  return copyTextBuffer(
-    items.map((p) => [
-      p.answer.id,
-      p.answer.createdAt,
-      p.answer.mode,
-      p.answer.modelVersion,
-      p.answer.cluster,
-      p.answer.user,
-      p.spec.partition,
-      p.linkKey,
-      p.spec.submitTime,
-      p.spec,
-      p.resourcesJson ?? p.resources,
-      p.recommendations,
-      p.answer.shadowUntil,
-      p.answer.notice,
-      p.requestedBy,
-      p.idempotencyKey,
-    ]),
-    // A prediction's line is 2 to 3 KiB (its spec and served resources as JSON).
-    3072,
-  );
+  // A prediction's line is 2 to 3 KiB (its spec and served resources as JSON).
+  return copyTextBuffer(predictionCopyRows(items), PREDICTION_LINE_BYTES);
 }
+
+/** About how long one prediction's COPY line is, to size buffers. */
+export const PREDICTION_LINE_BYTES = 3072;
 
 /**
  * Writes predictions given as {@link predictionCopyText} (one buffer or several) in one transaction. Rows that cannot be

@@ -95,6 +95,28 @@ describe("prediction recorder over real PostgreSQL", () => {
     expect(JSON.parse(rows[0].spec)).toEqual(spec);
   });
 
+  it("writes every line of many small records and a large one, in order, across its buffers", async () => {
+    const recorder = new PredictionRecorder(s.storage.pool, { flushIntervalMs: 60_000, maxBatch: 70 });
+    const singles = Array.from({ length: 250 }, () => recorded());
+    // Some written while others are still being recorded into the same buffer.
+    for (const [i, item] of singles.entries()) {
+      recorder.record([item]);
+      if (i % 90 === 0) await recorder.flush();
+    }
+    const batch = Array.from({ length: 300 }, () => recorded());
+    recorder.record(batch);
+    recorder.record([recorded()]);
+    await recorder.close();
+    const ids = [...singles, ...batch].map((p) => p.answer.id);
+    const { rows } = await s.storage.pool.query<{ id: string; resources: string }>(
+      "SELECT id, resources::text AS resources FROM predictions WHERE id = ANY($1)",
+      [ids],
+    );
+    expect(rows).toHaveLength(ids.length);
+    const text = new Map(rows.map((r) => [r.id, r.resources]));
+    for (const p of [...singles, ...batch]) expect(text.get(p.answer.id)).toBe(p.resourcesJson);
+  });
+
   it("stores once a write that was committed and is sent again (its answer was lost)", async () => {
     const items = [recorded(), recorded()];
     const text = predictionCopyText(items);
