@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { hash, randomBytes } from "node:crypto";
 import type { Role } from "@jobsight/schemas";
 import type pg from "pg";
 import { query } from "./database.js";
@@ -11,9 +11,12 @@ export type ApiTokenRecord = {
   cluster?: string;
 };
 
-/** sha256 hex of a token: how tokens are stored and looked up. */
+/**
+ * sha256 hex of a token (its UTF-8 bytes): how tokens are stored and looked up. Asked on every
+ * authenticated request (rate limit, verification): one-shot `hash` is ~3× cheaper than a Hash object.
+ */
 export function hashToken(token: string): string {
-  return createHash("sha256").update(token, "utf8").digest("hex");
+  return hash("sha256", token, "hex");
 }
 
 /** API tokens in the database: created (shown once), looked up by hash, revoked. */

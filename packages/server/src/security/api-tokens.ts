@@ -1,4 +1,5 @@
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
+import { randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
+import { hashToken } from "../data-plane/token-store.js";
 import { ValidationError } from "../errors.js";
 import type { Principal } from "./principal.js";
 import { TokenError } from "./token-error.js";
@@ -57,7 +58,7 @@ const ROLES: readonly ApiTokenRole[] = ["collector", "scheduler"];
 
 /** sha256 (lower-case hex) of a token: the only form in which tokens are stored. */
 export function hashApiToken(token: string): string {
-  return createHash("sha256").update(token, "utf8").digest("hex");
+  return hashToken(token);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { JobSpec } from "@jobsight/schemas";
 import type { PredictionForAccuracy } from "./prediction-store.js";
 import type { StoredJob } from "./record-to-history.js";
@@ -22,7 +22,7 @@ export function linkKeyOf(spec: JobSpec): string {
     spec.executable ?? "",
     spec.array?.taskId ?? "",
   ];
-  return createHash("sha256").update(JSON.stringify(identity)).digest("hex").slice(0, 32);
+  return hash("sha256", JSON.stringify(identity), "hex").slice(0, 32);
 }
 
 /** How close in time a prediction and a job of the same identity must be. */
