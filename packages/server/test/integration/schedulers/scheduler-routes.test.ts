@@ -187,6 +187,8 @@ describe("scheduler routes served by buildApp over the intelligence service", ()
     expect(Number(limited!["set.mem"])).toBeGreaterThanOrEqual(Math.floor(asked * 0.9));
     expect(Number(limited!["set.mem"])).toBeLessThan(asked);
     expect(limited!.message).toContain("policy gentle");
+    const ofLimited = (r: { policy: string; resource: string; user: string }) =>
+      r.policy === "gentle" && r.resource === "memory" && r.user === spec!.user;
     const page = await eventually(
       async () =>
         (
@@ -196,9 +198,11 @@ describe("scheduler routes served by buildApp over the intelligence service", ()
             headers: bearer(T.platform),
           })
         ).json(),
-      (p) => p.items?.some((r: { policy: string }) => r.policy === "gentle"),
+      (p) => p.items?.some(ofLimited),
     );
-    const record = page.items.find((r: { policy: string }) => r.policy === "gentle");
+    // Newest first: the memory record of the call just limited (an advice records one per
+    // resource, and earlier calls under this policy may have changed nothing).
+    const record = page.items.find(ofLimited);
     expect(record.limitedBy).toBe("max_decrease");
     await liveApp.inject({
       method: "PUT",
