@@ -70,7 +70,13 @@ export class MergedModelRunner {
       const inputs = session.inputMetadata.filter((m) => m.name.startsWith(`${prefix}/`));
       const input = inputs[0];
       const width = input?.isTensor ? input.shape[1] : undefined;
-      if (inputs.length !== 1 || !input.isTensor || input.type !== "float32" || typeof width !== "number") {
+      if (
+        inputs.length !== 1 ||
+        !input.isTensor ||
+        input.type !== "float32" ||
+        input.shape.length !== 2 ||
+        typeof width !== "number"
+      ) {
         await session.release();
         throw new OnnxModelLoadError(
           `model ${prefix} must have exactly one input of type float[N, F] with a fixed F`,

@@ -1,13 +1,12 @@
-import * as ort from "onnxruntime-node";
+import { MergedModelRunner } from "./merged-model-runner.js";
 import {
   messageOf,
   OnnxFeatureCountError,
-  OnnxInferenceError,
   OnnxModelLoadError,
   OnnxRunnerClosedError,
 } from "./onnx-errors.js";
 import { type OnnxModelMetadata, readOnnxModelMetadata } from "./onnx-metadata.js";
-import { decodeModelProto } from "./onnx-proto.js";
+import { decodeModelProto, type ModelProto } from "./onnx-proto.js";
 
 /** Options of {@link OnnxModelRunner.load}. */
 export type OnnxModelRunnerOptions = {
@@ -41,29 +40,20 @@ export type OnnxTypedResult = Record<string, Float32Array | Float64Array>;
  * await runner.close();
  */
 export class OnnxModelRunner {
-  readonly #session: ort.InferenceSession;
-  readonly #maxRowsPerRun: number;
-  readonly #inFlight = new Set<Promise<unknown>>();
   #closed = false;
 
   private constructor(
-    session: ort.InferenceSession,
+    // One session implementation for one model and for several: this is a merged model of one part.
+    private readonly merged: MergedModelRunner,
     /** Name of the model's float[N, F] input. */
     readonly inputName: string,
     /** F: features per row the model reads. */
     readonly featureCount: number,
     /** Provenance from the model's `metadata_props`. */
     readonly metadata: OnnxModelMetadata,
-    maxRowsPerRun: number,
-  ) {
-    this.#session = session;
-    this.#maxRowsPerRun = maxRowsPerRun;
-  }
-
-  /** Output names in model order. */
-  get outputNames(): readonly string[] {
-    return this.#session.outputNames;
-  }
+    /** Output names in model order. */
+    readonly outputNames: readonly string[],
+  ) {}
 
   /**
    * Loads model bytes (as produced by `exportTreeEnsembleToOnnx`) into an ONNX Runtime session.
@@ -71,44 +61,33 @@ export class OnnxModelRunner {
    * is not a float matrix of fixed width.
    */
   static async load(bytes: Uint8Array, options: OnnxModelRunnerOptions = {}): Promise<OnnxModelRunner> {
-    const maxRowsPerRun = options.maxRowsPerRun ?? 8192;
-    if (!Number.isInteger(maxRowsPerRun) || maxRowsPerRun < 1) {
-      throw new RangeError("maxRowsPerRun: must be a positive integer");
-    }
+    let model: ModelProto;
     let metadata: OnnxModelMetadata;
     try {
-      metadata = readOnnxModelMetadata(decodeModelProto(bytes).metadata_props ?? []);
+      model = decodeModelProto(bytes);
+      metadata = readOnnxModelMetadata(model.metadata_props ?? []);
     } catch (cause) {
       throw new OnnxModelLoadError(`model bytes are not an ONNX ModelProto: ${messageOf(cause)}`, { cause });
     }
-    let session: ort.InferenceSession;
-    try {
-      session = await ort.InferenceSession.create(bytes, {
-        intraOpNumThreads: options.intraOpNumThreads ?? 0,
-        logSeverityLevel: 3,
-      });
-    } catch (cause) {
-      throw new OnnxModelLoadError(`ONNX Runtime rejected the model: ${messageOf(cause)}`, { cause });
-    }
-    const input = session.inputMetadata[0];
-    const width = input?.isTensor ? input.shape[1] : undefined;
-    if (
-      session.inputNames.length !== 1 ||
-      !input.isTensor ||
-      input.type !== "float32" ||
-      input.shape.length !== 2 ||
-      typeof width !== "number"
-    ) {
-      await session.release();
-      throw new OnnxModelLoadError("model must have exactly one input of type float[N, F] with a fixed F");
-    }
+    const merged = await MergedModelRunner.load([{ prefix: PART, bytes }], {
+      intraOpNumThreads: options.intraOpNumThreads ?? 0,
+      maxRowsPerRun: options.maxRowsPerRun,
+    });
+    const width = merged.width(PART) as number;
     if (metadata.featureNames.length > 0 && metadata.featureNames.length !== width) {
-      await session.release();
+      await merged.close();
       throw new OnnxModelLoadError(
         `metadata names ${metadata.featureNames.length} features but the input has ${width} columns`,
       );
     }
-    return new OnnxModelRunner(session, input.name, width, metadata, maxRowsPerRun);
+    const graph = model.graph ?? {};
+    return new OnnxModelRunner(
+      merged,
+      graph.input?.[0]?.name ?? "",
+      width,
+      metadata,
+      (graph.output ?? []).map((o) => o.name),
+    );
   }
 
   /**
@@ -142,11 +121,9 @@ export class OnnxModelRunner {
         ),
       );
     }
-    const call = this.#runChunks(values);
-    this.#inFlight.add(call);
-    const forget = () => this.#inFlight.delete(call);
-    call.then(forget, forget);
-    return call;
+    return this.merged
+      .run([{ prefix: PART, rows: values, count: values.length / featureCount }])
+      .then((out) => out.get(PART) as OnnxTypedResult);
   }
 
   /** Runs a batch given as rows (numbers are rounded to float32, as the model computes in float32). */
@@ -163,52 +140,10 @@ export class OnnxModelRunner {
 
   /** Waits for runs in flight, then frees the native session. Later runs reject. Idempotent. */
   async close(): Promise<void> {
-    if (this.#closed) return;
     this.#closed = true;
-    await Promise.allSettled([...this.#inFlight]);
-    await this.#session.release();
-  }
-
-  async #runChunks(values: Float32Array): Promise<OnnxTypedResult> {
-    const rows = values.length / this.featureCount;
-    if (rows <= this.#maxRowsPerRun) return this.#runOnce(values, rows);
-    const result: OnnxTypedResult = {};
-    const parts: OnnxTypedResult[] = [];
-    for (let start = 0; start < rows; start += this.#maxRowsPerRun) {
-      const end = Math.min(rows, start + this.#maxRowsPerRun);
-      parts.push(
-        await this.#runOnce(values.subarray(start * this.featureCount, end * this.featureCount), end - start),
-      );
-    }
-    for (const name of this.outputNames) {
-      const joined = new Float64Array(parts.reduce((n, part) => n + part[name].length, 0));
-      let at = 0;
-      for (const part of parts) {
-        joined.set(part[name], at);
-        at += part[name].length;
-      }
-      result[name] = joined;
-    }
-    return result;
-  }
-
-  async #runOnce(chunk: Float32Array, rows: number): Promise<OnnxTypedResult> {
-    const feeds = { [this.inputName]: new ort.Tensor("float32", chunk, [rows, this.featureCount]) };
-    let outputs: ort.InferenceSession.OnnxValueMapType;
-    try {
-      outputs = await this.#session.run(feeds);
-    } catch (cause) {
-      throw new OnnxInferenceError(`ONNX Runtime failed to run the model: ${messageOf(cause)}`, { cause });
-    }
-    const result: OnnxTypedResult = {};
-    for (const name of this.outputNames) {
-      const data = outputs[name].data;
-      // Jobsight's models give float32, served as they are; other outputs become exact doubles.
-      result[name] =
-        data instanceof Float32Array || data instanceof Float64Array
-          ? data
-          : Float64Array.from(data as ArrayLike<number>, Number);
-    }
-    return result;
+    await this.merged.close();
   }
 }
+
+/** The name the single model takes inside its merged session (outputs come back by their own names). */
+const PART = "model";
