@@ -96,10 +96,11 @@ export function prepareSamples(
   options: PrepareSamplesOptions = {},
 ): PreparedSamples {
   const rows = samples.map(sampleRow);
-  if (options.flavour === "timescale") return { count: samples.length, copyText: copyTextBuffer(rows) };
+  const prepared: PreparedSamples = { count: samples.length, copyText: copyTextBuffer(rows) };
+  if (options.flavour === "timescale") return prepared;
   const hourly = hourlySummaryParameters(rows);
   // The days are those of the hour buckets: a few per batch, parsed once each (hours never
   // straddle a day), rather than every sample's time parsed a second time.
   const days = new Set((hourly[0] as string[]).map((bucket) => utcDay(Date.parse(bucket))));
-  return { count: samples.length, copyText: copyTextBuffer(rows), hourly, days: [...days] };
+  return { ...prepared, hourly, days: [...days] };
 }

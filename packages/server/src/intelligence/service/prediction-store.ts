@@ -1,7 +1,7 @@
 import type { JobSpec, Prediction, ResourcePrediction } from "@jobsight/schemas";
 import type pg from "pg";
 import { copyBuffer } from "../../data-plane/copy-rows.js";
-import { type CopyValue, copyTextBuffer } from "../../data-plane/copy-text.js";
+import type { CopyValue } from "../../data-plane/copy-text.js";
 import { query, withTransaction } from "../../data-plane/database.js";
 import { isUniqueViolation } from "../../data-plane/pg-errors.js";
 
@@ -107,20 +107,12 @@ export function predictionCopyRows(items: readonly RecordedPrediction[]): CopyVa
   ]);
 }
 
-/**
- * Recorded predictions as COPY text for {@link insertPredictionText}: one line per prediction,
- * in order, each ending in the only raw newline it holds (COPY escapes those inside fields).
- */
-export function predictionCopyText(items: readonly RecordedPrediction[]): Buffer {
-  // A prediction's line is 2 to 3 KiB (its spec and served resources as JSON).
-  return copyTextBuffer(predictionCopyRows(items), PREDICTION_LINE_BYTES);
-}
-
-/** About how long one prediction's COPY line is, to size buffers. */
+/** About how long one prediction's COPY line is (its spec and served resources as JSON), to size buffers. */
 export const PREDICTION_LINE_BYTES = 3072;
 
 /**
- * Writes predictions given as {@link predictionCopyText} (one buffer or several) in one transaction. Rows that cannot be
+ * Writes predictions given as COPY text of {@link predictionCopyRows} (one buffer or several, one
+ * line per prediction) in one transaction. Rows that cannot be
  * there already (fresh ids, no idempotency key: `mayRepeat` false) are copied straight into the
  * table; a batch with a sender's key, or one that may have been committed before (a retry after a
  * lost answer), goes through a staging table and one insert that skips what is there (the first
