@@ -1,4 +1,5 @@
 import type { UsageSample } from "@jobsight/schemas";
+import type { BufferPool } from "./buffer-pool.js";
 import { type CopyValue, copyTextBuffer } from "./copy-text.js";
 import { hourlySummaryParameters } from "./hourly-summary.js";
 import type { StorageFlavour } from "./migration-files.js";
@@ -81,6 +82,11 @@ export type PrepareSamplesOptions = {
    * @default "plain"
    */
   flavour?: StorageFlavour;
+  /**
+   * Where the COPY text's buffer comes from: the caller gives it back once the batch is stored.
+   * @default a buffer of its own
+   */
+  buffers?: BufferPool;
 };
 
 /**
@@ -96,7 +102,10 @@ export function prepareSamples(
   options: PrepareSamplesOptions = {},
 ): PreparedSamples {
   const rows = samples.map(sampleRow);
-  const prepared: PreparedSamples = { count: samples.length, copyText: copyTextBuffer(rows) };
+  const prepared: PreparedSamples = {
+    count: samples.length,
+    copyText: copyTextBuffer(rows, 1024, options.buffers),
+  };
   if (options.flavour === "timescale") return prepared;
   const hourly = hourlySummaryParameters(rows);
   // The days are those of the hour buckets: a few per batch, parsed once each (hours never

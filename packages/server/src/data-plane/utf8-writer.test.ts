@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { BufferPool } from "./buffer-pool.js";
 import { Utf8Writer } from "./utf8-writer.js";
 
 describe("Utf8Writer", () => {
@@ -19,5 +20,23 @@ describe("Utf8Writer", () => {
 
   it("is empty when nothing was written", () => {
     expect(new Utf8Writer(0).bytes().length).toBe(0);
+  });
+});
+
+describe("Utf8Writer with a pool", () => {
+  it("takes its buffers from the pool, keeps what grew out of use, and gives the last back", () => {
+    const pool = new BufferPool({ minBytes: 64 });
+    const out = new Utf8Writer(64, pool);
+    const first = out.bytes().buffer;
+    out.write("x".repeat(100));
+    expect(out.bytes().buffer).not.toBe(first);
+    expect(out.bytes().toString()).toBe("x".repeat(100));
+    // The first buffer may still be read through a view taken before it grew: not reused.
+    expect(pool.pooledBytes).toBe(0);
+    const last = out.bytes().buffer;
+    out.release();
+    expect(out.length).toBe(0);
+    expect(pool.pooledBytes).toBe(last.byteLength);
+    expect(new Utf8Writer(100, pool).bytes().buffer).toBe(last);
   });
 });

@@ -1,3 +1,5 @@
+import type { BufferPool } from "./buffer-pool.js";
+
 /**
  * UTF-8 text written piece after piece into one buffer, grown by doubling: for callers that make
  * a large body from many strings (COPY text, a batch answer), where joining the strings first
@@ -14,10 +16,16 @@
 export class Utf8Writer {
   #out: Buffer;
   #length = 0;
+  readonly #pool: BufferPool | undefined;
 
-  /** @param bytes the first size of the buffer: what the caller expects to write, if it knows. */
-  constructor(bytes: number) {
-    this.#out = Buffer.allocUnsafeSlow(Math.max(64, bytes));
+  /**
+   * @param bytes the first size of the buffer: what the caller expects to write, if it knows.
+   * @param pool where buffers come from (and the last one goes back to, on `release()`); without
+   *   one, each is allocated.
+   */
+  constructor(bytes: number, pool?: BufferPool) {
+    this.#pool = pool;
+    this.#out = pool ? pool.take(bytes) : Buffer.allocUnsafeSlow(Math.max(64, bytes));
   }
 
   /** Appends `text`, growing the buffer when it may not fit. */
@@ -28,7 +36,9 @@ export class Utf8Writer {
     if (text.length * 3 > room) {
       const needed = Buffer.byteLength(text);
       if (needed > room) {
-        const grown = Buffer.allocUnsafeSlow(Math.max(this.#out.length * 2, this.#length + needed));
+        const size = Math.max(this.#out.length * 2, this.#length + needed);
+        // The buffer left behind is not given back to the pool: a view of it may still be read.
+        const grown = this.#pool ? this.#pool.take(size) : Buffer.allocUnsafeSlow(size);
         this.#out.copy(grown, 0, 0, this.#length);
         this.#out = grown;
       }
@@ -45,4 +55,16 @@ export class Utf8Writer {
   bytes(): Buffer {
     return this.#out.subarray(0, this.#length);
   }
+
+  /**
+   * Gives the buffer back to the pool it came from, once nothing reads what was written (no view
+   * from `bytes()` is used afterwards). The writer is empty after, and must not be written to.
+   */
+  release(): void {
+    this.#pool?.give(this.#out);
+    this.#out = EMPTY;
+    this.#length = 0;
+  }
 }
+
+const EMPTY = Buffer.alloc(0);

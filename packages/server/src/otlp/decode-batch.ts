@@ -17,6 +17,12 @@ export type DecodedBatch = {
   prepared: PreparedSamples;
   /** Data points rejected, and why in one sentence (empty when none). */
   rejected: { count: number; description: string };
+  /**
+   * Gives the COPY text's buffer back to where it came from, for a later batch: call it once the
+   * batch is stored (committed), never before, and not after a failed write (the connection may
+   * still hold it). Absent when the buffer is the batch's own.
+   */
+  release?: () => void;
 };
 
 /**

@@ -72,6 +72,48 @@ describe("OtlpDecodePool", () => {
     }
   });
 
+  it("moves a body it may take instead of copying it, and copies a view into a larger buffer", async () => {
+    const workers = pool(1);
+    const samples = Array.from({ length: 20 }, (_, i) => sample(i));
+    const expected = Buffer.from(decodeBatch(body(samples), "protobuf", { cluster: "hpc1" }).prepared.copyText);
+    const own = body(samples);
+    const moved = await workers.decode(own, "protobuf", { cluster: "hpc1" }, { transfer: true });
+    expect(Buffer.from(moved.prepared.copyText).equals(expected)).toBe(true);
+    expect(own.byteLength).toBe(0);
+    // A view into a larger buffer (a shared pool's slice) stays the caller's even when offered.
+    const encoded = body(samples);
+    const larger = new Uint8Array(encoded.byteLength + 16);
+    larger.set(encoded, 8);
+    const view = larger.subarray(8, 8 + encoded.byteLength);
+    const copied = await workers.decode(view, "protobuf", { cluster: "hpc1" }, { transfer: true });
+    expect(Buffer.from(copied.prepared.copyText).equals(expected)).toBe(true);
+    expect(view.byteLength).toBe(encoded.byteLength);
+  });
+
+  it("takes a stored batch's COPY buffer back for the next batch, on a worker and inline", async () => {
+    const samples = Array.from({ length: 30 }, (_, i) => sample(i));
+    const expected = Buffer.from(decodeBatch(body(samples), "protobuf", { cluster: "hpc1" }).prepared.copyText);
+    const inline = pool(0);
+    const first = await inline.decode(body(samples), "protobuf", { cluster: "hpc1" });
+    const buffer = first.prepared.copyText.buffer;
+    first.release?.();
+    const second = await inline.decode(body(samples), "protobuf", { cluster: "hpc1" });
+    expect(second.prepared.copyText.buffer).toBe(buffer);
+    expect(Buffer.from(second.prepared.copyText).equals(expected)).toBe(true);
+
+    const workers = pool(1);
+    const a = await workers.decode(body(samples), "protobuf", { cluster: "hpc1" });
+    const handed = a.prepared.copyText.buffer;
+    a.release?.();
+    // Moved back to the worker: nothing of it is left here to be read by mistake.
+    expect(handed.byteLength).toBe(0);
+    for (let i = 0; i < 3; i++) {
+      const next = await workers.decode(body(samples), "protobuf", { cluster: "hpc1" });
+      expect(Buffer.from(next.prepared.copyText).equals(expected)).toBe(true);
+      next.release?.();
+    }
+  });
+
   it("fails a body that does not decode with the decoder's own error, and goes on", async () => {
     const bad = Uint8Array.of(0x0a, 0x05, 0x01);
     let inline: unknown;

@@ -5,10 +5,11 @@ import {
   type OtlpHttpEncoding,
 } from "@jobsight/otel-bridge";
 import type { StorageFlavour } from "../data-plane/migration-files.js";
+import { BufferPool } from "../data-plane/buffer-pool.js";
 import { InternalError } from "../errors.js";
 import { startModuleWorker } from "../workers/start-module-worker.js";
 import { type DecodedBatch, decodeBatch } from "./decode-batch.js";
-import type { DecodeAnswer, DecodeRequest } from "./otlp-decode-worker.js";
+import type { DecodeAnswer, DecodeRequest, GiveBackRequest } from "./otlp-decode-worker.js";
 import type { OtlpLogger } from "./otlp-logger.js";
 
 /** Options of {@link OtlpDecodePool}. */
@@ -56,6 +57,8 @@ export class OtlpDecodePool {
   #nextId = 1;
   #inline = false;
   #closed = false;
+  /** COPY text buffers of exports decoded on the calling thread (workers have their own). */
+  readonly #buffers = new BufferPool();
 
   constructor(options: OtlpDecodePoolOptions = {}) {
     this.threads = Math.max(0, Math.floor(options.threads ?? 0));
@@ -65,8 +68,10 @@ export class OtlpDecodePool {
   }
 
   /**
-   * Decodes one export for the sender's cluster. The bytes are copied to the worker; the caller
-   * keeps its buffer.
+   * Decodes one export for the sender's cluster. The bytes are copied to the worker, unless
+   * `transfer` is set: then a body that is a whole buffer of its own (not a view into a larger
+   * one) is moved there instead, and the caller must not use it afterwards. Call the batch's
+   * `release()` once it is stored.
    *
    * @throws {OtlpDecodeError} for a body that does not decode; {@link InternalError} when the
    *   worker holding it died.
@@ -75,28 +80,35 @@ export class OtlpDecodePool {
     body: Uint8Array,
     encoding: OtlpHttpEncoding,
     options: DecodeObservationsOptions,
+    { transfer = false }: { transfer?: boolean } = {},
   ): Promise<DecodedBatch> {
     const slot = this.threads > 0 && !this.#inline && !this.#closed ? this.#leastBusy() : undefined;
     if (!slot) {
       try {
-        return Promise.resolve(decodeBatch(body, encoding, options, { flavour: this.#flavour }));
+        const buffers = this.#buffers;
+        const batch = decodeBatch(body, encoding, options, { flavour: this.#flavour, buffers });
+        const text = batch.prepared.copyText;
+        batch.release = () => buffers.give(Buffer.from(text.buffer));
+        return Promise.resolve(batch);
       } catch (error) {
         return Promise.reject(error);
       }
     }
     const id = this.#nextId++;
-    // A copy the worker owns: the caller's buffer may be a slice of a shared pool.
-    const copy = new Uint8Array(body);
+    // The worker owns what it is sent: a body that is a view into a larger buffer (a shared
+    // pool's) or one the caller keeps is copied.
+    const whole = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength;
+    const bytes = transfer && whole ? body : new Uint8Array(body);
     const request: DecodeRequest = {
       id,
-      body: copy,
+      body: bytes,
       encoding,
       cluster: options.cluster ?? "",
       flavour: this.#flavour,
     };
     return new Promise<DecodedBatch>((resolve, reject) => {
       slot.pending.set(id, { resolve, reject });
-      slot.worker.postMessage(request, [copy.buffer as ArrayBuffer]);
+      slot.worker.postMessage(request, [bytes.buffer as ArrayBuffer]);
     });
   }
 
@@ -139,7 +151,17 @@ export class OtlpDecodePool {
       const pending = slot.pending.get(answer.id);
       if (!pending) return;
       slot.pending.delete(answer.id);
-      if (answer.ok) pending.resolve(answer.batch);
+      if (answer.ok) {
+        const text = answer.batch.prepared.copyText.buffer as ArrayBuffer;
+        answer.batch.release = () => {
+          // A worker that ended meanwhile takes nothing back: its replacement has a pool of its own.
+          if (this.#slots[index] === slot) {
+            const give: GiveBackRequest = { give: text };
+            slot.worker.postMessage(give, [text]);
+          }
+        };
+        pending.resolve(answer.batch);
+      }
       else if (answer.decode) pending.reject(new OtlpDecodeError(answer.decode.code, answer.decode.message));
       else
         pending.reject(new InternalError(Object.assign(new Error(answer.message), { stack: answer.stack })));

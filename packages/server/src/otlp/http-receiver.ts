@@ -131,7 +131,8 @@ export async function startHttpReceiver(options: HttpReceiverOptions): Promise<H
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       const outcome = await ingest.export(principal, async (options) => {
         const body = await inflateOtlpBody(raw, request.headers["content-encoding"], maxBytes);
-        return ingest.decode(body, encoding, options);
+        // The body is not read again: a decode worker may take it rather than a copy.
+        return ingest.decode(body, encoding, options, { transfer: true });
       });
       log?.debug(
         { transport: "http", ms: performance.now() - started, ...outcome, response: undefined },

@@ -131,8 +131,9 @@ export class OtlpIngest {
     this.#inFlight++;
     try {
       return await this.#options.ingestGate.run(async () => {
-        const { prepared, rejected } = await decode({ cluster: principal.cluster });
+        const { prepared, rejected, release } = await decode({ cluster: principal.cluster });
         const stored = await this.#options.storage.samples.insertPrepared(prepared);
+        release?.();
         return {
           response: createExportMetricsResponse(rejected.count, rejected.description),
           accepted: stored.accepted,
@@ -155,8 +156,9 @@ export class OtlpIngest {
     body: Uint8Array,
     encoding: OtlpHttpEncoding,
     options: DecodeObservationsOptions,
+    handover: { transfer?: boolean } = {},
   ): Promise<DecodedBatch> {
-    return this.#decoder.decode(body, encoding, options);
+    return this.#decoder.decode(body, encoding, options, handover);
   }
 
   /** Ends the decode workers (after {@link drained}). */

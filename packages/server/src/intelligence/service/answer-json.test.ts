@@ -1,5 +1,6 @@
 import type { Prediction, ResourcePrediction } from "@jobsight/schemas";
 import { describe, expect, it } from "vitest";
+import { BufferPool } from "../../data-plane/buffer-pool.js";
 import { type AnswerCommon, AnswerJson, answerBatchJson, answerText } from "./answer-json.js";
 
 const resources: ResourcePrediction[] = [
@@ -70,10 +71,30 @@ describe("answerBatchJson", () => {
     const json = new AnswerJson(live);
     const answers = ["alice", "zoë", "用户", "😀".repeat(300)].map((user, i) => answer(live, i, user));
     for (const a of answers.slice(0, 3)) json.remember(a, JSON.stringify(a.resources));
-    expect(answerBatchJson(answers).equals(Buffer.from(JSON.stringify({ predictions: answers })))).toBe(true);
+    expect(
+      answerBatchJson(answers)
+        .bytes()
+        .equals(Buffer.from(JSON.stringify({ predictions: answers }))),
+    ).toBe(true);
   });
 
   it("writes an empty batch", () => {
-    expect(answerBatchJson([]).toString()).toBe('{"predictions":[]}');
+    expect(answerBatchJson([]).bytes().toString()).toBe('{"predictions":[]}');
+  });
+
+  it("writes into a pooled buffer given back once sent, and the next answer is whole in it", () => {
+    // Both answers fit the pool's smallest size class (64 KiB).
+    const pool = new BufferPool();
+    const first = answerBatchJson(
+      Array.from({ length: 20 }, (_, i) => answer(live, i, "alice")),
+      pool,
+    );
+    const buffer = first.bytes().buffer;
+    first.release();
+    expect(pool.pooledBytes).toBe(buffer.byteLength);
+    const answers = Array.from({ length: 3 }, (_, i) => answer(live, i, "bob"));
+    const second = answerBatchJson(answers, pool);
+    expect(second.bytes().buffer).toBe(buffer);
+    expect(second.bytes().toString()).toBe(JSON.stringify({ predictions: answers }));
   });
 });

@@ -1,4 +1,5 @@
 import type { Prediction } from "@jobsight/schemas";
+import type { BufferPool } from "../../data-plane/buffer-pool.js";
 import { Utf8Writer } from "../../data-plane/utf8-writer.js";
 
 /**
@@ -54,8 +55,16 @@ export function answerText(answer: Prediction): string {
  * The JSON of a batch answer (`PredictionBatch`) as UTF-8 bytes, each answer written into one
  * buffer as soon as its text is at hand: joining a megabyte-sized string first and encoding it
  * afterwards costs several times as much (the join, its length in bytes, then the encoding).
+ * With a `pool`, the buffer comes from it: the caller gives it back (`release()`) once sent.
+ *
+ * @example
+ * ```ts
+ * const out = answerBatchJson(predictions, pool);
+ * reply.raw.once("finish", () => out.release());
+ * return out.bytes();
+ * ```
  */
-export function answerBatchJson(answers: readonly Prediction[]): Buffer {
+export function answerBatchJson(answers: readonly Prediction[], pool?: BufferPool): Utf8Writer {
   const parts: string[] = new Array(answers.length);
   // Sized for ASCII, which answers almost always are; grown when a text has wider characters.
   let size = 32;
@@ -63,9 +72,9 @@ export function answerBatchJson(answers: readonly Prediction[]): Buffer {
     parts[i] = i === 0 ? answerText(answers[i]) : `,${answerText(answers[i])}`;
     size += parts[i].length;
   }
-  const out = new Utf8Writer(size + (size >> 6));
+  const out = new Utf8Writer(size + (size >> 6), pool);
   out.write(`{"predictions":[`);
   for (const part of parts) out.write(part);
   out.write("]}");
-  return out.bytes();
+  return out;
 }

@@ -1,6 +1,7 @@
 import type { Prediction } from "@jobsight/schemas";
 import type pg from "pg";
 import { copyTextInto } from "../../data-plane/copy-text.js";
+import { BufferPool } from "../../data-plane/buffer-pool.js";
 import { Utf8Writer } from "../../data-plane/utf8-writer.js";
 import { answerText } from "./answer-json.js";
 import {
@@ -42,14 +43,17 @@ type Pending = {
   /** Sender's idempotency key with its cluster and user (`refKey`), if one was given. */
   key: string | undefined;
   /** Its line of COPY text: bytes `[start, end)` of a segment shared with others recorded near it. */
-  segment: Utf8Writer;
+  segment: Segment;
   start: number;
   end: number;
 };
 
+/** COPY lines of predictions recorded one after the other, and how many of them still wait. */
+type Segment = { text: Utf8Writer; waiting: number };
+
 // Lines are appended to a segment until it is full: a buffer per call cost a single prediction
-// more to allocate (~10 µs) than to encode. A segment is freed once its lines are written and a
-// newer one took its place, so it is small: a large batch gets a segment of its own size.
+// more to allocate (~10 µs) than to encode. A segment's buffer goes back to the pool once its
+// lines are written and a newer one took its place; a large batch gets a segment of its own size.
 const SEGMENT_BYTES = 64 * 1024;
 
 /**
@@ -73,8 +77,11 @@ export class PredictionRecorder {
   #pending: Pending[] = [];
   readonly #byId = new Map<string, Pending>();
   readonly #byKey = new Map<string, Pending>();
-  #segment: Utf8Writer | undefined;
+  #segment: Segment | undefined;
   #segmentRoom = 0;
+  /** Segments none of whose lines wait any more, given back to the pool when no write reads them. */
+  #retired: Segment[] = [];
+  readonly #buffers = new BufferPool();
   #writing: Promise<void> | undefined;
   readonly #timer: NodeJS.Timeout;
   readonly #options: Required<Omit<PredictionRecorderOptions, "onError">> &
@@ -107,14 +114,16 @@ export class PredictionRecorder {
   record(items: readonly RecordedPrediction[]): void {
     if (items.length === 0) return;
     const expected = items.length * PREDICTION_LINE_BYTES;
-    if (!this.#segment || this.#segment.length + expected > this.#segmentRoom) {
+    if (!this.#segment || this.#segment.text.length + expected > this.#segmentRoom) {
+      if (this.#segment?.waiting === 0) this.#retired.push(this.#segment);
       this.#segmentRoom = Math.max(SEGMENT_BYTES, expected);
-      this.#segment = new Utf8Writer(this.#segmentRoom);
+      this.#segment = { text: new Utf8Writer(this.#segmentRoom, this.#buffers), waiting: 0 };
     }
     const segment = this.#segment;
-    let start = segment.length;
-    copyTextInto(segment, predictionCopyRows(items));
-    const text = segment.bytes();
+    let start = segment.text.length;
+    copyTextInto(segment.text, predictionCopyRows(items));
+    segment.waiting += items.length;
+    const text = segment.text.bytes();
     for (const item of items) {
       const end = text.indexOf(NEWLINE, start) + 1;
       const pending: Pending = {
@@ -134,6 +143,7 @@ export class PredictionRecorder {
     if (over > 0) {
       for (const item of this.#pending.splice(0, over)) this.#forget(item);
       this.dropped += over;
+      this.#releaseRetired();
     }
     if (this.#pending.length >= this.#options.maxBatch) void this.#tick();
   }
@@ -185,6 +195,17 @@ export class PredictionRecorder {
   #forget(item: Pending): void {
     this.#byId.delete(item.id);
     if (item.key !== undefined && this.#byKey.get(item.key) === item) this.#byKey.delete(item.key);
+    if (--item.segment.waiting === 0 && item.segment !== this.#segment) this.#retired.push(item.segment);
+  }
+
+  /**
+   * Gives retired segments' buffers back, unless a write is under way: it may be sending lines
+   * of a segment whose predictions were dropped meanwhile.
+   */
+  #releaseRetired(): void {
+    if (this.#writing) return;
+    for (const segment of this.#retired) segment.text.release();
+    this.#retired = [];
   }
 
   #write(): Promise<void> {
@@ -203,6 +224,7 @@ export class PredictionRecorder {
     this.#writing = write;
     const clear = () => {
       if (this.#writing === write) this.#writing = undefined;
+      this.#releaseRetired();
     };
     write.then(clear, clear);
     return write;
@@ -227,7 +249,7 @@ function copyTextOf(batch: readonly Pending[]): Buffer[] {
     )
       j++;
     // A view of the segment as it is now: it may have grown (moved) since these were recorded.
-    parts.push(batch[i].segment.bytes().subarray(batch[i].start, batch[j].end));
+    parts.push(batch[i].segment.text.bytes().subarray(batch[i].start, batch[j].end));
     i = j + 1;
   }
   return parts;
