@@ -75,7 +75,9 @@ describe("OtlpDecodePool", () => {
   it("moves a body it may take instead of copying it, and copies a view into a larger buffer", async () => {
     const workers = pool(1);
     const samples = Array.from({ length: 20 }, (_, i) => sample(i));
-    const expected = Buffer.from(decodeBatch(body(samples), "protobuf", { cluster: "hpc1" }).prepared.copyText);
+    const expected = Buffer.from(
+      decodeBatch(body(samples), "protobuf", { cluster: "hpc1" }).prepared.copyText,
+    );
     const own = body(samples);
     const moved = await workers.decode(own, "protobuf", { cluster: "hpc1" }, { transfer: true });
     expect(Buffer.from(moved.prepared.copyText).equals(expected)).toBe(true);
@@ -92,7 +94,9 @@ describe("OtlpDecodePool", () => {
 
   it("takes a stored batch's COPY buffer back for the next batch, on a worker and inline", async () => {
     const samples = Array.from({ length: 30 }, (_, i) => sample(i));
-    const expected = Buffer.from(decodeBatch(body(samples), "protobuf", { cluster: "hpc1" }).prepared.copyText);
+    const expected = Buffer.from(
+      decodeBatch(body(samples), "protobuf", { cluster: "hpc1" }).prepared.copyText,
+    );
     const inline = pool(0);
     const first = await inline.decode(body(samples), "protobuf", { cluster: "hpc1" });
     const buffer = first.prepared.copyText.buffer;

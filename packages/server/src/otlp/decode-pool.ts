@@ -4,8 +4,8 @@ import {
   OtlpDecodeError,
   type OtlpHttpEncoding,
 } from "@jobsight/otel-bridge";
-import type { StorageFlavour } from "../data-plane/migration-files.js";
 import { BufferPool } from "../data-plane/buffer-pool.js";
+import type { StorageFlavour } from "../data-plane/migration-files.js";
 import { InternalError } from "../errors.js";
 import { startModuleWorker } from "../workers/start-module-worker.js";
 import { type DecodedBatch, decodeBatch } from "./decode-batch.js";
@@ -161,8 +161,8 @@ export class OtlpDecodePool {
           }
         };
         pending.resolve(answer.batch);
-      }
-      else if (answer.decode) pending.reject(new OtlpDecodeError(answer.decode.code, answer.decode.message));
+      } else if (answer.decode)
+        pending.reject(new OtlpDecodeError(answer.decode.code, answer.decode.message));
       else
         pending.reject(new InternalError(Object.assign(new Error(answer.message), { stack: answer.stack })));
     });

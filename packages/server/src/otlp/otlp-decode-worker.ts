@@ -1,7 +1,7 @@
 import { parentPort } from "node:worker_threads";
 import { OtlpDecodeError, type OtlpHttpEncoding } from "@jobsight/otel-bridge";
-import type { StorageFlavour } from "../data-plane/migration-files.js";
 import { BufferPool } from "../data-plane/buffer-pool.js";
+import type { StorageFlavour } from "../data-plane/migration-files.js";
 import { decodeBatch } from "./decode-batch.js";
 
 /** A body to decode, its bytes transferred to the worker. */

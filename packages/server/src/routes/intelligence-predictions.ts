@@ -1,7 +1,7 @@
 import type { FieldError, JobSpec, PredictionBatchRequest, PredictionRequest } from "@jobsight/schemas";
 import { BufferPool } from "../data-plane/buffer-pool.js";
 import { ForbiddenError, NotFoundError } from "../errors.js";
-import { answerBatchJson, answerText } from "../intelligence/service/answer-json.js";
+import { answerText, BatchAnswerJson } from "../intelligence/service/answer-json.js";
 import type { IntelligenceService } from "../intelligence/service/intelligence-service.js";
 import type { Principal } from "../plugins/auth/principal.js";
 import { readScope } from "./access.js";
@@ -64,9 +64,10 @@ export function predictionRoutes(service: IntelligenceService): RouteHandlers {
         body.requests.map((r) => r.spec),
         (i) => `/requests/${i}/spec`,
       );
-      const predictions = await service.predict(body.requests, principal?.user ?? "unknown");
+      const batch = new BatchAnswerJson(body.requests.length, ANSWER_BUFFERS);
+      await service.predictEach(body.requests, principal?.user ?? "unknown", (a) => batch.add(a));
       reply.type(JSON_TYPE);
-      const out = answerBatchJson(predictions, ANSWER_BUFFERS);
+      const out = batch.finish();
       // Once sent (handed to the socket): a connection closed before keeps its buffer to itself.
       reply.raw.once("finish", () => out.release());
       return out.bytes();

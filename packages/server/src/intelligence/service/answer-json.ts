@@ -51,30 +51,50 @@ export function answerText(answer: Prediction): string {
   return texts.get(answer) ?? JSON.stringify(answer);
 }
 
+/** About how long one answer's JSON is (five resources with their evidence), to size buffers. */
+const ANSWER_BYTES = 1600;
+
 /**
  * The JSON of a batch answer (`PredictionBatch`) as UTF-8 bytes, each answer written into one
- * buffer as soon as its text is at hand: joining a megabyte-sized string first and encoding it
- * afterwards costs several times as much (the join, its length in bytes, then the encoding).
- * With a `pool`, the buffer comes from it: the caller gives it back (`release()`) once sent.
+ * buffer as soon as its text is at hand (so a batch's answers need not be kept until the end):
+ * joining a megabyte-sized string first and encoding it afterwards costs several times as much
+ * (the join, its length in bytes, then the encoding). With a `pool`, the buffer comes from it:
+ * the caller gives it back (`release()` of {@link finish}'s writer) once sent.
  *
  * @example
  * ```ts
- * const out = answerBatchJson(predictions, pool);
+ * const batch = new BatchAnswerJson(requests.length, pool);
+ * for (const answer of answers) batch.add(answer);
+ * const out = batch.finish();
  * reply.raw.once("finish", () => out.release());
  * return out.bytes();
  * ```
  */
-export function answerBatchJson(answers: readonly Prediction[], pool?: BufferPool): Utf8Writer {
-  const parts: string[] = new Array(answers.length);
-  // Sized for ASCII, which answers almost always are; grown when a text has wider characters.
-  let size = 32;
-  for (let i = 0; i < answers.length; i++) {
-    parts[i] = i === 0 ? answerText(answers[i]) : `,${answerText(answers[i])}`;
-    size += parts[i].length;
+export class BatchAnswerJson {
+  readonly #out: Utf8Writer;
+  #count = 0;
+
+  /** @param expected answers the batch will hold, to size the buffer. */
+  constructor(expected: number, pool?: BufferPool) {
+    // Sized for ASCII answers of the usual length, which they almost always are; grown otherwise.
+    this.#out = new Utf8Writer(32 + expected * ANSWER_BYTES, pool);
+    this.#out.write(`{"predictions":[`);
   }
-  const out = new Utf8Writer(size + (size >> 6), pool);
-  out.write(`{"predictions":[`);
-  for (const part of parts) out.write(part);
-  out.write("]}");
-  return out;
+
+  add(answer: Prediction): void {
+    this.#out.write(this.#count++ === 0 ? answerText(answer) : `,${answerText(answer)}`);
+  }
+
+  /** The batch's JSON, complete; nothing more may be added. */
+  finish(): Utf8Writer {
+    this.#out.write("]}");
+    return this.#out;
+  }
+}
+
+/** The JSON of a batch answer from its answers (see {@link BatchAnswerJson}). */
+export function answerBatchJson(answers: readonly Prediction[], pool?: BufferPool): Utf8Writer {
+  const batch = new BatchAnswerJson(answers.length, pool);
+  for (const answer of answers) batch.add(answer);
+  return batch.finish();
 }

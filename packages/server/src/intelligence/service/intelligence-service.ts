@@ -11,7 +11,7 @@ import { diagnose } from "../diagnosis/diagnose.js";
 import { addProse } from "../diagnosis/llm-adapter.js";
 import { buildAccuracyReport } from "./accuracy-report.js";
 import { ActiveModel } from "./active-model.js";
-import { answerRequests } from "./answer-requests.js";
+import { answerEach, answerRequests } from "./answer-requests.js";
 import { BackgroundLoop } from "./background-loop.js";
 import { COMPARISON_THRESHOLDS } from "./compare-backtests.js";
 import { loadDiagnosisInput } from "./diagnosis-input.js";
@@ -145,6 +145,19 @@ export class IntelligenceService {
   async predict(requests: readonly PredictionRequest[], requestedBy: string): Promise<Prediction[]> {
     await this.#whenReady();
     return answerRequests(requests, this.#recorder, this.#context(requestedBy));
+  }
+
+  /**
+   * {@link predict}, each answer handed to `each` in request order as soon as it is made (a
+   * large batch a slice at a time), for a caller that writes answers out rather than keeping them.
+   */
+  async predictEach(
+    requests: readonly PredictionRequest[],
+    requestedBy: string,
+    each: (answer: Prediction) => void,
+  ): Promise<void> {
+    await this.#whenReady();
+    await answerEach(requests, this.#recorder, this.#context(requestedBy), each);
   }
 
   /**

@@ -1,7 +1,7 @@
 import type { Prediction } from "@jobsight/schemas";
 import type pg from "pg";
-import { copyTextInto } from "../../data-plane/copy-text.js";
 import { BufferPool } from "../../data-plane/buffer-pool.js";
+import { copyTextInto } from "../../data-plane/copy-text.js";
 import { Utf8Writer } from "../../data-plane/utf8-writer.js";
 import { answerText } from "./answer-json.js";
 import {
@@ -38,8 +38,9 @@ export type PredictionRecorderOptions = {
 /** A prediction waiting to be written. */
 type Pending = {
   id: string;
-  /** The answer as JSON text: a reader by id or idempotency key gets it back parsed. */
-  answer: string;
+  /** Its answer as JSON: bytes `[answerStart, answerEnd)` of the segment's answers. */
+  answerStart: number;
+  answerEnd: number;
   /** Sender's idempotency key with its cluster and user (`refKey`), if one was given. */
   key: string | undefined;
   /** Its line of COPY text: bytes `[start, end)` of a segment shared with others recorded near it. */
@@ -48,8 +49,13 @@ type Pending = {
   end: number;
 };
 
-/** COPY lines of predictions recorded one after the other, and how many of them still wait. */
-type Segment = { text: Utf8Writer; waiting: number };
+/**
+ * COPY lines of predictions recorded one after the other, their answers' JSON (for readers while
+ * they wait), and how many of them still wait. Both outside the JavaScript heap: kept as strings
+ * until written (a few hundred milliseconds), the answers outlived the young generation and were
+ * copied into the old one, a kilobyte and a half per prediction for the full collector to mark.
+ */
+type Segment = { text: Utf8Writer; answers: Utf8Writer; waiting: number };
 
 // Lines are appended to a segment until it is full: a buffer per call cost a single prediction
 // more to allocate (~10 µs) than to encode. A segment's buffer goes back to the pool once its
@@ -117,7 +123,11 @@ export class PredictionRecorder {
     if (!this.#segment || this.#segment.text.length + expected > this.#segmentRoom) {
       if (this.#segment?.waiting === 0) this.#retired.push(this.#segment);
       this.#segmentRoom = Math.max(SEGMENT_BYTES, expected);
-      this.#segment = { text: new Utf8Writer(this.#segmentRoom, this.#buffers), waiting: 0 };
+      this.#segment = {
+        text: new Utf8Writer(this.#segmentRoom, this.#buffers),
+        answers: new Utf8Writer(this.#segmentRoom >> 1, this.#buffers),
+        waiting: 0,
+      };
     }
     const segment = this.#segment;
     let start = segment.text.length;
@@ -126,9 +136,12 @@ export class PredictionRecorder {
     const text = segment.text.bytes();
     for (const item of items) {
       const end = text.indexOf(NEWLINE, start) + 1;
+      const answerStart = segment.answers.length;
+      segment.answers.write(answerText(item.answer));
       const pending: Pending = {
         id: item.answer.id,
-        answer: answerText(item.answer),
+        answerStart,
+        answerEnd: segment.answers.length,
         key: idempotencyKeyOf(item),
         segment,
         start,
@@ -151,14 +164,14 @@ export class PredictionRecorder {
   /** A prediction by id: from memory while it waits, else from PostgreSQL. */
   async get(id: string): Promise<Prediction | undefined> {
     const waiting = this.#byId.get(id);
-    return waiting ? (JSON.parse(waiting.answer) as Prediction) : await findPrediction(this.pool, id);
+    return waiting ? answerOf(waiting) : await findPrediction(this.pool, id);
   }
 
   /** The predictions already made for idempotency keys (in order; undefined where none was). */
   async findIdempotent(refs: readonly IdempotencyRef[]): Promise<(Prediction | undefined)[]> {
     const out = refs.map((r) => {
       const waiting = this.#byKey.get(refKey(r.cluster, r.user, r.key));
-      return waiting ? (JSON.parse(waiting.answer) as Prediction) : undefined;
+      return waiting ? answerOf(waiting) : undefined;
     });
     const missing = out.flatMap((answer, i) => (answer === undefined ? [i] : []));
     const stored = await findIdempotentPredictions(
@@ -204,7 +217,10 @@ export class PredictionRecorder {
    */
   #releaseRetired(): void {
     if (this.#writing) return;
-    for (const segment of this.#retired) segment.text.release();
+    for (const segment of this.#retired) {
+      segment.text.release();
+      segment.answers.release();
+    }
     this.#retired = [];
   }
 
@@ -232,6 +248,10 @@ export class PredictionRecorder {
 }
 
 const NEWLINE = 0x0a;
+
+function answerOf(p: Pending): Prediction {
+  return JSON.parse(p.segment.answers.bytes().toString("utf8", p.answerStart, p.answerEnd)) as Prediction;
+}
 
 /**
  * The COPY text of waiting predictions (in queue order): those recorded together are adjacent in

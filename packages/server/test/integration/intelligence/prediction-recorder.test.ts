@@ -81,9 +81,11 @@ describe("prediction recorder over real PostgreSQL", () => {
   it("keeps each prediction readable by id while it waits and after it is written, documents as served", async () => {
     const recorder = new PredictionRecorder(s.storage.pool, { flushIntervalMs: 60_000 });
     const items = [recorded(), recorded(), recorded()];
+    // Characters beyond ASCII: the waiting answers are kept as UTF-8 bytes, read back by offset.
+    items[1].answer.notice = "modèle entraîné — 模型 😀";
     recorder.record(items);
     expect(recorder.pending).toBe(3);
-    expect(await recorder.get(items[1].answer.id)).toEqual(items[1].answer);
+    for (const item of items) expect(await recorder.get(item.answer.id)).toEqual(item.answer);
     await recorder.close();
     expect(recorder.written).toBe(3);
     expect(await recorder.get(items[1].answer.id)).toEqual(items[1].answer);
