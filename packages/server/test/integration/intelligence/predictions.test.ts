@@ -264,6 +264,55 @@ describe("intelligence service over real PostgreSQL, ONNX Runtime and a local ob
     expect(rows[0].n).toBe(2);
   });
 
+  it("answers a batch larger than a slice in request order, keys repeated across slices included", async () => {
+    // 300 requests: three slices of the service's 128. A key first used in the first slice comes
+    // back in the third; one already answered before the batch is found, not predicted again.
+    const before = (
+      await liveApp.inject({
+        method: "POST",
+        url: "/v1/predictions",
+        headers: bearer(TOKENS.platform),
+        payload: { spec: known[5], idempotencyKey: "slices-before" },
+      })
+    ).json() as Prediction;
+    const requests = known.slice(0, 300).map((spec, i) => {
+      if (i === 3 || i === 290) return { spec: known[3], idempotencyKey: "slices-first" };
+      if (i === 200) return { spec: known[5], idempotencyKey: "slices-before" };
+      return { spec };
+    });
+    const res = await liveApp.inject({
+      method: "POST",
+      url: "/v1/predictions/batch",
+      headers: bearer(TOKENS.platform),
+      payload: { requests },
+    });
+    expect(res.statusCode).toBe(200);
+    const answers = res.json().predictions as Prediction[];
+    expect(answers).toHaveLength(300);
+    answers.forEach((a, i) => {
+      expect(validators.Prediction.validate(a).ok).toBe(true);
+      expect(a.user).toBe(requests[i].spec.user);
+    });
+    expect(answers[290].id).toBe(answers[3].id);
+    expect(answers[200].id).toBe(before.id);
+    // 300 answers, one repeat inside the batch: 299 predictions (298 made now, one found).
+    expect(new Set(answers.map((a) => a.id)).size).toBe(299);
+    // Each one recorded once, and readable as answered.
+    await live.flush();
+    const ids = [...new Set(answers.map((a) => a.id))];
+    const { rows } = await f.fx.storage.pool.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM predictions WHERE id = ANY($1::text[])",
+      [ids],
+    );
+    expect(rows[0].n).toBe(299);
+    const read = await liveApp.inject({
+      method: "GET",
+      url: `/v1/predictions/${answers[250].id}`,
+      headers: bearer(TOKENS.platform),
+    });
+    expect(read.json()).toEqual(answers[250]);
+  });
+
   it("lets a researcher predict only their own jobs and read only their own predictions", async () => {
     const spec = { ...known[0], user: "alice" };
     const own = await liveApp.inject({
