@@ -206,6 +206,8 @@ export class PredictionRecorder {
   }
 
   #forget(item: Pending): void {
+    // Once only: a prediction dropped while its write was under way is forgotten again after it.
+    if (this.#byId.get(item.id) !== item) return;
     this.#byId.delete(item.id);
     if (item.key !== undefined && this.#byKey.get(item.key) === item) this.#byKey.delete(item.key);
     if (--item.segment.waiting === 0 && item.segment !== this.#segment) this.#retired.push(item.segment);

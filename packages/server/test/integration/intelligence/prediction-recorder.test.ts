@@ -120,6 +120,34 @@ describe("prediction recorder over real PostgreSQL", () => {
     for (const p of [...singles, ...batch]) expect(text.get(p.answer.id)).toBe(p.resourcesJson);
   });
 
+  it("keeps the lines still waiting in a buffer whose other predictions were dropped during a write", async () => {
+    const recorder = new PredictionRecorder(s.storage.pool, {
+      flushIntervalMs: 60_000,
+      maxBatch: 10,
+      maxPending: 30,
+    });
+    const first = Array.from({ length: 20 }, () => recorded());
+    recorder.record(first);
+    // A write of the first ten starts at once; then 25 more (a buffer of their own) push the
+    // fifteen oldest out while it is under way: ten of them being written, five never.
+    const flushed = recorder.flush();
+    const second = Array.from({ length: 25 }, () => recorded());
+    recorder.record(second);
+    expect(recorder.dropped).toBe(15);
+    await flushed;
+    const kept = [...first.slice(0, 10), ...first.slice(15), ...second];
+    // The five left of the first buffer were written whole after it (not lost with its drop).
+    for (const p of first.slice(15)) expect(await recorder.get(p.answer.id)).toEqual(p.answer);
+    const { rows } = await s.storage.pool.query<{ id: string; resources: string }>(
+      "SELECT id, resources::text AS resources FROM predictions WHERE id = ANY($1)",
+      [[...first, ...second].map((p) => p.answer.id)],
+    );
+    expect(rows.map((r) => r.id).sort()).toEqual(kept.map((p) => p.answer.id).sort());
+    const text = new Map(rows.map((r) => [r.id, r.resources]));
+    for (const p of kept) expect(text.get(p.answer.id)).toBe(p.resourcesJson);
+    await recorder.close();
+  });
+
   it("stores once a write that was committed and is sent again (its answer was lost)", async () => {
     const items = [recorded(), recorded()];
     const text = copyTextBuffer(predictionCopyRows(items));
