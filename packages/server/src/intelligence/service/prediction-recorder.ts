@@ -59,8 +59,11 @@ type Segment = { text: Utf8Writer; answers: Utf8Writer; waiting: number };
 
 // Lines are appended to a segment until it is full: a buffer per call cost a single prediction
 // more to allocate (~10 µs) than to encode. A segment's buffer goes back to the pool once its
-// lines are written and a newer one took its place; a large batch gets a segment of its own size.
-const SEGMENT_BYTES = 64 * 1024;
+// lines are written and a newer one took its place; a record larger than a segment gets one of
+// its own size. A megabyte holds several slices of a batch (see answer-requests.ts): at 64 KiB,
+// each slice took a segment of its own, and two batches in flight churned through more buffers
+// than the pool keeps.
+const SEGMENT_BYTES = 1024 * 1024;
 
 /**
  * Records every prediction without making the caller wait for PostgreSQL: predictions are kept
@@ -125,7 +128,8 @@ export class PredictionRecorder {
       this.#segmentRoom = Math.max(SEGMENT_BYTES, expected);
       this.#segment = {
         text: new Utf8Writer(this.#segmentRoom, this.#buffers),
-        answers: new Utf8Writer(this.#segmentRoom >> 1, this.#buffers),
+        // An answer is most of its line's length: the same room, so neither grows.
+        answers: new Utf8Writer(this.#segmentRoom, this.#buffers),
         waiting: 0,
       };
     }
