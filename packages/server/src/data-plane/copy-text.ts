@@ -77,22 +77,18 @@ export function* copyTextChunks(rows: Iterable<readonly CopyValue[]>): Generator
  * Rows as one buffer of COPY text, for a caller that encodes in one place (a worker thread) and
  * copies in another (`copyBuffer`). Each row is written into the buffer as it is made: building
  * one long string first would cost a flattening and a second pass to encode it. The buffer may be
- * transferred to another thread. `bytesPerRow` (default 1024) sizes it for the rows expected; with
- * a `pool`, the buffer is taken from it (and is the caller's to give back once sent).
+ * transferred to another thread. With a `pool`, the buffer is taken from it (and is the caller's
+ * to give back once sent).
  *
  * @example
  * ```ts
  * const text = copyTextBuffer([[1, "a"], [2, null]]); // "1\ta\n2\t\\N\n"
  * ```
  */
-export function copyTextBuffer(
-  rows: readonly (readonly CopyValue[])[],
-  bytesPerRow = 1024,
-  pool?: BufferPool,
-): Buffer {
-  // Sized for the rows expected (a usage sample's are about 1 KiB), grown when they are longer;
-  // no larger for one row: a fresh 64 KiB buffer cost a single prediction ~6 µs to allocate.
-  const out = new Utf8Writer(Math.max(1024, rows.length * bytesPerRow), pool);
+export function copyTextBuffer(rows: readonly (readonly CopyValue[])[], pool?: BufferPool): Buffer {
+  // Sized for rows of about 1 KiB (a usage sample's), grown when they are longer; no larger for
+  // one row: a fresh 64 KiB buffer cost a single row's write ~6 µs to allocate.
+  const out = new Utf8Writer(Math.max(1024, rows.length * 1024), pool);
   copyTextInto(out, rows);
   return out.bytes();
 }

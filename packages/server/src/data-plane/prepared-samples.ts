@@ -104,7 +104,7 @@ export function prepareSamples(
   const rows = samples.map(sampleRow);
   const prepared: PreparedSamples = {
     count: samples.length,
-    copyText: copyTextBuffer(rows, 1024, options.buffers),
+    copyText: copyTextBuffer(rows, options.buffers),
   };
   if (options.flavour === "timescale") return prepared;
   const hourly = hourlySummaryParameters(rows);

@@ -1,7 +1,7 @@
 import type { Prediction, ResourcePrediction } from "@jobsight/schemas";
 import { describe, expect, it } from "vitest";
 import { BufferPool } from "../../data-plane/buffer-pool.js";
-import { type AnswerCommon, AnswerJson, answerBatchJson, answerText } from "./answer-json.js";
+import { type AnswerCommon, AnswerJson, answerText, BatchAnswerJson } from "./answer-json.js";
 
 const resources: ResourcePrediction[] = [
   {
@@ -66,26 +66,33 @@ describe("AnswerJson", () => {
   });
 });
 
-describe("answerBatchJson", () => {
+/** A batch's JSON writer fed every answer in order, finished. */
+function batchJson(answers: readonly Prediction[], pool?: BufferPool) {
+  const batch = new BatchAnswerJson(answers.length, pool);
+  for (const a of answers) batch.add(a);
+  return batch.finish();
+}
+
+describe("BatchAnswerJson", () => {
   it("gives the bytes of the serialised batch, characters beyond ASCII included", () => {
     const json = new AnswerJson(live);
     const answers = ["alice", "zoë", "用户", "😀".repeat(300)].map((user, i) => answer(live, i, user));
     for (const a of answers.slice(0, 3)) json.remember(a, JSON.stringify(a.resources));
     expect(
-      answerBatchJson(answers)
+      batchJson(answers)
         .bytes()
         .equals(Buffer.from(JSON.stringify({ predictions: answers }))),
     ).toBe(true);
   });
 
   it("writes an empty batch", () => {
-    expect(answerBatchJson([]).bytes().toString()).toBe('{"predictions":[]}');
+    expect(batchJson([]).bytes().toString()).toBe('{"predictions":[]}');
   });
 
   it("writes into a pooled buffer given back once sent, and the next answer is whole in it", () => {
     // Both answers fit the pool's smallest size class (64 KiB).
     const pool = new BufferPool();
-    const first = answerBatchJson(
+    const first = batchJson(
       Array.from({ length: 20 }, (_, i) => answer(live, i, "alice")),
       pool,
     );
@@ -93,7 +100,7 @@ describe("answerBatchJson", () => {
     first.release();
     expect(pool.pooledBytes).toBe(buffer.byteLength);
     const answers = Array.from({ length: 3 }, (_, i) => answer(live, i, "bob"));
-    const second = answerBatchJson(answers, pool);
+    const second = batchJson(answers, pool);
     expect(second.bytes().buffer).toBe(buffer);
     expect(second.bytes().toString()).toBe(JSON.stringify({ predictions: answers }));
   });

@@ -91,10 +91,3 @@ export class BatchAnswerJson {
     return this.#out;
   }
 }
-
-/** The JSON of a batch answer from its answers (see {@link BatchAnswerJson}). */
-export function answerBatchJson(answers: readonly Prediction[], pool?: BufferPool): Utf8Writer {
-  const batch = new BatchAnswerJson(answers.length, pool);
-  for (const answer of answers) batch.add(answer);
-  return batch.finish();
-}
