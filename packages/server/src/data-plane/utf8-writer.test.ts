@@ -18,6 +18,18 @@ describe("Utf8Writer", () => {
     expect(out.bytes().toString()).toBe(text);
   });
 
+  it("copies bytes already encoded between texts, in order, growing past its first size", () => {
+    const shared = Buffer.from("ünï€ shared\t", "utf8");
+    const out = new Utf8Writer(8);
+    let expected = "";
+    for (let i = 0; i < 50; i++) {
+      out.write(`${i}:`);
+      out.writeBytes(shared);
+      expected += `${i}:ünï€ shared\t`;
+    }
+    expect(out.bytes().toString("utf8")).toBe(expected);
+  });
+
   it("is empty when nothing was written", () => {
     expect(new Utf8Writer(0).bytes().length).toBe(0);
   });

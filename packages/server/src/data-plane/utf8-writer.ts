@@ -35,15 +35,27 @@ export class Utf8Writer {
     // where that bound does not fit (near the end of a buffer sized for what is expected).
     if (text.length * 3 > room) {
       const needed = Buffer.byteLength(text);
-      if (needed > room) {
-        const size = Math.max(this.#out.length * 2, this.#length + needed);
-        // The buffer left behind is not given back to the pool: a view of it may still be read.
-        const grown = this.#pool ? this.#pool.take(size) : Buffer.allocUnsafeSlow(size);
-        this.#out.copy(grown, 0, 0, this.#length);
-        this.#out = grown;
-      }
+      if (needed > room) this.#grow(needed);
     }
     this.#length += this.#out.write(text, this.#length, "utf8");
+  }
+
+  /**
+   * Appends bytes already encoded (a text written many times, encoded once), growing the buffer
+   * when they do not fit.
+   */
+  writeBytes(bytes: Uint8Array): void {
+    if (bytes.length > this.#out.length - this.#length) this.#grow(bytes.length);
+    this.#out.set(bytes, this.#length);
+    this.#length += bytes.length;
+  }
+
+  #grow(needed: number): void {
+    const size = Math.max(this.#out.length * 2, this.#length + needed);
+    // The buffer left behind is not given back to the pool: a view of it may still be read.
+    const grown = this.#pool ? this.#pool.take(size) : Buffer.allocUnsafeSlow(size);
+    this.#out.copy(grown, 0, 0, this.#length);
+    this.#out = grown;
   }
 
   /** Bytes written so far. */

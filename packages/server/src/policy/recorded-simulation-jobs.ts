@@ -16,7 +16,7 @@ export type SimulationWindow = {
 
 // One fixed statement; a NULL cluster means every cluster.
 const SELECT = `
-SELECT spec, resources, recommendations
+SELECT spec::json AS spec, resources::json AS resources, recommendations::json AS recommendations
 FROM predictions
 WHERE created_at >= $1 AND created_at < $2 AND ($3::text IS NULL OR cluster = $3)
 ORDER BY created_at DESC

@@ -33,18 +33,29 @@ describe("migrations", () => {
       { version: 2, flavour: "plain" },
       { version: 3, flavour: "common" },
       { version: 4, flavour: "common" },
+      { version: 5, flavour: "common" },
     ]);
-    // The prediction log keeps its documents as the text served (json), not re-encoded (jsonb).
+    // The prediction log keeps its documents as the text served (text: not re-checked as json, not re-encoded as jsonb).
     const types = await pool.query(
       `SELECT column_name, data_type FROM information_schema.columns
        WHERE table_name = 'predictions' AND column_name IN ('spec', 'resources', 'recommendations')
        ORDER BY column_name`,
     );
     expect(types.rows).toEqual([
-      { column_name: "recommendations", data_type: "json" },
-      { column_name: "resources", data_type: "json" },
-      { column_name: "spec", data_type: "json" },
+      { column_name: "recommendations", data_type: "text" },
+      { column_name: "resources", data_type: "text" },
+      { column_name: "spec", data_type: "text" },
     ]);
+    // Appended in time order: a block range index, not a B-tree kept up on every prediction.
+    const byCreated = await pool.query(
+      "SELECT indexdef FROM pg_indexes WHERE tablename = 'predictions' AND indexname = 'predictions_by_created'",
+    );
+    expect(byCreated.rows).toEqual([
+      { indexdef: "CREATE INDEX predictions_by_created ON public.predictions USING brin (created_at)" },
+    ]);
+    // Rows of a few kilobytes are stored as written, not compressed on the way in.
+    const options = await pool.query("SELECT reloptions FROM pg_class WHERE relname = 'predictions'");
+    expect(options.rows).toEqual([{ reloptions: ["toast_tuple_target=8160"] }]);
   });
 
   it("are applied exactly once by servers starting at the same time", async () => {

@@ -175,7 +175,7 @@ describeSlurm("cli_filter.lua inside a real sbatch, against the real server", ()
     expect(adviceRequests).toBe(requests + 1);
     await live.flush();
     const { rows } = await f.fx.storage.pool.query<{ spec: JobSpec }>(
-      "SELECT spec FROM predictions WHERE cluster = 'lanl' AND spec->>'executable' = $1",
+      "SELECT spec::json AS spec FROM predictions WHERE cluster = 'lanl' AND spec::json->>'executable' = $1",
       [noLimit],
     );
     expect(rows.map((row) => row.spec.requested)).toEqual([

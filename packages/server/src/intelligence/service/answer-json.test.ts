@@ -1,7 +1,8 @@
 import type { Prediction, ResourcePrediction } from "@jobsight/schemas";
 import { describe, expect, it } from "vitest";
 import { BufferPool } from "../../data-plane/buffer-pool.js";
-import { type AnswerCommon, AnswerJson, answerText, BatchAnswerJson } from "./answer-json.js";
+import { Utf8Writer } from "../../data-plane/utf8-writer.js";
+import { type AnswerCommon, AnswerJson, answerText, BatchAnswerJson, writeAnswer } from "./answer-json.js";
 
 const resources: ResourcePrediction[] = [
   {
@@ -55,7 +56,7 @@ describe("AnswerJson", () => {
       const json = new AnswerJson(common);
       const shown = common.mode === "shadow" ? [] : resources;
       const a = answer(common, 1, "alice", shown);
-      json.remember(a, JSON.stringify(shown));
+      json.remember(a, json.tail(a.cluster, a.user, JSON.stringify(shown)));
       expect(answerText(a)).toBe(JSON.stringify(a));
     }
   });
@@ -63,6 +64,22 @@ describe("AnswerJson", () => {
   it("serialises an answer it did not write (one read back from storage) as usual", () => {
     const a = answer(live, 2);
     expect(answerText(a)).toBe(JSON.stringify(a));
+    const out = new Utf8Writer(16);
+    writeAnswer(out, a);
+    expect(out.bytes().toString()).toBe(JSON.stringify(a));
+  });
+
+  it("gives answers of the same job one tail, each with its own id", () => {
+    const json = new AnswerJson(live);
+    const tail = json.tail("hpc1", "zoë", JSON.stringify(resources));
+    const answers = [1, 2, 3].map((i) => answer(live, i, "zoë"));
+    const out = new Utf8Writer(16);
+    for (const a of answers) {
+      json.remember(a, tail);
+      writeAnswer(out, a);
+      expect(answerText(a)).toBe(JSON.stringify(a));
+    }
+    expect(out.bytes().toString()).toBe(answers.map((a) => JSON.stringify(a)).join(""));
   });
 });
 
@@ -77,7 +94,8 @@ describe("BatchAnswerJson", () => {
   it("gives the bytes of the serialised batch, characters beyond ASCII included", () => {
     const json = new AnswerJson(live);
     const answers = ["alice", "zoë", "用户", "😀".repeat(300)].map((user, i) => answer(live, i, user));
-    for (const a of answers.slice(0, 3)) json.remember(a, JSON.stringify(a.resources));
+    for (const a of answers.slice(0, 3))
+      json.remember(a, json.tail(a.cluster, a.user, JSON.stringify(a.resources)));
     expect(
       batchJson(answers)
         .bytes()

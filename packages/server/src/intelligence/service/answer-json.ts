@@ -3,25 +3,27 @@ import type { BufferPool } from "../../data-plane/buffer-pool.js";
 import { Utf8Writer } from "../../data-plane/utf8-writer.js";
 
 /**
- * The JSON text of the answers this process made, by answer. A batch answer is a megabyte and a
- * half of JSON per thousand predictions: written once here from pieces already serialised (the
- * resources, which the record needs as JSON too), a reply only joins them. Answers are not
- * changed once made, so a text never goes stale; one that is not here is serialised as usual.
+ * The JSON of the answers this process made after their ids, as UTF-8, by answer. A batch answer
+ * is a megabyte and a half of JSON per thousand predictions, and the record keeps each answer's
+ * text too: the part after the id is the same for every request for the same job in a batch, so
+ * it is encoded once (from the resources, which the record needs as JSON too) and copied as
+ * bytes wherever the answer goes. Answers are not changed once made, so a text never goes stale;
+ * one that is not here is serialised as usual.
  */
-const texts = new WeakMap<Prediction, string>();
+const tails = new WeakMap<Prediction, Uint8Array>();
 
 /** The parts of an answer that every answer of one batch shares. */
 export type AnswerCommon = Pick<Prediction, "createdAt" | "mode" | "modelVersion" | "shadowUntil" | "notice">;
 
 /**
- * Writes the JSON text of a batch's answers, exactly as `JSON.stringify` writes an answer built
- * in the order of {@link Prediction} (id, createdAt, mode, modelVersion, cluster, user, resources,
+ * Writes the JSON of a batch's answers, exactly as `JSON.stringify` writes an answer built in
+ * the order of {@link Prediction} (id, createdAt, mode, modelVersion, cluster, user, resources,
  * then shadowUntil and notice when set), from the text of its resources.
  *
  * @example
  * ```ts
  * const json = new AnswerJson(common);
- * json.remember(answer, JSON.stringify(answer.resources));
+ * json.remember(answer, json.tail(answer.cluster, answer.user, JSON.stringify(answer.resources)));
  * answerText(answer) === JSON.stringify(answer); // true
  * ```
  */
@@ -37,18 +39,47 @@ export class AnswerJson {
     this.#tail = `${tail}}`;
   }
 
-  /** Keeps the text of `answer`, whose resources serialise to `resourcesJson`. */
-  remember(answer: Prediction, resourcesJson: string): void {
-    texts.set(
-      answer,
-      `{"id":${JSON.stringify(answer.id)}${this.#head}${JSON.stringify(answer.cluster)},"user":${JSON.stringify(answer.user)},"resources":${resourcesJson}${this.#tail}`,
+  /** The UTF-8 JSON after the id of this batch's answers for `cluster` and `user` with these resources. */
+  tail(cluster: string, user: string, resourcesJson: string): Buffer {
+    return Buffer.from(
+      `${this.#head}${JSON.stringify(cluster)},"user":${JSON.stringify(user)},"resources":${resourcesJson}${this.#tail}`,
+      "utf8",
     );
+  }
+
+  /** Keeps that `answer` serialises to its id followed by `tail` (from {@link tail}). */
+  remember(answer: Prediction, tail: Uint8Array): void {
+    tails.set(answer, tail);
   }
 }
 
-/** The JSON text of an answer: the one written when it was made, else serialised now. */
+function idHead(answer: Prediction): string {
+  return `{"id":${JSON.stringify(answer.id)}`;
+}
+
+/** The JSON text of an answer: from the bytes written when it was made, else serialised now. */
 export function answerText(answer: Prediction): string {
-  return texts.get(answer) ?? JSON.stringify(answer);
+  const tail = tails.get(answer);
+  return tail
+    ? idHead(answer) + Buffer.from(tail.buffer, tail.byteOffset, tail.length).toString("utf8")
+    : JSON.stringify(answer);
+}
+
+/**
+ * Appends the JSON of an answer to `out`: its id, then the bytes written when it was made (or
+ * the answer serialised now).
+ *
+ * @example
+ * ```ts
+ * const out = new Utf8Writer(2048);
+ * writeAnswer(out, answer); // out.bytes() is JSON.stringify(answer) as UTF-8
+ * ```
+ */
+export function writeAnswer(out: Utf8Writer, answer: Prediction): void {
+  const tail = tails.get(answer);
+  if (!tail) return out.write(JSON.stringify(answer));
+  out.write(idHead(answer));
+  out.writeBytes(tail);
 }
 
 /** About how long one answer's JSON is (five resources with their evidence), to size buffers. */
@@ -82,7 +113,8 @@ export class BatchAnswerJson {
   }
 
   add(answer: Prediction): void {
-    this.#out.write(this.#count++ === 0 ? answerText(answer) : `,${answerText(answer)}`);
+    if (this.#count++ > 0) this.#out.write(",");
+    writeAnswer(this.#out, answer);
   }
 
   /** The batch's JSON, complete; nothing more may be added. */

@@ -1,5 +1,5 @@
 import type { Prediction, PredictionRequest } from "@jobsight/schemas";
-import { makePredictions, type PredictionContext } from "./make-predictions.js";
+import { makePredictions, type PredictionContext, type PredictionMemo } from "./make-predictions.js";
 import type { PredictionRecorder } from "./prediction-recorder.js";
 
 /**
@@ -52,6 +52,8 @@ export async function answerEach(
   }
   // The first answer of a key repeated later is kept until the batch ends; others are let go.
   const kept = new Set(repeats.values());
+  // Requests for the same job in different slices are predicted once.
+  const memo: PredictionMemo = new Map();
   for (let start = 0; start < requests.length; start += SLICE) {
     const end = Math.min(requests.length, start + SLICE);
     const todo: number[] = [];
@@ -60,6 +62,7 @@ export async function answerEach(
       const recorded = await makePredictions(
         todo.map((i) => requests[i]),
         context,
+        memo,
       );
       recorder.record(recorded);
       for (let k = 0; k < todo.length; k++) answers[todo[k]] = recorded[k].answer;

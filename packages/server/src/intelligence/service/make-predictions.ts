@@ -4,7 +4,12 @@ import { type AnswerCommon, AnswerJson } from "./answer-json.js";
 import { linkKeyOf } from "./link-predictions.js";
 import type { LiveFeatureState } from "./live-feature-state.js";
 import { predictSpecs } from "./predict-specs.js";
-import { type RecordedPrediction, type ScoredOutcome, scoredOutcome } from "./prediction-store.js";
+import {
+  predictionCopyTail,
+  type RecordedPrediction,
+  type ScoredOutcome,
+  scoredOutcome,
+} from "./prediction-store.js";
 import type { Engine, ServedModel } from "./served-model.js";
 import type { ModeState } from "./shadow-mode.js";
 import { type RoundingOptions, schedulerRounding, toWireResource, withPolicy } from "./wire-prediction.js";
@@ -27,10 +32,40 @@ function shadowNotice(mode: ModeState, version: string): string {
   return `Shadow mode${until}: this prediction was recorded (model ${version}) for the accuracy report; no recommendation is shown and nothing is applied.`;
 }
 
+/** What every request of a batch for the same job shares: made once, reused by the later ones. */
+type Made = {
+  resources: ResourcePrediction[];
+  resourcesJson: string;
+  recommendations: ScoredOutcome[];
+  recommendationsJson: string;
+  linkKey: string;
+  /** The answers' JSON after the id (see {@link AnswerJson.tail}). */
+  answerTail: Buffer;
+  /** The record's COPY text between id and idempotency key, encoded with the first request's record. */
+  copyTail?: Buffer;
+};
+
+/**
+ * What a batch made so far, by request (spec and resources asked for, as JSON), shared by the
+ * slices of one batch: a prediction is a function of the request, the model, the live state and
+ * the moment, which one batch shares. Job arrays and sweeps ask for many jobs with the same spec
+ * (1,000 consecutive LANL-CM5 jobs have 246 distinct ones): each is predicted, rounded,
+ * policed and serialised once. Bounded so that a batch of distinct jobs holds no more than a
+ * slice's worth for long.
+ */
+export type PredictionMemo = Map<string, Made>;
+
+const MEMO_MAX = 1024;
+
+function requestKey(request: PredictionRequest, specJson: string): string {
+  return request.resources === undefined ? specJson : `${request.resources.join(",")}\u0000${specJson}`;
+}
+
 /**
  * Predicts a batch of requests and returns, in order, what to record and answer: the model's
  * outcome rounded for the scheduler, the policy applied to it, and the answer (with no
- * resources in shadow mode, where only the record keeps them).
+ * resources in shadow mode, where only the record keeps them). Requests with the same spec get
+ * the same outcome (made once, see {@link PredictionMemo}), each with an id of its own.
  *
  * @example
  * ```ts
@@ -42,8 +77,28 @@ function shadowNotice(mode: ModeState, version: string): string {
 export async function makePredictions(
   requests: readonly PredictionRequest[],
   ctx: PredictionContext,
+  memo: PredictionMemo = new Map(),
 ): Promise<RecordedPrediction[]> {
-  const raw = await predictSpecs(requests, ctx.state, ctx.served, ctx.now.getTime() / 1000, ctx.engine);
+  // The spec's JSON is both the key and what the record stores.
+  const specJsons: string[] = new Array(requests.length);
+  const keys: string[] = new Array(requests.length);
+  const todo: number[] = [];
+  const firstOf = new Set<string>();
+  for (let i = 0; i < requests.length; i++) {
+    specJsons[i] = JSON.stringify(requests[i].spec);
+    const key = requestKey(requests[i], specJsons[i]);
+    keys[i] = key;
+    if (memo.has(key) || firstOf.has(key)) continue;
+    firstOf.add(key);
+    todo.push(i);
+  }
+  const raw = await predictSpecs(
+    todo.map((i) => requests[i]),
+    ctx.state,
+    ctx.served,
+    ctx.now.getTime() / 1000,
+    ctx.engine,
+  );
   const version = ctx.served?.version ?? "none";
   const shadow = ctx.mode.mode === "shadow";
   const common: AnswerCommon = {
@@ -62,13 +117,12 @@ export async function makePredictions(
   // The granularity depends only on the job's scheduler: made once per batch, not per job.
   const slurm = schedulerRounding("slurm", ctx.rounding);
   const kubernetes = schedulerRounding("kubernetes", ctx.rounding);
-  // Loops rather than closures per request: a batch makes thousands of these.
-  const out: RecordedPrediction[] = new Array(requests.length);
-  for (let i = 0; i < requests.length; i++) {
-    const request = requests[i];
-    const spec = request.spec;
+  // Made in this call: kept apart from the memo, which may be cleared to make room.
+  const made = new Map<string, Made>();
+  for (let t = 0; t < todo.length; t++) {
+    const spec = requests[todo[t]].spec;
     const rounding = spec.scheduler === "kubernetes" ? kubernetes : slurm;
-    const outcomes = raw[i];
+    const outcomes = raw[t];
     const wire: ResourcePrediction[] = new Array(outcomes.length);
     const recommendations: ScoredOutcome[] = new Array(outcomes.length);
     for (let k = 0; k < outcomes.length; k++) {
@@ -78,6 +132,24 @@ export async function makePredictions(
     const resources = withPolicy(wire, spec, ctx.policy, ctx.mode.mode, rounding.options);
     // Serialised once: the record stores this text, and a live answer sends it.
     const resourcesJson = JSON.stringify(resources);
+    const one: Made = {
+      resources,
+      resourcesJson,
+      recommendations,
+      recommendationsJson: JSON.stringify(recommendations),
+      linkKey: linkKeyOf(spec),
+      answerTail: json.tail(spec.cluster, spec.user, shadow ? "[]" : resourcesJson),
+    };
+    made.set(keys[todo[t]], one);
+    if (memo.size >= MEMO_MAX) memo.clear();
+    memo.set(keys[todo[t]], one);
+  }
+  // Loops rather than closures per request: a batch makes thousands of these.
+  const out: RecordedPrediction[] = new Array(requests.length);
+  for (let i = 0; i < requests.length; i++) {
+    const request = requests[i];
+    const spec = request.spec;
+    const m = (made.get(keys[i]) ?? memo.get(keys[i])) as Made;
     const answer: Prediction = {
       id: randomUUID(),
       createdAt: common.createdAt,
@@ -85,21 +157,25 @@ export async function makePredictions(
       modelVersion: version,
       cluster: spec.cluster,
       user: spec.user,
-      resources: shadow ? [] : resources,
+      resources: shadow ? [] : m.resources,
     };
     if (common.shadowUntil !== undefined) answer.shadowUntil = common.shadowUntil;
     if (notice !== undefined) answer.notice = notice;
-    json.remember(answer, shadow ? "[]" : resourcesJson);
+    json.remember(answer, m.answerTail);
     const recorded: RecordedPrediction = {
       answer,
-      resources,
-      resourcesJson,
-      recommendations,
+      resources: m.resources,
+      resourcesJson: m.resourcesJson,
+      recommendations: m.recommendations,
+      recommendationsJson: m.recommendationsJson,
       spec,
-      linkKey: linkKeyOf(spec),
+      specJson: specJsons[i],
+      linkKey: m.linkKey,
       requestedBy: ctx.requestedBy,
     };
     if (request.idempotencyKey) recorded.idempotencyKey = request.idempotencyKey;
+    m.copyTail ??= predictionCopyTail(recorded);
+    recorded.copyTail = m.copyTail;
     out[i] = recorded;
   }
   return out;

@@ -1,9 +1,9 @@
 import type { Prediction } from "@jobsight/schemas";
 import type pg from "pg";
 import { BufferPool } from "../../data-plane/buffer-pool.js";
-import { copyTextInto } from "../../data-plane/copy-text.js";
+import { copyTextField, copyTextInto } from "../../data-plane/copy-text.js";
 import { Utf8Writer } from "../../data-plane/utf8-writer.js";
-import { answerText } from "./answer-json.js";
+import { writeAnswer } from "./answer-json.js";
 import {
   findIdempotentPredictions,
   findPrediction,
@@ -134,14 +134,16 @@ export class PredictionRecorder {
       };
     }
     const segment = this.#segment;
-    let start = segment.text.length;
-    copyTextInto(segment.text, predictionCopyRows(items));
     segment.waiting += items.length;
-    const text = segment.text.bytes();
     for (const item of items) {
-      const end = text.indexOf(NEWLINE, start) + 1;
+      const start = segment.text.length;
+      if (item.copyTail) {
+        segment.text.write(`${copyTextField(item.answer.id)}\t`);
+        segment.text.writeBytes(item.copyTail);
+        segment.text.write(`\t${copyTextField(item.idempotencyKey)}\n`);
+      } else copyTextInto(segment.text, predictionCopyRows([item]));
       const answerStart = segment.answers.length;
-      segment.answers.write(answerText(item.answer));
+      writeAnswer(segment.answers, item.answer);
       const pending: Pending = {
         id: item.answer.id,
         answerStart,
@@ -149,9 +151,8 @@ export class PredictionRecorder {
         key: idempotencyKeyOf(item),
         segment,
         start,
-        end,
+        end: segment.text.length,
       };
-      start = end;
       this.#pending.push(pending);
       this.#byId.set(pending.id, pending);
       if (pending.key !== undefined && !this.#byKey.has(pending.key)) this.#byKey.set(pending.key, pending);
@@ -252,8 +253,6 @@ export class PredictionRecorder {
     return write;
   }
 }
-
-const NEWLINE = 0x0a;
 
 function answerOf(p: Pending): Prediction {
   return JSON.parse(p.segment.answers.bytes().toString("utf8", p.answerStart, p.answerEnd)) as Prediction;

@@ -1,7 +1,7 @@
 import type { JobSpec, Prediction, ResourcePrediction } from "@jobsight/schemas";
 import type pg from "pg";
 import { copyBuffer } from "../../data-plane/copy-rows.js";
-import type { CopyValue } from "../../data-plane/copy-text.js";
+import { type CopyValue, copyTextField } from "../../data-plane/copy-text.js";
 import { query, withTransaction } from "../../data-plane/database.js";
 import { isUniqueViolation } from "../../data-plane/pg-errors.js";
 
@@ -43,7 +43,16 @@ export type RecordedPrediction = {
   resourcesJson?: string;
   /** The model's own outcome per resource, rounded, before the policy: what accuracy is judged on. */
   recommendations: ScoredOutcome[];
+  /** `recommendations` as JSON text, when it was serialised already. */
+  recommendationsJson?: string;
   spec: JobSpec;
+  /** `spec` as JSON text, when it was serialised already. */
+  specJson?: string;
+  /**
+   * {@link predictionCopyTail} of this prediction, when it was encoded already (once for every
+   * request for the same job in a batch).
+   */
+  copyTail?: Uint8Array;
   linkKey: string;
   /** The user of the token that asked. */
   requestedBy: string;
@@ -87,7 +96,11 @@ const STAGING = "predictions_staging";
  * whose backslashes are escaped, the same bytes as the document serialised here.
  */
 export function predictionCopyRows(items: readonly RecordedPrediction[]): CopyValue[][] {
-  return items.map((p) => [
+  return items.map(predictionCopyRow);
+}
+
+function predictionCopyRow(p: RecordedPrediction): CopyValue[] {
+  return [
     p.answer.id,
     p.answer.createdAt,
     p.answer.mode,
@@ -97,14 +110,32 @@ export function predictionCopyRows(items: readonly RecordedPrediction[]): CopyVa
     p.spec.partition,
     p.linkKey,
     p.spec.submitTime,
-    p.spec,
+    p.specJson ?? p.spec,
     p.resourcesJson ?? p.resources,
-    p.recommendations,
+    p.recommendationsJson ?? p.recommendations,
     p.answer.shadowUntil,
     p.answer.notice,
     p.requestedBy,
     p.idempotencyKey,
-  ]);
+  ];
+}
+
+/**
+ * The COPY text of a prediction's row between its id and its idempotency key (the tabs around
+ * it left out), as UTF-8: every request for the same job in a batch has the same, so it is
+ * encoded once and its line written as `id \t tail \t key \n`.
+ *
+ * @example
+ * ```ts
+ * const tail = predictionCopyTail(recorded);
+ * `${recorded.answer.id}\t${tail}\t\\N\n`; // predictionCopyRows([recorded]) as a COPY line
+ * ```
+ */
+export function predictionCopyTail(p: RecordedPrediction): Buffer {
+  const row = predictionCopyRow(p);
+  let text = copyTextField(row[1]);
+  for (let i = 2; i < row.length - 1; i++) text += `\t${copyTextField(row[i])}`;
+  return Buffer.from(text, "utf8");
 }
 
 /** About how long one prediction's COPY line is (its spec and served resources as JSON), to size buffers. */
@@ -172,7 +203,7 @@ function toAnswer(r: AnswerRow): Prediction {
   return p;
 }
 
-const ANSWER_COLUMNS = `id, ${ISO("created_at")} AS created_at, mode, model_version, cluster, user_name, resources,
+const ANSWER_COLUMNS = `id, ${ISO("created_at")} AS created_at, mode, model_version, cluster, user_name, resources::json AS resources,
   ${ISO("shadow_until")} AS shadow_until, notice`;
 const ANSWER = `SELECT ${ANSWER_COLUMNS} FROM predictions`;
 const ANSWER_AND_KEY = `SELECT ${ANSWER_COLUMNS}, idempotency_key FROM predictions`;
@@ -223,7 +254,7 @@ export async function predictionsSince(
   }>(
     pool,
     `SELECT id, extract(epoch FROM created_at)::float8 AS created, cluster, partition, link_key,
-       extract(epoch FROM submit_time)::float8 AS submit, recommendations
+       extract(epoch FROM submit_time)::float8 AS submit, recommendations::json AS recommendations
      FROM predictions WHERE created_at >= to_timestamp($1) AND ($2::text IS NULL OR cluster = $2)
      ORDER BY created_at LIMIT $3`,
     [fromSeconds, cluster ?? null, limit],

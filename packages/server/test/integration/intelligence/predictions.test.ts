@@ -106,7 +106,7 @@ describe("intelligence service over real PostgreSQL, ONNX Runtime and a local ob
     expect(days).toBeLessThanOrEqual(30);
     await shadow.flush();
     const { rows } = await f.fx.storage.pool.query(
-      "SELECT mode, model_version, resources, recommendations, spec FROM predictions WHERE id = $1",
+      "SELECT mode, model_version, resources::json AS resources, recommendations::json AS recommendations, spec::json AS spec FROM predictions WHERE id = $1",
       [p.id],
     );
     expect(rows[0]).toMatchObject({ mode: "shadow", model_version: report.version, spec: known[0] });

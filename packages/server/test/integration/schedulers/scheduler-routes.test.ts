@@ -237,7 +237,7 @@ describe("scheduler routes served by buildApp over the intelligence service", ()
 
   it("answers every well-formed AdmissionReview with 200 allowed, and anything else with 400", async () => {
     const before = await f.fx.storage.pool.query(
-      "SELECT count(*)::int AS n FROM predictions WHERE cluster = 'lanl' AND spec->>'scheduler' = 'kubernetes'",
+      "SELECT count(*)::int AS n FROM predictions WHERE cluster = 'lanl' AND spec::json->>'scheduler' = 'kubernetes'",
     );
     const res = await liveApp.inject({
       method: "POST",
@@ -253,7 +253,7 @@ describe("scheduler routes served by buildApp over the intelligence service", ()
     });
     await live.flush();
     const after = await f.fx.storage.pool.query(
-      "SELECT count(*)::int AS n FROM predictions WHERE cluster = 'lanl' AND spec->>'scheduler' = 'kubernetes'",
+      "SELECT count(*)::int AS n FROM predictions WHERE cluster = 'lanl' AND spec::json->>'scheduler' = 'kubernetes'",
     );
     expect(after.rows[0].n).toBe(before.rows[0].n + 1);
 
