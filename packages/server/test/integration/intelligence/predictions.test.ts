@@ -313,6 +313,53 @@ describe("intelligence service over real PostgreSQL, ONNX Runtime and a local ob
     expect(read.json()).toEqual(answers[250]);
   });
 
+  it("predicts a job asked for many times in a batch once: the same outcome under an id of its own", async () => {
+    // Three kinds across three slices: a job, another, and the first asking for memory only.
+    const requests = Array.from({ length: 390 }, (_, i) =>
+      i % 3 === 0
+        ? { spec: known[7] }
+        : i % 3 === 1
+          ? { spec: known[8] }
+          : { spec: known[7], resources: ["memory" as const] },
+    );
+    const res = await liveApp.inject({
+      method: "POST",
+      url: "/v1/predictions/batch",
+      headers: bearer(TOKENS.platform),
+      payload: { requests },
+    });
+    expect(res.statusCode).toBe(200);
+    const answers = res.json().predictions as Prediction[];
+    expect(new Set(answers.map((a) => a.id)).size).toBe(390);
+    const full = answers.filter((_, i) => i % 3 === 0);
+    const memoryOnly = answers.filter((_, i) => i % 3 === 2);
+    for (const a of full) expect(a.resources).toEqual(full[0].resources);
+    for (const a of memoryOnly) expect(a.resources).toEqual(memoryOnly[0].resources);
+    expect(memoryOnly[0].resources.map((r) => r.resource)).toEqual(["memory"]);
+    expect(full[0].resources.map((r) => r.resource)).toEqual(
+      expect.arrayContaining(["memory", "cores", "walltime"]),
+    );
+    expect(memoryOnly[0].resources[0]).toEqual(full[0].resources.find((r) => r.resource === "memory"));
+    expect(answers[1].user).toBe(known[8].user);
+    // Every request recorded as its own prediction, with the spec it was asked for.
+    await live.flush();
+    const { rows } = await f.fx.storage.pool.query<{ id: string; spec: JobSpec; resources: unknown }>(
+      "SELECT id, spec::json AS spec, resources::json AS resources FROM predictions WHERE id = ANY($1::text[])",
+      [answers.map((a) => a.id)],
+    );
+    expect(rows).toHaveLength(390);
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    answers.forEach((a, i) => {
+      expect(byId.get(a.id)?.spec).toEqual(requests[i].spec);
+      expect(byId.get(a.id)?.resources).toEqual(a.resources);
+    });
+    const read = await liveApp.inject({
+      url: `/v1/predictions/${answers[389].id}`,
+      headers: bearer(TOKENS.platform),
+    });
+    expect(read.json()).toEqual(answers[389]);
+  });
+
   it("lets a researcher predict only their own jobs and read only their own predictions", async () => {
     const spec = { ...known[0], user: "alice" };
     const own = await liveApp.inject({
