@@ -8,7 +8,7 @@ const spec: JobSpec = {
   scheduler: "slurm",
   user: "zoë",
   partition: "gpu",
-  name: 'tab\there "quoted" back\\slash',
+  jobName: 'tab\there "quoted" back\\slash',
   requested: { memoryBytes: 2 ** 34, cores: 8 },
 };
 const resources: ResourcePrediction[] = [
