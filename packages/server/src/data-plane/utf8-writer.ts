@@ -1,7 +1,7 @@
 import type { BufferPool } from "./buffer-pool.js";
 
 /**
- * UTF-8 text written piece after piece into one buffer, grown by doubling: for callers that make
+ * UTF-8 text (and the integers of binary formats) written piece after piece into one buffer, grown by doubling: for callers that make
  * a large body from many strings (COPY text, a batch answer), where joining the strings first
  * would cost the join, then measuring it, then encoding it. The buffer is never from the shared
  * pool, so it may be transferred to another thread.
@@ -28,8 +28,8 @@ export class Utf8Writer {
     this.#out = pool ? pool.take(bytes) : Buffer.allocUnsafeSlow(Math.max(64, bytes));
   }
 
-  /** Appends `text`, growing the buffer when it may not fit. */
-  write(text: string): void {
+  /** Appends `text`, growing the buffer when it may not fit; returns the bytes written. */
+  write(text: string): number {
     const room = this.#out.length - this.#length;
     // UTF-8 takes at most three bytes per UTF-16 code unit: the exact length is only measured
     // where that bound does not fit (near the end of a buffer sized for what is expected).
@@ -37,7 +37,32 @@ export class Utf8Writer {
       const needed = Buffer.byteLength(text);
       if (needed > room) this.#grow(needed);
     }
-    this.#length += this.#out.write(text, this.#length, "utf8");
+    const written = this.#out.write(text, this.#length, "utf8");
+    this.#length += written;
+    return written;
+  }
+
+  /** Appends a big-endian 16-bit integer. */
+  writeInt16(value: number): void {
+    if (this.#out.length - this.#length < 2) this.#grow(2);
+    this.#length = this.#out.writeInt16BE(value, this.#length);
+  }
+
+  /** Appends a big-endian 32-bit integer. */
+  writeInt32(value: number): void {
+    if (this.#out.length - this.#length < 4) this.#grow(4);
+    this.#length = this.#out.writeInt32BE(value, this.#length);
+  }
+
+  /** Appends a big-endian 64-bit integer. */
+  writeInt64(value: bigint): void {
+    if (this.#out.length - this.#length < 8) this.#grow(8);
+    this.#length = this.#out.writeBigInt64BE(value, this.#length);
+  }
+
+  /** Overwrites the big-endian 32-bit integer at byte `offset` (a length known only once written). */
+  setInt32(offset: number, value: number): void {
+    this.#out.writeInt32BE(value, offset);
   }
 
   /**

@@ -77,7 +77,10 @@ export function answerText(answer: Prediction): string {
  */
 export function writeAnswer(out: Utf8Writer, answer: Prediction): void {
   const tail = tails.get(answer);
-  if (!tail) return out.write(JSON.stringify(answer));
+  if (!tail) {
+    out.write(JSON.stringify(answer));
+    return;
+  }
   out.write(idHead(answer));
   out.writeBytes(tail);
 }

@@ -1,17 +1,16 @@
 import type { Prediction } from "@jobsight/schemas";
 import type pg from "pg";
 import { BufferPool } from "../../data-plane/buffer-pool.js";
-import { copyTextField, copyTextInto } from "../../data-plane/copy-text.js";
 import { Utf8Writer } from "../../data-plane/utf8-writer.js";
 import { writeAnswer } from "./answer-json.js";
 import {
   findIdempotentPredictions,
   findPrediction,
   type IdempotencyRef,
-  insertPredictionText,
+  insertPredictionRows,
   PREDICTION_LINE_BYTES,
-  predictionCopyRows,
   type RecordedPrediction,
+  writePredictionRow,
 } from "./prediction-store.js";
 
 /** Options of {@link PredictionRecorder}. */
@@ -43,14 +42,14 @@ type Pending = {
   answerEnd: number;
   /** Sender's idempotency key with its cluster and user (`refKey`), if one was given. */
   key: string | undefined;
-  /** Its line of COPY text: bytes `[start, end)` of a segment shared with others recorded near it. */
+  /** Its COPY row (binary format): bytes `[start, end)` of a segment shared with others recorded near it. */
   segment: Segment;
   start: number;
   end: number;
 };
 
 /**
- * COPY lines of predictions recorded one after the other, their answers' JSON (for readers while
+ * COPY rows of predictions recorded one after the other, their answers' JSON (for readers while
  * they wait), and how many of them still wait. Both outside the JavaScript heap: kept as strings
  * until written (a few hundred milliseconds), the answers outlived the young generation and were
  * copied into the old one, a kilobyte and a half per prediction for the full collector to mark.
@@ -70,7 +69,7 @@ const SEGMENT_BYTES = 1024 * 1024;
  * in memory and written in batches (COPY) every few hundred milliseconds, and are readable by id
  * meanwhile. A failed write is retried on the next tick; `close()` writes what is left.
  *
- * What waits is already encoded: each prediction's COPY line (outside the JavaScript heap) and
+ * What waits is already encoded: each prediction's COPY row (outside the JavaScript heap) and
  * its answer's JSON text, not the objects it was made of. Kept as objects until the write, a
  * batch of predictions outlived two garbage collections of the young generation, which copied it
  * twice and then left it for a full collection: more work than making it.
@@ -137,11 +136,7 @@ export class PredictionRecorder {
     segment.waiting += items.length;
     for (const item of items) {
       const start = segment.text.length;
-      if (item.copyTail) {
-        segment.text.write(`${copyTextField(item.answer.id)}\t`);
-        segment.text.writeBytes(item.copyTail);
-        segment.text.write(`\t${copyTextField(item.idempotencyKey)}\n`);
-      } else copyTextInto(segment.text, predictionCopyRows([item]));
+      writePredictionRow(segment.text, item);
       const answerStart = segment.answers.length;
       writeAnswer(segment.answers, item.answer);
       const pending: Pending = {
@@ -234,9 +229,9 @@ export class PredictionRecorder {
   #write(): Promise<void> {
     const batch = this.#pending.slice(0, this.#options.maxBatch);
     // Fresh ids cannot be there yet; a retry of a write that was committed after all meets its
-    // own rows, and insertPredictionText then redoes it skipping them.
+    // own rows, and insertPredictionRows then redoes it skipping them.
     const mayRepeat = batch.some((p) => p.key !== undefined);
-    const write = insertPredictionText(this.pool, copyTextOf(batch), { mayRepeat }).then(() => {
+    const write = insertPredictionRows(this.pool, rowsOf(batch), { mayRepeat }).then(() => {
       // Only now: a reader must find each prediction in memory or in PostgreSQL at every moment.
       // By identity: the oldest may have been dropped meanwhile (storage was down too long).
       const done = new Set(batch);
@@ -259,11 +254,11 @@ function answerOf(p: Pending): Prediction {
 }
 
 /**
- * The COPY text of waiting predictions (in queue order): those recorded together are adjacent in
+ * The COPY rows of waiting predictions (in queue order): those recorded together are adjacent in
  * the queue and in their segment, so each run of them is one slice, and the slices are sent one
  * after the other rather than copied into one buffer first.
  */
-function copyTextOf(batch: readonly Pending[]): Buffer[] {
+function rowsOf(batch: readonly Pending[]): Buffer[] {
   const parts: Buffer[] = [];
   for (let i = 0; i < batch.length; ) {
     let j = i;

@@ -1,7 +1,6 @@
 import type { JobSpec, Prediction, ResourcePrediction } from "@jobsight/schemas";
 import { describe, expect, it } from "vitest";
-import { copyTextBuffer } from "../../data-plane/copy-text.js";
-import { predictionCopyRows, predictionCopyTail, type RecordedPrediction } from "./prediction-store.js";
+import { predictionCopyTail, predictionRows, type RecordedPrediction } from "./prediction-store.js";
 
 const spec: JobSpec = {
   cluster: "hpc1",
@@ -46,18 +45,80 @@ function recorded(id: string, idempotencyKey?: string): RecordedPrediction {
   return p;
 }
 
-describe("predictionCopyTail", () => {
-  it("is the COPY line of a prediction between its id and its key, escapes and wide characters included", () => {
+/** The fields of binary COPY rows: text as strings, 8-byte fields as timestamps, NULL as null. */
+function decodeRows(bytes: Buffer): (string | null)[][] {
+  const rows: (string | null)[][] = [];
+  let at = 0;
+  while (at < bytes.length) {
+    const count = bytes.readInt16BE(at);
+    at += 2;
+    const row: (string | null)[] = [];
+    for (let f = 0; f < count; f++) {
+      const length = bytes.readInt32BE(at);
+      at += 4;
+      if (length < 0) {
+        row.push(null);
+        continue;
+      }
+      const field = bytes.subarray(at, at + length);
+      at += length;
+      // Timestamps are the only 8-byte fields of these rows that are not text.
+      const isTimestamp = length === 8 && (f === 1 || f === 8 || f === 12);
+      row.push(
+        isTimestamp
+          ? new Date(Number(field.readBigInt64BE(0) / 1000n) + 946_684_800_000).toISOString()
+          : field.toString("utf8"),
+      );
+    }
+    rows.push(row);
+  }
+  return rows;
+}
+
+describe("prediction rows for COPY (binary format)", () => {
+  it("hold every column in order, documents as their JSON text, absent values as NULL", () => {
+    const a = recorded("00000000-0000-4000-8000-000000000001", "portal\\7");
+    expect(decodeRows(predictionRows([a]))).toEqual([
+      [
+        a.answer.id,
+        "2026-01-02T03:04:05.678Z",
+        "shadow",
+        "v1",
+        "hpc1",
+        "zoë",
+        "gpu",
+        "hpc1|zoë|gpu",
+        null,
+        JSON.stringify(spec),
+        JSON.stringify(resources),
+        JSON.stringify(a.recommendations),
+        "2026-02-01T00:00:00.000Z",
+        "Shadow mode:\trecorded",
+        "ops",
+        "portal\\7",
+      ],
+    ]);
+  });
+
+  it("are the same bytes with a tail encoded once for many requests, each with its own id and key", () => {
     const a = recorded("00000000-0000-4000-8000-000000000001");
-    const b = recorded("00000000-0000-4000-8000-000000000002", "portal\\7");
-    // One tail serves both: their lines differ only in id and key.
-    const tail = predictionCopyTail(a).toString("utf8");
-    expect(predictionCopyTail(b).toString("utf8")).toBe(tail);
-    expect(copyTextBuffer(predictionCopyRows([a, b])).toString("utf8")).toBe(
-      `${a.answer.id}\t${tail}\t\\N\n${b.answer.id}\t${tail}\tportal\\\\7\n`,
-    );
-    // The documents' own escapes are doubled for COPY, and nothing breaks a field or a line.
-    expect(tail.split("\t")).toHaveLength(14);
-    expect(tail).not.toContain("\n");
+    const b = recorded("00000000-0000-4000-8000-000000000002", "k");
+    const plain = predictionRows([a, b]);
+    const tail = predictionCopyTail(a);
+    expect(predictionCopyTail(b).equals(tail)).toBe(true);
+    expect(
+      predictionRows([
+        { ...a, copyTail: tail },
+        { ...b, copyTail: tail },
+      ]).equals(plain),
+    ).toBe(true);
+    const [first, second] = decodeRows(plain);
+    expect([first[0], first[15], second[0], second[15]]).toEqual([a.answer.id, null, b.answer.id, "k"]);
+  });
+
+  it("write a submit time that is not a time as NULL rather than fail the whole write", () => {
+    const a = recorded("00000000-0000-4000-8000-000000000003");
+    const [row] = decodeRows(predictionRows([{ ...a, spec: { ...spec, submitTime: "yesterday" } }]));
+    expect(row[8]).toBeNull();
   });
 });

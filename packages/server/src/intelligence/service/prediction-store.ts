@@ -1,9 +1,14 @@
 import type { JobSpec, Prediction, ResourcePrediction } from "@jobsight/schemas";
 import type pg from "pg";
-import { copyBuffer } from "../../data-plane/copy-rows.js";
-import { type CopyValue, copyTextField } from "../../data-plane/copy-text.js";
+import {
+  copyBinary,
+  copyBinaryRow,
+  copyBinaryText,
+  copyBinaryTimestamp,
+} from "../../data-plane/copy-binary.js";
 import { query, withTransaction } from "../../data-plane/database.js";
 import { isUniqueViolation } from "../../data-plane/pg-errors.js";
+import { Utf8Writer } from "../../data-plane/utf8-writer.js";
 
 /**
  * The model's own outcome for one resource, as the accuracy report scores it: rounded for the
@@ -90,74 +95,94 @@ const COLUMNS = [
 ];
 const STAGING = "predictions_staging";
 
+/** A document as stored: the JSON text already made for it, else serialised now. */
+function jsonText(text: string | undefined, value: unknown): string {
+  return text ?? JSON.stringify(value);
+}
+
 /**
- * Recorded predictions as rows of `predictions` (COPY values, in column order). The resources go
- * in as the JSON text the answer was made from when there is one: to COPY, JSON text is a string
- * whose backslashes are escaped, the same bytes as the document serialised here.
+ * The fields of a prediction's row between its id and its idempotency key, in the binary COPY
+ * format. The documents go in as the JSON text the answer was made from when there is one.
  */
-export function predictionCopyRows(items: readonly RecordedPrediction[]): CopyValue[][] {
-  return items.map(predictionCopyRow);
-}
-
-function predictionCopyRow(p: RecordedPrediction): CopyValue[] {
-  return [
-    p.answer.id,
-    p.answer.createdAt,
-    p.answer.mode,
-    p.answer.modelVersion,
-    p.answer.cluster,
-    p.answer.user,
-    p.spec.partition,
-    p.linkKey,
-    p.spec.submitTime,
-    p.specJson ?? p.spec,
-    p.resourcesJson ?? p.resources,
-    p.recommendationsJson ?? p.recommendations,
-    p.answer.shadowUntil,
-    p.answer.notice,
-    p.requestedBy,
-    p.idempotencyKey,
-  ];
+function writeMiddle(out: Utf8Writer, p: RecordedPrediction): void {
+  copyBinaryTimestamp(out, p.answer.createdAt);
+  copyBinaryText(out, p.answer.mode);
+  copyBinaryText(out, p.answer.modelVersion);
+  copyBinaryText(out, p.answer.cluster);
+  copyBinaryText(out, p.answer.user);
+  copyBinaryText(out, p.spec.partition);
+  copyBinaryText(out, p.linkKey);
+  copyBinaryTimestamp(out, p.spec.submitTime);
+  copyBinaryText(out, jsonText(p.specJson, p.spec));
+  copyBinaryText(out, jsonText(p.resourcesJson, p.resources));
+  copyBinaryText(out, jsonText(p.recommendationsJson, p.recommendations));
+  copyBinaryTimestamp(out, p.answer.shadowUntil);
+  copyBinaryText(out, p.answer.notice);
+  copyBinaryText(out, p.requestedBy);
 }
 
 /**
- * The COPY text of a prediction's row between its id and its idempotency key (the tabs around
- * it left out), as UTF-8: every request for the same job in a batch has the same, so it is
- * encoded once and its line written as `id \t tail \t key \n`.
+ * Appends a prediction's row of `predictions` (every column, in order) in the binary COPY
+ * format, its middle from {@link predictionCopyTail} when it was encoded already.
  *
  * @example
  * ```ts
- * const tail = predictionCopyTail(recorded);
- * `${recorded.answer.id}\t${tail}\t\\N\n`; // predictionCopyRows([recorded]) as a COPY line
+ * const out = new Utf8Writer(4096);
+ * writePredictionRow(out, recorded);
+ * await insertPredictionRows(pool, out.bytes(), { mayRepeat: true });
+ * ```
+ */
+export function writePredictionRow(out: Utf8Writer, p: RecordedPrediction): void {
+  copyBinaryRow(out, COLUMNS.length);
+  copyBinaryText(out, p.answer.id);
+  if (p.copyTail) out.writeBytes(p.copyTail);
+  else writeMiddle(out, p);
+  copyBinaryText(out, p.idempotencyKey);
+}
+
+/** Rows of {@link writePredictionRow} for several predictions, in one buffer. */
+export function predictionRows(items: readonly RecordedPrediction[]): Buffer {
+  const out = new Utf8Writer(items.length * PREDICTION_LINE_BYTES);
+  for (const p of items) writePredictionRow(out, p);
+  return out.bytes();
+}
+
+/**
+ * A prediction's row between its id and its idempotency key, encoded for COPY: every request
+ * for the same job in a batch has the same, so it is encoded once and copied into each row.
+ *
+ * @example
+ * ```ts
+ * recorded.copyTail = predictionCopyTail(recorded);
+ * writePredictionRow(out, recorded); // the same bytes as without it
  * ```
  */
 export function predictionCopyTail(p: RecordedPrediction): Buffer {
-  const row = predictionCopyRow(p);
-  let text = copyTextField(row[1]);
-  for (let i = 2; i < row.length - 1; i++) text += `\t${copyTextField(row[i])}`;
-  return Buffer.from(text, "utf8");
+  const out = new Utf8Writer(PREDICTION_LINE_BYTES);
+  writeMiddle(out, p);
+  return Buffer.from(out.bytes());
 }
 
-/** About how long one prediction's COPY line is (its spec and served resources as JSON), to size buffers. */
+/** About how long one prediction's COPY row is (its spec and served resources as JSON), to size buffers. */
 export const PREDICTION_LINE_BYTES = 3072;
 
 /**
- * Writes predictions given as COPY text of {@link predictionCopyRows} (one buffer or several, one
- * line per prediction) in one transaction. Rows that cannot be
- * there already (fresh ids, no idempotency key: `mayRepeat` false) are copied straight into the
- * table; a batch with a sender's key, or one that may have been committed before (a retry after a
- * lost answer), goes through a staging table and one insert that skips what is there (the first
- * answer of a key stands). A straight copy that meets a row already there is redone that way.
+ * Writes predictions given as rows of {@link writePredictionRow} (one buffer or several, whole
+ * rows each) in one transaction. Rows that cannot be there already (fresh ids, no idempotency
+ * key: `mayRepeat` false) are copied straight into the table; a batch with a sender's key, or
+ * one that may have been committed before (a retry after a lost answer), goes through a staging
+ * table and one insert that skips what is there (the first answer of a key stands). A straight
+ * copy that meets a row already there is redone that way.
  */
-export async function insertPredictionText(
+export async function insertPredictionRows(
   pool: pg.Pool,
-  text: Uint8Array | readonly Uint8Array[],
+  rows: Uint8Array | readonly Uint8Array[],
   options: { mayRepeat: boolean } = { mayRepeat: true },
 ): Promise<void> {
-  if (text.length === 0) return;
+  if (rows.length === 0) return;
   if (!options.mayRepeat) {
     try {
-      await withTransaction(pool, (client) => copyBuffer(client, "predictions", COLUMNS, text));
+      await withTransaction(pool, (client) => copyBinary(client, "predictions", COLUMNS, rows));
       return;
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
@@ -167,7 +192,7 @@ export async function insertPredictionText(
     await client.query(
       `CREATE TEMP TABLE IF NOT EXISTS ${STAGING} (LIKE predictions INCLUDING DEFAULTS) ON COMMIT DELETE ROWS`,
     );
-    await copyBuffer(client, STAGING, COLUMNS, text);
+    await copyBinary(client, STAGING, COLUMNS, rows);
     await client.query(
       `INSERT INTO predictions (${COLUMNS.join(", ")}) SELECT ${COLUMNS.join(", ")} FROM ${STAGING} ON CONFLICT DO NOTHING`,
     );

@@ -1,12 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { JobSpec, Prediction, ResourcePrediction } from "@jobsight/schemas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { copyTextBuffer } from "../../../src/data-plane/copy-text.js";
 import { linkKeyOf } from "../../../src/intelligence/service/link-predictions.js";
 import { PredictionRecorder } from "../../../src/intelligence/service/prediction-recorder.js";
 import {
-  insertPredictionText,
-  predictionCopyRows,
+  insertPredictionRows,
+  predictionRows,
   type RecordedPrediction,
   scoredOutcome,
 } from "../../../src/intelligence/service/prediction-store.js";
@@ -150,11 +149,11 @@ describe("prediction recorder over real PostgreSQL", () => {
 
   it("stores once a write that was committed and is sent again (its answer was lost)", async () => {
     const items = [recorded(), recorded()];
-    const text = copyTextBuffer(predictionCopyRows(items));
-    await insertPredictionText(s.storage.pool, text, { mayRepeat: false });
+    const rows = predictionRows(items);
+    await insertPredictionRows(s.storage.pool, rows, { mayRepeat: false });
     // The straight copy meets its own rows and is redone skipping them, instead of failing forever.
-    await insertPredictionText(s.storage.pool, text, { mayRepeat: false });
-    await insertPredictionText(s.storage.pool, copyTextBuffer(predictionCopyRows([...items, recorded()])), {
+    await insertPredictionRows(s.storage.pool, rows, { mayRepeat: false });
+    await insertPredictionRows(s.storage.pool, predictionRows([...items, recorded()]), {
       mayRepeat: false,
     });
     const ids = items.map((i) => i.answer.id);
