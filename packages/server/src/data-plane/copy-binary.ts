@@ -20,7 +20,10 @@ export function copyBinaryRow(out: Utf8Writer, fields: number): void {
 
 /** A `text` field: its UTF-8 bytes, or NULL. */
 export function copyBinaryText(out: Utf8Writer, value: string | null | undefined): void {
-  if (value === null || value === undefined) return out.writeInt32(-1);
+  if (value === null || value === undefined) {
+    out.writeInt32(-1);
+    return;
+  }
   const at = out.length;
   out.writeInt32(0);
   out.setInt32(at, out.write(value));
@@ -32,9 +35,10 @@ export function copyBinaryText(out: Utf8Writer, value: string | null | undefined
  */
 export function copyBinaryTimestamp(out: Utf8Writer, iso: string | null | undefined): void {
   const ms = iso === null || iso === undefined ? Number.NaN : Date.parse(iso);
-  if (!Number.isFinite(ms)) return out.writeInt32(-1);
-  out.writeInt32(8);
-  out.writeInt64(BigInt(ms - PG_EPOCH_MS) * 1000n);
+  if (Number.isFinite(ms)) {
+    out.writeInt32(8);
+    out.writeInt64(BigInt(ms - PG_EPOCH_MS) * 1000n);
+  } else out.writeInt32(-1);
 }
 
 /**

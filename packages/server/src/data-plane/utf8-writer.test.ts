@@ -30,6 +30,18 @@ describe("Utf8Writer", () => {
     expect(out.bytes().toString("utf8")).toBe(expected);
   });
 
+  it("is written again from the start after a reset, in the buffer it had", () => {
+    const out = new Utf8Writer(64);
+    out.write("first text");
+    const buffer = out.bytes().buffer;
+    out.reset();
+    expect(out.length).toBe(0);
+    out.writeInt16(-1);
+    out.write("é");
+    expect([...out.bytes()]).toEqual([0xff, 0xff, 0xc3, 0xa9]);
+    expect(out.bytes().buffer).toBe(buffer);
+  });
+
   it("is empty when nothing was written", () => {
     expect(new Utf8Writer(0).bytes().length).toBe(0);
   });

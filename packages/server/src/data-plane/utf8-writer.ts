@@ -94,6 +94,14 @@ export class Utf8Writer {
   }
 
   /**
+   * Empties the writer to be written again, keeping its buffer: for a caller that copies out
+   * what it wrote each time. A view from `bytes()` taken before sees what is written next.
+   */
+  reset(): void {
+    this.#length = 0;
+  }
+
+  /**
    * Gives the buffer back to the pool it came from, once nothing reads what was written (no view
    * from `bytes()` is used afterwards). The writer is empty after, and must not be written to.
    */
