@@ -2,6 +2,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
+import { sqlIdentifier, sqlIdentifiers } from "../security/sql-identifier.js";
 import type { Utf8Writer } from "./utf8-writer.js";
 
 // PostgreSQL's binary COPY format (https://www.postgresql.org/docs/current/sql-copy.html):
@@ -61,7 +62,7 @@ export async function copyBinary(
   columns: readonly string[],
   rows: Uint8Array | readonly Uint8Array[],
 ): Promise<void> {
-  const sql = `COPY ${table} (${columns.join(", ")}) FROM STDIN WITH (FORMAT binary)`;
+  const sql = `COPY ${sqlIdentifier(table)} (${sqlIdentifiers(columns)}) FROM STDIN WITH (FORMAT binary)`;
   const sink = client.query(copyFrom(sql));
   const parts = rows instanceof Uint8Array ? [rows] : rows;
   await pipeline(Readable.from([HEADER, ...parts, TRAILER], { objectMode: false }), sink);
