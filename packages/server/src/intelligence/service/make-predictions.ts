@@ -84,13 +84,20 @@ export async function makePredictions(
   const keys: string[] = new Array(requests.length);
   const todo: number[] = [];
   const firstOf = new Set<string>();
+  // What this call answers from, hits of the memo included: the memo may be cleared below to
+  // make room, and must not take a hit away before its request is answered.
+  const made = new Map<string, Made>();
   for (let i = 0; i < requests.length; i++) {
     specJsons[i] = JSON.stringify(requests[i].spec);
     const key = requestKey(requests[i], specJsons[i]);
     keys[i] = key;
-    if (memo.has(key) || firstOf.has(key)) continue;
-    firstOf.add(key);
-    todo.push(i);
+    if (made.has(key) || firstOf.has(key)) continue;
+    const hit = memo.get(key);
+    if (hit) made.set(key, hit);
+    else {
+      firstOf.add(key);
+      todo.push(i);
+    }
   }
   const raw = await predictSpecs(
     todo.map((i) => requests[i]),
@@ -117,8 +124,6 @@ export async function makePredictions(
   // The granularity depends only on the job's scheduler: made once per batch, not per job.
   const slurm = schedulerRounding("slurm", ctx.rounding);
   const kubernetes = schedulerRounding("kubernetes", ctx.rounding);
-  // Made in this call: kept apart from the memo, which may be cleared to make room.
-  const made = new Map<string, Made>();
   for (let t = 0; t < todo.length; t++) {
     const spec = requests[todo[t]].spec;
     const rounding = spec.scheduler === "kubernetes" ? kubernetes : slurm;
@@ -149,7 +154,7 @@ export async function makePredictions(
   for (let i = 0; i < requests.length; i++) {
     const request = requests[i];
     const spec = request.spec;
-    const m = (made.get(keys[i]) ?? memo.get(keys[i])) as Made;
+    const m = made.get(keys[i]) as Made;
     const answer: Prediction = {
       id: randomUUID(),
       createdAt: common.createdAt,

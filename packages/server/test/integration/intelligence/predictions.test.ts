@@ -360,6 +360,25 @@ describe("intelligence service over real PostgreSQL, ONNX Runtime and a local ob
     expect(read.json()).toEqual(answers[389]);
   });
 
+  it("answers a batch of more distinct jobs than it keeps, jobs repeated across slices included", async () => {
+    // 1,100 distinct jobs (more than the 1,024 a batch keeps), then the first 200 again: the
+    // slice where the kept outcomes are let go also holds requests answered from them.
+    const jobs = Array.from({ length: 1100 }, (_, i) => ({ ...known[i % 50], jobName: `sweep-${i}` }));
+    const requests = [...jobs, ...jobs.slice(0, 200)].map((spec) => ({ spec }));
+    const res = await liveApp.inject({
+      method: "POST",
+      url: "/v1/predictions/batch",
+      headers: bearer(TOKENS.platform),
+      payload: { requests },
+    });
+    expect(res.statusCode).toBe(200);
+    const answers = res.json().predictions as Prediction[];
+    expect(answers).toHaveLength(1300);
+    expect(new Set(answers.map((a) => a.id)).size).toBe(1300);
+    for (let i = 0; i < 200; i++) expect(answers[1100 + i].resources).toEqual(answers[i].resources);
+    answers.forEach((a, i) => expect(a.user).toBe(requests[i].spec.user));
+  });
+
   it("lets a researcher predict only their own jobs and read only their own predictions", async () => {
     const spec = { ...known[0], user: "alice" };
     const own = await liveApp.inject({
