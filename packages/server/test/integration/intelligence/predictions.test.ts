@@ -376,7 +376,9 @@ describe("intelligence service over real PostgreSQL, ONNX Runtime and a local ob
     expect(answers).toHaveLength(1300);
     expect(new Set(answers.map((a) => a.id)).size).toBe(1300);
     for (let i = 0; i < 200; i++) expect(answers[1100 + i].resources).toEqual(answers[i].resources);
-    answers.forEach((a, i) => expect(a.user).toBe(requests[i].spec.user));
+    answers.forEach((a, i) => {
+      expect(a.user).toBe(requests[i].spec.user);
+    });
   });
 
   it("lets a researcher predict only their own jobs and read only their own predictions", async () => {
