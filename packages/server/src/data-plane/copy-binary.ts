@@ -1,8 +1,6 @@
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import type pg from "pg";
-import { from as copyFrom } from "pg-copy-streams";
 import { sqlIdentifier, sqlIdentifiers } from "../security/sql-identifier.js";
+import { copyParts } from "./copy-rows.js";
 import type { Utf8Writer } from "./utf8-writer.js";
 
 // PostgreSQL's binary COPY format (https://www.postgresql.org/docs/current/sql-copy.html):
@@ -63,7 +61,6 @@ export async function copyBinary(
   rows: Uint8Array | readonly Uint8Array[],
 ): Promise<void> {
   const sql = `COPY ${sqlIdentifier(table)} (${sqlIdentifiers(columns)}) FROM STDIN WITH (FORMAT binary)`;
-  const sink = client.query(copyFrom(sql));
   const parts = rows instanceof Uint8Array ? [rows] : rows;
-  await pipeline(Readable.from([HEADER, ...parts, TRAILER], { objectMode: false }), sink);
+  await copyParts(client, sql, [HEADER, ...parts, TRAILER]);
 }

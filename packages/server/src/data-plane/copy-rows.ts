@@ -42,6 +42,23 @@ export async function copyBuffer(
   text: Uint8Array | readonly Uint8Array[],
 ): Promise<void> {
   const sql = `COPY ${table} (${columns.join(", ")}) FROM STDIN`;
+  await copyParts(client, sql, text instanceof Uint8Array ? [text] : text);
+}
+
+/**
+ * Sends bytes already in the format a `COPY … FROM STDIN` statement reads, one part after the
+ * other, on the given client (inside the caller's transaction).
+ *
+ * @example
+ * ```ts
+ * await copyParts(client, "COPY t (a) FROM STDIN", [Buffer.from("1\n")]);
+ * ```
+ */
+export async function copyParts(
+  client: pg.PoolClient | pg.Client,
+  sql: string,
+  parts: readonly Uint8Array[],
+): Promise<void> {
   const sink = client.query(copyFrom(sql));
-  await pipeline(Readable.from(text instanceof Uint8Array ? [text] : text, { objectMode: false }), sink);
+  await pipeline(Readable.from(parts, { objectMode: false }), sink);
 }

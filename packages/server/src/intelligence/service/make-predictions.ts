@@ -41,7 +41,7 @@ type Made = {
   linkKey: string;
   /** The answers' JSON after the id (see {@link AnswerJson.tail}). */
   answerTail: Buffer;
-  /** The record's COPY text between id and idempotency key, encoded with the first request's record. */
+  /** The record's COPY row between id and idempotency key, encoded with the first request's record. */
   copyTail?: Buffer;
 };
 
@@ -50,8 +50,8 @@ type Made = {
  * slices of one batch: a prediction is a function of the request, the model, the live state and
  * the moment, which one batch shares. Job arrays and sweeps ask for many jobs with the same spec
  * (1,000 consecutive LANL-CM5 jobs have 246 distinct ones): each is predicted, rounded,
- * policed and serialised once. Bounded so that a batch of distinct jobs holds no more than a
- * slice's worth for long.
+ * policed and serialised once. Bounded (1,024 jobs) so that a batch of distinct jobs does not
+ * keep every outcome it made until it ends.
  */
 export type PredictionMemo = Map<string, Made>;
 
