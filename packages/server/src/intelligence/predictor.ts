@@ -1,4 +1,5 @@
 import { applyConformal } from "./calibration/conformal.js";
+import { isoSeconds } from "./iso-seconds.js";
 import { centreAndSpread, type ResourceModel } from "./model/resource-model.js";
 import { evaluateEnsemble } from "./model/tree-ensemble.js";
 import { capOf } from "./training/train-resource-model.js";
@@ -111,7 +112,7 @@ export function predictResource(
       group: ev?.group ?? "all jobs",
       jobs: ev?.jobs ?? ctx.userJobs,
       censoredJobs: ev?.censoredJobs ?? 0,
-      since: ev && Number.isFinite(ev.since) ? new Date(ev.since * 1000).toISOString() : undefined,
+      since: ev && Number.isFinite(ev.since) ? isoSeconds(ev.since) : undefined,
       features: topFeatures(model),
     },
   };

@@ -65,7 +65,7 @@ export function predictionRoutes(service: IntelligenceService): RouteHandlers {
         (i) => `/requests/${i}/spec`,
       );
       const batch = new BatchAnswerJson(body.requests.length, ANSWER_BUFFERS);
-      await service.predictEach(body.requests, principal?.user ?? "unknown", (a) => batch.add(a));
+      await service.predictEach(body.requests, principal?.user ?? "unknown", (a, tail) => batch.add(a, tail));
       reply.type(JSON_TYPE);
       const out = batch.finish();
       // Once sent (handed to the socket): a connection closed before keeps its buffer to itself.

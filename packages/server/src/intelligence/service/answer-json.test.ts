@@ -2,7 +2,14 @@ import type { Prediction, ResourcePrediction } from "@jobsight/schemas";
 import { describe, expect, it } from "vitest";
 import { BufferPool } from "../../data-plane/buffer-pool.js";
 import { Utf8Writer } from "../../data-plane/utf8-writer.js";
-import { type AnswerCommon, AnswerJson, answerText, BatchAnswerJson, writeAnswer } from "./answer-json.js";
+import {
+  type AnswerCommon,
+  AnswerJson,
+  answerText,
+  BatchAnswerJson,
+  rememberTail,
+  writeAnswer,
+} from "./answer-json.js";
 
 const resources: ResourcePrediction[] = [
   {
@@ -56,7 +63,7 @@ describe("AnswerJson", () => {
       const json = new AnswerJson(common);
       const shown = common.mode === "shadow" ? [] : resources;
       const a = answer(common, 1, "alice", shown);
-      json.remember(a, json.tail(a.cluster, a.user, JSON.stringify(shown)));
+      rememberTail(a, json.tail(a.cluster, a.user, JSON.stringify(shown)));
       expect(answerText(a)).toBe(JSON.stringify(a));
     }
   });
@@ -75,11 +82,26 @@ describe("AnswerJson", () => {
     const answers = [1, 2, 3].map((i) => answer(live, i, "zoë"));
     const out = new Utf8Writer(16);
     for (const a of answers) {
-      json.remember(a, tail);
+      rememberTail(a, tail);
       writeAnswer(out, a);
       expect(answerText(a)).toBe(JSON.stringify(a));
     }
     expect(out.bytes().toString()).toBe(answers.map((a) => JSON.stringify(a)).join(""));
+  });
+});
+
+describe("answers handed on with their tail", () => {
+  it("are written from the tail given, not serialised again, and only the id is read", () => {
+    const json = new AnswerJson(live);
+    const tail = json.tail("hpc1", "zoë", JSON.stringify(resources));
+    const answers = [1, 2].map((i) => answer(live, i, "zoë"));
+    const batch = new BatchAnswerJson(2);
+    for (const a of answers) batch.add(a, tail);
+    expect(batch.finish().bytes().toString()).toBe(JSON.stringify({ predictions: answers }));
+    // The tail is what is written: an answer object that says otherwise is not read beyond its id.
+    const changed = { ...answers[0], user: "mallory" };
+    expect(JSON.parse(answerText(changed, tail)).user).toBe("zoë");
+    expect(answerText({ id: answers[1].id }, tail)).toBe(JSON.stringify(answers[1]));
   });
 });
 
@@ -95,7 +117,7 @@ describe("BatchAnswerJson", () => {
     const json = new AnswerJson(live);
     const answers = ["alice", "zoë", "用户", "😀".repeat(300)].map((user, i) => answer(live, i, user));
     for (const a of answers.slice(0, 3))
-      json.remember(a, json.tail(a.cluster, a.user, JSON.stringify(a.resources)));
+      rememberTail(a, json.tail(a.cluster, a.user, JSON.stringify(a.resources)));
     expect(
       batchJson(answers)
         .bytes()

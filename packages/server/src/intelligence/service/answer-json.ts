@@ -3,12 +3,12 @@ import type { BufferPool } from "../../data-plane/buffer-pool.js";
 import { Utf8Writer } from "../../data-plane/utf8-writer.js";
 
 /**
- * The JSON of the answers this process made after their ids, as UTF-8, by answer. A batch answer
- * is a megabyte and a half of JSON per thousand predictions, and the record keeps each answer's
- * text too: the part after the id is the same for every request for the same job in a batch, so
- * it is encoded once (from the resources, which the record needs as JSON too) and copied as
- * bytes wherever the answer goes. Answers are not changed once made, so a text never goes stale;
- * one that is not here is serialised as usual.
+ * The JSON of answers after their ids, as UTF-8 ({@link AnswerJson.tail}), by answer, for answers
+ * that leave without theirs ({@link rememberTail}). A batch answer is a megabyte and a half of
+ * JSON per thousand predictions: the part after the id is the same for every request for the
+ * same job in a batch, so it is encoded once (from the resources, which the record needs as JSON
+ * too) and copied as bytes wherever the answer goes. Answers are not changed once made, so a
+ * text never goes stale; one that is not known is serialised as usual.
  */
 const tails = new WeakMap<Prediction, Uint8Array>();
 
@@ -23,7 +23,7 @@ export type AnswerCommon = Pick<Prediction, "createdAt" | "mode" | "modelVersion
  * @example
  * ```ts
  * const json = new AnswerJson(common);
- * json.remember(answer, json.tail(answer.cluster, answer.user, JSON.stringify(answer.resources)));
+ * rememberTail(answer, json.tail(answer.cluster, answer.user, JSON.stringify(answer.resources)));
  * answerText(answer) === JSON.stringify(answer); // true
  * ```
  */
@@ -46,28 +46,35 @@ export class AnswerJson {
       "utf8",
     );
   }
-
-  /** Keeps that `answer` serialises to its id followed by `tail` (from {@link tail}). */
-  remember(answer: Prediction, tail: Uint8Array): void {
-    tails.set(answer, tail);
-  }
 }
 
-function idHead(answer: Prediction): string {
+/**
+ * Keeps that `answer` serialises to its id followed by `tail` (from {@link AnswerJson.tail}), for
+ * {@link answerText} and {@link writeAnswer} called without it. A batch hands each answer's tail
+ * along instead: a weak map entry per answer cost more than the copy it saves.
+ */
+export function rememberTail(answer: Prediction, tail: Uint8Array): void {
+  tails.set(answer, tail);
+}
+
+function idHead(answer: Pick<Prediction, "id">): string {
   return `{"id":${JSON.stringify(answer.id)}`;
 }
 
-/** The JSON text of an answer: from the bytes written when it was made, else serialised now. */
-export function answerText(answer: Prediction): string {
-  const tail = tails.get(answer);
+/**
+ * The JSON text of an answer: its id and `tail`, the bytes written when it was made (by default
+ * those {@link rememberTail} kept), else the answer serialised now. With a tail, only the id of
+ * `answer` is read.
+ */
+export function answerText(answer: Pick<Prediction, "id">, tail = tails.get(answer as Prediction)): string {
   return tail
     ? idHead(answer) + Buffer.from(tail.buffer, tail.byteOffset, tail.length).toString("utf8")
     : JSON.stringify(answer);
 }
 
 /**
- * Appends the JSON of an answer to `out`: its id, then the bytes written when it was made (or
- * the answer serialised now).
+ * Appends the JSON of an answer to `out`: its id, then `tail`, the bytes written when it was made
+ * (by default those {@link rememberTail} kept), or else the answer serialised now.
  *
  * @example
  * ```ts
@@ -75,8 +82,7 @@ export function answerText(answer: Prediction): string {
  * writeAnswer(out, answer); // out.bytes() is JSON.stringify(answer) as UTF-8
  * ```
  */
-export function writeAnswer(out: Utf8Writer, answer: Prediction): void {
-  const tail = tails.get(answer);
+export function writeAnswer(out: Utf8Writer, answer: Prediction, tail = tails.get(answer)): void {
   if (!tail) {
     out.write(JSON.stringify(answer));
     return;
@@ -115,9 +121,10 @@ export class BatchAnswerJson {
     this.#out.write(`{"predictions":[`);
   }
 
-  add(answer: Prediction): void {
+  /** Appends an answer; `tail` as for {@link writeAnswer}. */
+  add(answer: Prediction, tail?: Uint8Array): void {
     if (this.#count++ > 0) this.#out.write(",");
-    writeAnswer(this.#out, answer);
+    writeAnswer(this.#out, answer, tail ?? tails.get(answer));
   }
 
   /** The batch's JSON, complete; nothing more may be added. */

@@ -1,4 +1,5 @@
 import type { Prediction, PredictionRequest } from "@jobsight/schemas";
+import { rememberTail } from "./answer-json.js";
 import { makePredictions, type PredictionContext, type PredictionMemo } from "./make-predictions.js";
 import type { PredictionRecorder } from "./prediction-recorder.js";
 
@@ -12,7 +13,8 @@ const SLICE = 128;
 
 /**
  * Answers a batch of prediction requests, handing each answer to `each` in request order, a
- * slice at a time: a request whose idempotency key the same user already used on the same
+ * slice at a time, with the JSON of the answer after its id when it was made here (see
+ * `answer-json.ts`): a request whose idempotency key the same user already used on the same
  * cluster gets the first answer again (a key repeated inside the batch too); every other request
  * is predicted and recorded.
  *
@@ -26,7 +28,7 @@ export async function answerEach(
   requests: readonly PredictionRequest[],
   recorder: PredictionRecorder,
   context: PredictionContext,
-  each: (answer: Prediction) => void,
+  each: (answer: Prediction, tail: Uint8Array | undefined) => void,
 ): Promise<void> {
   const keyed = requests.flatMap((r, i) => (r.idempotencyKey ? [i] : []));
   const found = await recorder.findIdempotent(
@@ -37,6 +39,7 @@ export async function answerEach(
     })),
   );
   const answers: (Prediction | undefined)[] = new Array(requests.length);
+  const tails: (Uint8Array | undefined)[] = new Array(requests.length);
   keyed.forEach((i, k) => {
     answers[i] = found[k];
   });
@@ -65,12 +68,18 @@ export async function answerEach(
         memo,
       );
       recorder.record(recorded);
-      for (let k = 0; k < todo.length; k++) answers[todo[k]] = recorded[k].answer;
+      for (let k = 0; k < todo.length; k++) {
+        answers[todo[k]] = recorded[k].answer;
+        tails[todo[k]] = recorded[k].answerTail;
+      }
     }
     for (let i = start; i < end; i++) {
-      const first = repeats.get(i);
-      each((first === undefined ? answers[i] : answers[first]) as Prediction);
-      if (!kept.has(i)) answers[i] = undefined;
+      const at = repeats.get(i) ?? i;
+      each(answers[at] as Prediction, tails[at]);
+      if (!kept.has(i)) {
+        answers[i] = undefined;
+        tails[i] = undefined;
+      }
     }
   }
 }
@@ -89,6 +98,10 @@ export async function answerRequests(
   context: PredictionContext,
 ): Promise<Prediction[]> {
   const answers: Prediction[] = [];
-  await answerEach(requests, recorder, context, (answer) => answers.push(answer));
+  await answerEach(requests, recorder, context, (answer, tail) => {
+    // Sent one by one by callers that only get the answer: its text goes with it.
+    if (tail) rememberTail(answer, tail);
+    answers.push(answer);
+  });
   return answers;
 }

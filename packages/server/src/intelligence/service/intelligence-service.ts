@@ -149,12 +149,13 @@ export class IntelligenceService {
 
   /**
    * {@link predict}, each answer handed to `each` in request order as soon as it is made (a
-   * large batch a slice at a time), for a caller that writes answers out rather than keeping them.
+   * large batch a slice at a time), with its JSON after the id when it was made now (for
+   * `writeAnswer`), for a caller that writes answers out rather than keeping them.
    */
   async predictEach(
     requests: readonly PredictionRequest[],
     requestedBy: string,
-    each: (answer: Prediction) => void,
+    each: (answer: Prediction, tail: Uint8Array | undefined) => void,
   ): Promise<void> {
     await this.#whenReady();
     await answerEach(requests, this.#recorder, this.#context(requestedBy), each);

@@ -166,7 +166,6 @@ export async function makePredictions(
     };
     if (common.shadowUntil !== undefined) answer.shadowUntil = common.shadowUntil;
     if (notice !== undefined) answer.notice = notice;
-    json.remember(answer, m.answerTail);
     const recorded: RecordedPrediction = {
       answer,
       resources: m.resources,
@@ -177,6 +176,7 @@ export async function makePredictions(
       specJson: specJsons[i],
       linkKey: m.linkKey,
       requestedBy: ctx.requestedBy,
+      answerTail: m.answerTail,
     };
     if (request.idempotencyKey) recorded.idempotencyKey = request.idempotencyKey;
     m.copyTail ??= predictionCopyTail(recorded);

@@ -2,6 +2,7 @@ import type { JobSpec, PolicyAdjustment } from "@jobsight/schemas";
 import { FEATURE_NAMES } from "../features/group-features.js";
 import { describeGroup, type GroupKeys, groupKeys } from "../features/group-keys.js";
 import { type HistoryJob, RESOURCE_FIELDS, type ResourceName } from "../history-job.js";
+import { isoSeconds } from "../iso-seconds.js";
 import type { ResourceModel } from "../model/resource-model.js";
 import type { TreeEnsemble } from "../model/tree-ensemble.js";
 import {
@@ -239,17 +240,16 @@ function predictOne(
   const prefix = `${cluster}/`;
   const outcome: RawOutcome = { resource, prediction };
   if (prediction.status === "ok") {
-    prediction.evidence = {
-      ...prediction.evidence,
-      group: prediction.evidence.group.replaceAll(prefix, ""),
-      features: topFeatures(model),
-    };
+    // The predictor's own fresh object, renamed in place.
+    const evidence = prediction.evidence;
+    evidence.group = evidence.group.replaceAll(prefix, "");
+    evidence.features = topFeatures(model);
   } else if (summary) {
     outcome.evidence = {
       group: (group as string).replaceAll(prefix, ""),
       jobs: summary.jobs,
       censoredJobs: summary.censoredJobs,
-      since: Number.isFinite(summary.since) ? new Date(summary.since * 1000).toISOString() : undefined,
+      since: Number.isFinite(summary.since) ? isoSeconds(summary.since) : undefined,
       features: [],
     };
   }

@@ -2,7 +2,7 @@ import type { Prediction } from "@jobsight/schemas";
 import type pg from "pg";
 import { BufferPool } from "../../data-plane/buffer-pool.js";
 import { Utf8Writer } from "../../data-plane/utf8-writer.js";
-import { writeAnswer } from "./answer-json.js";
+import { answerText } from "./answer-json.js";
 import {
   findIdempotentPredictions,
   findPrediction,
@@ -21,10 +21,18 @@ export type PredictionRecorderOptions = {
    */
   flushIntervalMs?: number;
   /**
-   * Predictions per write; a write starts at once when this many wait.
+   * Most predictions per write.
    * @default 5000
    */
   maxBatch?: number;
+  /**
+   * A write starts as soon as this many predictions wait and no write is under way, and again
+   * when a write ends with this many waiting, rather than at the next interval: under a steady
+   * stream of batches PostgreSQL keeps pace instead of idling between ticks and leaving a
+   * second's worth to write at the end. At most `maxBatch`.
+   * @default 1024
+   */
+  writeAtPending?: number;
   /**
    * Most predictions kept while PostgreSQL is unreachable; beyond, the oldest are dropped (counted).
    * @default 200000
@@ -37,24 +45,27 @@ export type PredictionRecorderOptions = {
 /** A prediction waiting to be written. */
 type Pending = {
   id: string;
-  /** Its answer as JSON: bytes `[answerStart, answerEnd)` of the segment's answers. */
-  answerStart: number;
-  answerEnd: number;
+  /**
+   * Its answer's JSON after the id, shared by every request for the same job in a batch; or,
+   * recorded without one, the answer itself.
+   */
+  answer: Uint8Array | Prediction;
   /** Sender's idempotency key with its cluster and user (`refKey`), if one was given. */
   key: string | undefined;
   /** Its COPY row (binary format): bytes `[start, end)` of a segment shared with others recorded near it. */
   segment: Segment;
   start: number;
   end: number;
+  /** Written or dropped, and let go of (once only: see `#forget`). */
+  done: boolean;
 };
 
 /**
- * COPY rows of predictions recorded one after the other, their answers' JSON (for readers while
- * they wait), and how many of them still wait. Both outside the JavaScript heap: kept as strings
- * until written (a few hundred milliseconds), the answers outlived the young generation and were
- * copied into the old one, a kilobyte and a half per prediction for the full collector to mark.
+ * COPY rows of predictions recorded one after the other, and how many of them still wait.
+ * Outside the JavaScript heap: kept as strings until written, rows outlived the young generation
+ * and were copied into the old one, two kilobytes per prediction for the full collector to mark.
  */
-type Segment = { text: Utf8Writer; answers: Utf8Writer; waiting: number };
+type Segment = { text: Utf8Writer; waiting: number };
 
 // Lines are appended to a segment until it is full: a buffer per call cost a single prediction
 // more to allocate (~10 µs) than to encode. A segment's buffer goes back to the pool once its
@@ -83,7 +94,6 @@ const SEGMENT_BYTES = 1024 * 1024;
  */
 export class PredictionRecorder {
   #pending: Pending[] = [];
-  readonly #byId = new Map<string, Pending>();
   readonly #byKey = new Map<string, Pending>();
   #segment: Segment | undefined;
   #segmentRoom = 0;
@@ -107,6 +117,7 @@ export class PredictionRecorder {
       flushIntervalMs: options.flushIntervalMs ?? 200,
       maxBatch: options.maxBatch ?? 5000,
       maxPending: options.maxPending ?? 200_000,
+      writeAtPending: Math.min(options.writeAtPending ?? 1024, options.maxBatch ?? 5000),
       onError: options.onError,
     };
     this.#timer = setInterval(() => void this.#tick(), this.#options.flushIntervalMs);
@@ -127,8 +138,6 @@ export class PredictionRecorder {
       this.#segmentRoom = Math.max(SEGMENT_BYTES, expected);
       this.#segment = {
         text: new Utf8Writer(this.#segmentRoom, this.#buffers),
-        // An answer is most of its line's length: the same room, so neither grows.
-        answers: new Utf8Writer(this.#segmentRoom, this.#buffers),
         waiting: 0,
       };
     }
@@ -137,19 +146,16 @@ export class PredictionRecorder {
     for (const item of items) {
       const start = segment.text.length;
       writePredictionRow(segment.text, item);
-      const answerStart = segment.answers.length;
-      writeAnswer(segment.answers, item.answer);
       const pending: Pending = {
         id: item.answer.id,
-        answerStart,
-        answerEnd: segment.answers.length,
+        answer: item.answerTail ?? item.answer,
         key: idempotencyKeyOf(item),
         segment,
         start,
         end: segment.text.length,
+        done: false,
       };
       this.#pending.push(pending);
-      this.#byId.set(pending.id, pending);
       if (pending.key !== undefined && !this.#byKey.has(pending.key)) this.#byKey.set(pending.key, pending);
     }
     const over = this.#pending.length - this.#options.maxPending;
@@ -158,13 +164,16 @@ export class PredictionRecorder {
       this.dropped += over;
       this.#releaseRetired();
     }
-    if (this.#pending.length >= this.#options.maxBatch) void this.#tick();
+    if (this.#pending.length >= this.#options.writeAtPending) void this.#tick();
   }
 
   /** A prediction by id: from memory while it waits, else from PostgreSQL. */
   async get(id: string): Promise<Prediction | undefined> {
-    const waiting = this.#byId.get(id);
-    return waiting ? answerOf(waiting) : await findPrediction(this.pool, id);
+    // Searched rather than indexed: a map by id cost every prediction more than this costs the
+    // rare read of one not yet written, a write (a few thousand at most) after it was made.
+    const pending = this.#pending;
+    for (let i = pending.length - 1; i >= 0; i--) if (pending[i].id === id) return answerOf(pending[i]);
+    return await findPrediction(this.pool, id);
   }
 
   /** The predictions already made for idempotency keys (in order; undefined where none was). */
@@ -186,8 +195,12 @@ export class PredictionRecorder {
 
   /** Writes everything recorded so far; rejects when a write fails (the predictions stay queued). */
   async flush(): Promise<void> {
-    while (this.#writing) await this.#writing.catch(() => {});
-    while (this.#pending.length > 0) await this.#write();
+    // A write that ends may start the next one itself (`writeAtPending`): wait for it rather than
+    // send the same rows twice.
+    while (this.#pending.length > 0 || this.#writing) {
+      if (this.#writing) await this.#writing.catch(() => {});
+      else await this.#write();
+    }
   }
 
   /** Stops the timer and writes what is left. */
@@ -207,8 +220,8 @@ export class PredictionRecorder {
 
   #forget(item: Pending): void {
     // Once only: a prediction dropped while its write was under way is forgotten again after it.
-    if (this.#byId.get(item.id) !== item) return;
-    this.#byId.delete(item.id);
+    if (item.done) return;
+    item.done = true;
     if (item.key !== undefined && this.#byKey.get(item.key) === item) this.#byKey.delete(item.key);
     if (--item.segment.waiting === 0 && item.segment !== this.#segment) this.#retired.push(item.segment);
   }
@@ -221,7 +234,6 @@ export class PredictionRecorder {
     if (this.#writing) return;
     for (const segment of this.#retired) {
       segment.text.release();
-      segment.answers.release();
     }
     this.#retired = [];
   }
@@ -244,13 +256,19 @@ export class PredictionRecorder {
       if (this.#writing === write) this.#writing = undefined;
       this.#releaseRetired();
     };
-    write.then(clear, clear);
+    write.then(() => {
+      clear();
+      // Not after a failure: the next tick retries, rather than a loop against a database that is down.
+      if (this.#pending.length >= this.#options.writeAtPending) void this.#tick();
+    }, clear);
     return write;
   }
 }
 
 function answerOf(p: Pending): Prediction {
-  return JSON.parse(p.segment.answers.bytes().toString("utf8", p.answerStart, p.answerEnd)) as Prediction;
+  // Parsed from its text: a reader gets its own copy, as from PostgreSQL.
+  const text = p.answer instanceof Uint8Array ? answerText({ id: p.id }, p.answer) : JSON.stringify(p.answer);
+  return JSON.parse(text) as Prediction;
 }
 
 /**

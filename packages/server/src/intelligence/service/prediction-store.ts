@@ -58,6 +58,11 @@ export type RecordedPrediction = {
    * request for the same job in a batch).
    */
   copyTail?: Uint8Array;
+  /**
+   * The answer's JSON after its id (`AnswerJson.tail`), when it was encoded already (once
+   * for every request for the same job in a batch).
+   */
+  answerTail?: Uint8Array;
   linkKey: string;
   /** The user of the token that asked. */
   requestedBy: string;

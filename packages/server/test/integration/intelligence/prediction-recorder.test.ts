@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { JobSpec, Prediction, ResourcePrediction } from "@jobsight/schemas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AnswerJson } from "../../../src/intelligence/service/answer-json.js";
 import { linkKeyOf } from "../../../src/intelligence/service/link-predictions.js";
 import { PredictionRecorder } from "../../../src/intelligence/service/prediction-recorder.js";
 import {
@@ -79,14 +80,25 @@ describe("prediction recorder over real PostgreSQL", () => {
 
   it("keeps each prediction readable by id while it waits and after it is written, documents as served", async () => {
     const recorder = new PredictionRecorder(s.storage.pool, { flushIntervalMs: 60_000 });
-    const items = [recorded(), recorded(), recorded()];
-    // Characters beyond ASCII: the waiting answers are kept as UTF-8 bytes, read back by offset.
+    const items = [recorded(), recorded(), recorded(), recorded()];
+    // Characters beyond ASCII in an answer kept as an object and in one kept as its JSON after
+    // the id (as a batch hands them on), shared by two predictions.
     items[1].answer.notice = "modèle entraîné — 模型 😀";
+    const json = new AnswerJson({ ...items[2].answer, notice: "ünïcode 😀" });
+    const tail = json.tail(spec.cluster, spec.user, JSON.stringify(items[2].resources));
+    for (const item of items.slice(2)) {
+      item.answer.notice = "ünïcode 😀";
+      item.answerTail = tail;
+    }
     recorder.record(items);
-    expect(recorder.pending).toBe(3);
+    expect(recorder.pending).toBe(4);
     for (const item of items) expect(await recorder.get(item.answer.id)).toEqual(item.answer);
+    // Each read is a copy of its own.
+    const read = await recorder.get(items[3].answer.id);
+    if (read) read.user = "changed";
+    expect(await recorder.get(items[3].answer.id)).toEqual(items[3].answer);
     await recorder.close();
-    expect(recorder.written).toBe(3);
+    expect(recorder.written).toBe(4);
     expect(await recorder.get(items[1].answer.id)).toEqual(items[1].answer);
     const { rows } = await s.storage.pool.query<{ resources: string; spec: string }>(
       "SELECT resources::text AS resources, spec::text AS spec FROM predictions WHERE id = $1",
@@ -158,6 +170,38 @@ describe("prediction recorder over real PostgreSQL", () => {
     });
     const ids = items.map((i) => i.answer.id);
     expect(await count("id = ANY($1)", [ids])).toBe(2);
+  });
+
+  it("writes on its own once writeAtPending predictions wait, write after write, and a flush meanwhile writes each once", async () => {
+    const recorder = new PredictionRecorder(s.storage.pool, {
+      flushIntervalMs: 60_000,
+      maxBatch: 40,
+      writeAtPending: 35,
+    });
+    const few = Array.from({ length: 34 }, () => recorded());
+    recorder.record(few);
+    // Under the threshold and long before the interval: nothing is written yet.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await count("id = ANY($1)", [few.map((p) => p.answer.id)])).toBe(0);
+    const more = Array.from({ length: 80 }, () => recorded());
+    recorder.record(more);
+    // 114 waiting, 40 per write: each write that ends starts the next while 35 or more wait, so
+    // all but the last 34 are written with no tick and no flush.
+    const all = [...few, ...more].map((p) => p.answer.id);
+    const deadline = Date.now() + 10_000;
+    while ((await count("id = ANY($1)", [all])) < 80 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(await count("id = ANY($1)", [all])).toBe(80);
+    expect(recorder.pending).toBe(34);
+    // A flush while a write may have just started itself: every prediction once, none twice.
+    const late = Array.from({ length: 30 }, () => recorded());
+    recorder.record(late);
+    await recorder.flush();
+    expect(recorder.pending).toBe(0);
+    expect(recorder.written).toBe(144);
+    expect(await count("id = ANY($1)", [[...all, ...late.map((p) => p.answer.id)]])).toBe(144);
+    await recorder.close();
   });
 
   it("keeps the first prediction of an idempotency key, also when both wait in one write", async () => {
