@@ -62,23 +62,34 @@ function requestKey(request: PredictionRequest, specJson: string): string {
 }
 
 /**
- * Predicts a batch of requests and returns, in order, what to record and answer: the model's
- * outcome rounded for the scheduler, the policy applied to it, and the answer (with no
- * resources in shadow mode, where only the record keeps them). Requests with the same spec get
- * the same outcome (made once, see {@link PredictionMemo}), each with an id of its own.
+ * What a window of requests shares once their distinct jobs are predicted ({@link planPredictions}):
+ * per request its spec's JSON and its key, per key what was made, and what every answer has.
+ */
+export type PredictionPlan = {
+  specJsons: string[];
+  keys: string[];
+  made: Map<string, Made>;
+  common: AnswerCommon;
+  shadow: boolean;
+};
+
+/**
+ * The work of a batch that depends on the job and not on the request: each distinct job of
+ * `requests` not in `memo` is predicted (one model run for all of them), rounded for the
+ * scheduler, policed and serialised; the rest comes from the memo. {@link recordPredictions}
+ * then makes each request's answer and record from the plan, a few at a time if the caller likes.
  *
  * @example
  * ```ts
- * const recorded = await makePredictions([{ spec }], context);
- * recorder.record(recorded);
- * return recorded[0].answer;
+ * const plan = await planPredictions(requests, context, memo);
+ * const recorded = recordPredictions(requests, plan, context, 0, requests.length);
  * ```
  */
-export async function makePredictions(
+export async function planPredictions(
   requests: readonly PredictionRequest[],
   ctx: PredictionContext,
   memo: PredictionMemo = new Map(),
-): Promise<RecordedPrediction[]> {
+): Promise<PredictionPlan> {
   // The spec's JSON is both the key and what the record stores.
   const specJsons: string[] = new Array(requests.length);
   const keys: string[] = new Array(requests.length);
@@ -149,23 +160,44 @@ export async function makePredictions(
     if (memo.size >= MEMO_MAX) memo.clear();
     memo.set(keys[todo[t]], one);
   }
+  return { specJsons, keys, made, common, shadow };
+}
+
+/**
+ * What to record and answer for `requests[from, to)` of a {@link planPredictions} plan, in order:
+ * each request gets an id, an answer (with no resources in shadow mode, where only the record
+ * keeps them) and a record of its own, sharing its job's outcome and bytes with the others.
+ *
+ * @example
+ * ```ts
+ * recorder.record(recordPredictions(requests, plan, context, 0, 128));
+ * ```
+ */
+export function recordPredictions(
+  requests: readonly PredictionRequest[],
+  plan: PredictionPlan,
+  ctx: PredictionContext,
+  from: number,
+  to: number,
+): RecordedPrediction[] {
+  const { common, shadow } = plan;
   // Loops rather than closures per request: a batch makes thousands of these.
-  const out: RecordedPrediction[] = new Array(requests.length);
-  for (let i = 0; i < requests.length; i++) {
+  const out: RecordedPrediction[] = new Array(to - from);
+  for (let i = from; i < to; i++) {
     const request = requests[i];
     const spec = request.spec;
-    const m = made.get(keys[i]) as Made;
+    const m = plan.made.get(plan.keys[i]) as Made;
     const answer: Prediction = {
       id: randomUUID(),
       createdAt: common.createdAt,
       mode: common.mode,
-      modelVersion: version,
+      modelVersion: common.modelVersion,
       cluster: spec.cluster,
       user: spec.user,
       resources: shadow ? [] : m.resources,
     };
     if (common.shadowUntil !== undefined) answer.shadowUntil = common.shadowUntil;
-    if (notice !== undefined) answer.notice = notice;
+    if (common.notice !== undefined) answer.notice = common.notice;
     const recorded: RecordedPrediction = {
       answer,
       resources: m.resources,
@@ -173,7 +205,7 @@ export async function makePredictions(
       recommendations: m.recommendations,
       recommendationsJson: m.recommendationsJson,
       spec,
-      specJson: specJsons[i],
+      specJson: plan.specJsons[i],
       linkKey: m.linkKey,
       requestedBy: ctx.requestedBy,
       answerTail: m.answerTail,
@@ -181,7 +213,29 @@ export async function makePredictions(
     if (request.idempotencyKey) recorded.idempotencyKey = request.idempotencyKey;
     m.copyTail ??= predictionCopyTail(recorded);
     recorded.copyTail = m.copyTail;
-    out[i] = recorded;
+    out[i - from] = recorded;
   }
   return out;
+}
+
+/**
+ * Predicts a batch of requests and returns, in order, what to record and answer: the model's
+ * outcome rounded for the scheduler, the policy applied to it, and the answer (with no
+ * resources in shadow mode, where only the record keeps them). Requests with the same spec get
+ * the same outcome (made once, see {@link PredictionMemo}), each with an id of its own.
+ *
+ * @example
+ * ```ts
+ * const recorded = await makePredictions([{ spec }], context);
+ * recorder.record(recorded);
+ * return recorded[0].answer;
+ * ```
+ */
+export async function makePredictions(
+  requests: readonly PredictionRequest[],
+  ctx: PredictionContext,
+  memo: PredictionMemo = new Map(),
+): Promise<RecordedPrediction[]> {
+  const plan = await planPredictions(requests, ctx, memo);
+  return recordPredictions(requests, plan, ctx, 0, requests.length);
 }

@@ -1,4 +1,10 @@
-import { type JobRecord, type JobSpec, type Prediction, validators } from "@jobsight/schemas";
+import {
+  type JobRecord,
+  type JobSpec,
+  type Prediction,
+  type PredictionRequest,
+  validators,
+} from "@jobsight/schemas";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { IntelligenceService } from "../../../src/intelligence/service/intelligence-service.js";
@@ -360,11 +366,14 @@ describe("intelligence service over real PostgreSQL, ONNX Runtime and a local ob
     expect(read.json()).toEqual(answers[389]);
   });
 
-  it("answers a batch of more distinct jobs than it keeps, jobs repeated across slices included", async () => {
-    // 1,100 distinct jobs (more than the 1,024 a batch keeps), then the first 200 again: the
-    // slice where the kept outcomes are let go also holds requests answered from them.
+  it("answers a batch of more distinct jobs than it keeps, jobs and keys repeated across windows included", async () => {
+    // 1,100 distinct jobs (more than the 1,024 a batch keeps and predicts in one window), then
+    // the first 200 again: the window where the kept outcomes are let go also holds requests
+    // answered from them. An idempotency key of the first window comes back in the second.
     const jobs = Array.from({ length: 1100 }, (_, i) => ({ ...known[i % 50], jobName: `sweep-${i}` }));
-    const requests = [...jobs, ...jobs.slice(0, 200)].map((spec) => ({ spec }));
+    const requests: PredictionRequest[] = [...jobs, ...jobs.slice(0, 200)].map((spec) => ({ spec }));
+    requests[10] = { spec: jobs[10], idempotencyKey: "window-key" };
+    requests[1250] = { spec: jobs[10], idempotencyKey: "window-key" };
     const res = await liveApp.inject({
       method: "POST",
       url: "/v1/predictions/batch",
@@ -374,10 +383,24 @@ describe("intelligence service over real PostgreSQL, ONNX Runtime and a local ob
     expect(res.statusCode).toBe(200);
     const answers = res.json().predictions as Prediction[];
     expect(answers).toHaveLength(1300);
-    expect(new Set(answers.map((a) => a.id)).size).toBe(1300);
-    for (let i = 0; i < 200; i++) expect(answers[1100 + i].resources).toEqual(answers[i].resources);
+    expect(answers[1250]).toEqual(answers[10]);
+    expect(new Set(answers.map((a) => a.id)).size).toBe(1299);
+    for (let i = 0; i < 200; i++) {
+      if (i !== 150) expect(answers[1100 + i].resources).toEqual(answers[i].resources);
+    }
     answers.forEach((a, i) => {
       expect(a.user).toBe(requests[i].spec.user);
+    });
+    // Every prediction made recorded once, with the spec it was asked for.
+    await live.flush();
+    const { rows } = await f.fx.storage.pool.query<{ id: string; spec: JobSpec }>(
+      "SELECT id, spec::json AS spec FROM predictions WHERE id = ANY($1::text[])",
+      [answers.map((a) => a.id)],
+    );
+    expect(rows).toHaveLength(1299);
+    const specs = new Map(rows.map((r) => [r.id, r.spec]));
+    answers.forEach((a, i) => {
+      expect(specs.get(a.id)).toEqual(requests[i].spec);
     });
   });
 
