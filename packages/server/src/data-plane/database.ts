@@ -10,6 +10,33 @@ export type Database = {
 };
 
 /**
+ * Runs `work` on one pooled connection, outside any transaction: for one statement that is
+ * atomic by itself (a `COPY`), which then needs no `BEGIN` and `COMMIT` round trips. A
+ * connection that failed is discarded rather than returned to the pool; transient failures
+ * become {@link StorageUnavailableError}.
+ *
+ * @example
+ * ```ts
+ * await withConnection(pool, (client) => copyBinary(client, "predictions", columns, rows));
+ * ```
+ */
+export async function withConnection<T>(
+  pool: pg.Pool,
+  work: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
+  const client = await connect(pool);
+  let failure: Error | undefined;
+  try {
+    return await work(client);
+  } catch (error) {
+    failure = error as Error;
+    throw asStorageError(error);
+  } finally {
+    client.release(failure !== undefined && isTransientPgError(failure) ? failure : undefined);
+  }
+}
+
+/**
  * Runs `work` in one transaction on one pooled connection: COMMIT when it resolves, ROLLBACK
  * when it throws. A connection that failed is discarded rather than returned to the pool.
  * Transient failures (connection lost, server restarting) become {@link StorageUnavailableError}.

@@ -79,6 +79,10 @@ export async function answerEach(
   // Where the slice's first request to predict is in `todo`.
   let next = 0;
   for (let start = 0; start < requests.length; start += SLICE) {
+    // The event loop gets a turn between slices: a batch of thousands kept it for tens of
+    // milliseconds, and the prediction log's COPY (a round trip and several socket drains per
+    // write), other requests and health checks waited for the whole batch at each step.
+    if (start > 0) await nextTurn();
     if (start % WINDOW === 0) {
       const windowEnd = Math.min(requests.length, start + WINDOW);
       todo = [];
@@ -108,6 +112,10 @@ export async function answerEach(
       }
     }
   }
+}
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /**
