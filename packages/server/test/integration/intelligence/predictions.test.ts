@@ -56,6 +56,18 @@ describe("intelligence service over real PostgreSQL, ONNX Runtime and a local ob
     await f?.dispose();
   });
 
+  /** POSTs a batch to the live server as `token`, expects 200, and returns the answers in order. */
+  async function postBatch(requests: PredictionRequest[], token = TOKENS.platform): Promise<Prediction[]> {
+    const res = await liveApp.inject({
+      method: "POST",
+      url: "/v1/predictions/batch",
+      headers: bearer(token),
+      payload: { requests },
+    });
+    expect(res.statusCode).toBe(200);
+    return res.json().predictions as Prediction[];
+  }
+
   it("trains from storage in a worker, stores the model files and a models row with its backtest", async () => {
     expect(report).toMatchObject({ trained: true, accepted: true, jobs: 4000 });
     expect(report.resources).toEqual(expect.arrayContaining(["memory", "walltime"]));
@@ -124,14 +136,10 @@ describe("intelligence service over real PostgreSQL, ONNX Runtime and a local ob
   });
 
   it("in live mode returns values rounded the way the scheduler takes them, with the request beside", async () => {
-    const res = await liveApp.inject({
-      method: "POST",
-      url: "/v1/predictions/batch",
-      headers: bearer(TOKENS.scheduler),
-      payload: { requests: known.slice(0, 50).map((spec) => ({ spec })) },
-    });
-    expect(res.statusCode).toBe(200);
-    const predictions = res.json().predictions as Prediction[];
+    const predictions = await postBatch(
+      known.slice(0, 50).map((spec) => ({ spec })),
+      TOKENS.scheduler,
+    );
     expect(predictions).toHaveLength(50);
     predictions.forEach((p, i) => {
       expect(validators.Prediction.validate(p).ok).toBe(true);
@@ -254,13 +262,7 @@ describe("intelligence service over real PostgreSQL, ONNX Runtime and a local ob
     expect(b.id).toBe(a.id);
     // Also inside one batch, and for a key still waiting to be written.
     const other = { spec: known[2], idempotencyKey: "portal-req-000124" };
-    const batch = await liveApp.inject({
-      method: "POST",
-      url: "/v1/predictions/batch",
-      headers: bearer(TOKENS.platform),
-      payload: { requests: [other, payload, other] },
-    });
-    const [c, d, e] = batch.json().predictions as Prediction[];
+    const [c, d, e] = await postBatch([other, payload, other]);
     expect(d.id).toBe(a.id);
     expect(e.id).toBe(c.id);
     await live.flush();
@@ -286,14 +288,7 @@ describe("intelligence service over real PostgreSQL, ONNX Runtime and a local ob
       if (i === 200) return { spec: known[5], idempotencyKey: "slices-before" };
       return { spec };
     });
-    const res = await liveApp.inject({
-      method: "POST",
-      url: "/v1/predictions/batch",
-      headers: bearer(TOKENS.platform),
-      payload: { requests },
-    });
-    expect(res.statusCode).toBe(200);
-    const answers = res.json().predictions as Prediction[];
+    const answers = await postBatch(requests);
     expect(answers).toHaveLength(300);
     answers.forEach((a, i) => {
       expect(validators.Prediction.validate(a).ok).toBe(true);
@@ -328,14 +323,7 @@ describe("intelligence service over real PostgreSQL, ONNX Runtime and a local ob
           ? { spec: known[8] }
           : { spec: known[7], resources: ["memory" as const] },
     );
-    const res = await liveApp.inject({
-      method: "POST",
-      url: "/v1/predictions/batch",
-      headers: bearer(TOKENS.platform),
-      payload: { requests },
-    });
-    expect(res.statusCode).toBe(200);
-    const answers = res.json().predictions as Prediction[];
+    const answers = await postBatch(requests);
     expect(new Set(answers.map((a) => a.id)).size).toBe(390);
     const full = answers.filter((_, i) => i % 3 === 0);
     const memoryOnly = answers.filter((_, i) => i % 3 === 2);
@@ -374,14 +362,7 @@ describe("intelligence service over real PostgreSQL, ONNX Runtime and a local ob
     const requests: PredictionRequest[] = [...jobs, ...jobs.slice(0, 200)].map((spec) => ({ spec }));
     requests[10] = { spec: jobs[10], idempotencyKey: "window-key" };
     requests[1250] = { spec: jobs[10], idempotencyKey: "window-key" };
-    const res = await liveApp.inject({
-      method: "POST",
-      url: "/v1/predictions/batch",
-      headers: bearer(TOKENS.platform),
-      payload: { requests },
-    });
-    expect(res.statusCode).toBe(200);
-    const answers = res.json().predictions as Prediction[];
+    const answers = await postBatch(requests);
     expect(answers).toHaveLength(1300);
     expect(answers[1250]).toEqual(answers[10]);
     expect(new Set(answers.map((a) => a.id)).size).toBe(1299);
@@ -482,17 +463,12 @@ describe("intelligence service over real PostgreSQL, ONNX Runtime and a local ob
     // Another server reads it on its next refresh.
     await shadow.refresh();
     expect(shadow.policy()).toEqual(policy);
-    const res = await liveApp.inject({
-      method: "POST",
-      url: "/v1/predictions/batch",
-      headers: bearer(TOKENS.platform),
-      payload: {
-        requests: known
-          .slice(0, 40)
-          .map((spec) => ({ spec: { ...spec, requested: { ...spec.requested, memoryBytes: MIB } } })),
-      },
-    });
-    const capped = (res.json().predictions as Prediction[])
+    const answers = await postBatch(
+      known
+        .slice(0, 40)
+        .map((spec) => ({ spec: { ...spec, requested: { ...spec.requested, memoryBytes: MIB } } })),
+    );
+    const capped = answers
       .flatMap((p) => p.resources)
       .filter(
         (r) => r.resource === "memory" && r.status === "ok" && r.adjustments?.some((a) => a.rule === "cap"),
@@ -509,13 +485,10 @@ describe("intelligence service over real PostgreSQL, ONNX Runtime and a local ob
 
   it("reports accuracy once the predicted jobs have ended, per resource, partition and week", async () => {
     const specs = known.slice(100, 130).map((s, i) => ({ ...s, jobName: `acc-${i}` }));
-    const res = await liveApp.inject({
-      method: "POST",
-      url: "/v1/predictions/batch",
-      headers: bearer(TOKENS.scheduler),
-      payload: { requests: specs.map((spec) => ({ spec })) },
-    });
-    const predictions = res.json().predictions as Prediction[];
+    const predictions = await postBatch(
+      specs.map((spec) => ({ spec })),
+      TOKENS.scheduler,
+    );
     const now = Date.now();
     const records: JobRecord[] = specs.map((spec, i) => ({
       cluster: "lanl",
