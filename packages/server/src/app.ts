@@ -23,6 +23,7 @@ import { healthRoutes } from "./routes/health.js";
 import { IngestGate } from "./routes/ingest-gate.js";
 import { intelligenceHandlers } from "./routes/intelligence-handlers.js";
 import { jobRoutes } from "./routes/jobs.js";
+import { registerJsonBodyParser } from "./routes/json-body-parser.js";
 import { metricsRoutes } from "./routes/metrics.js";
 import { registerApiRoutes } from "./routes/register-api-routes.js";
 import type { RouteDeps } from "./routes/route-deps.js";
@@ -107,6 +108,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     },
   });
 
+  registerJsonBodyParser(app);
   await app.register(errorHandlerPlugin, { bodyLimitBytes: config.http.bodyLimitBytes });
   await app.register(rateLimitPlugin, config.rateLimit);
   await app.register(

@@ -10,6 +10,7 @@ import type { TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { NotImplementedError, UnsupportedMediaTypeError, ValidationError } from "../errors.js";
+import { bodyMayHoldNul } from "./json-body-parser.js";
 import { nulCharacterErrors } from "./nul-characters.js";
 import type { RouteHandler, RouteHandlers } from "./route-handler.js";
 
@@ -102,7 +103,7 @@ function addRoute(
       const errors: FieldError[] = [
         ...nulCharacterErrors(parts.params, "/params"),
         ...nulCharacterErrors(parts.query, "/query"),
-        ...(route.body ? nulCharacterErrors(parts.body) : []),
+        ...(route.body && bodyMayHoldNul(request) ? nulCharacterErrors(parts.body) : []),
       ];
       for (const [part, validator, schema] of checks) {
         // Query and path values arrive as strings; convert them the way the schema asks first.
