@@ -50,20 +50,17 @@ export async function withTransaction<T>(
   pool: pg.Pool,
   work: (client: pg.PoolClient) => Promise<T>,
 ): Promise<T> {
-  const client = await connect(pool);
-  let failure: Error | undefined;
-  try {
+  return withConnection(pool, async (client) => {
     await client.query("BEGIN");
-    const result = await work(client);
-    await client.query("COMMIT");
-    return result;
-  } catch (error) {
-    failure = error as Error;
-    await client.query("ROLLBACK").catch(() => {});
-    throw asStorageError(error);
-  } finally {
-    client.release(failure !== undefined && isTransientPgError(failure) ? failure : undefined);
-  }
+    try {
+      const result = await work(client);
+      await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw error;
+    }
+  });
 }
 
 /** Runs one query on the pool, mapping transient failures to {@link StorageUnavailableError}. */
