@@ -171,7 +171,11 @@ describe("scheduler routes served by buildApp over the intelligence service", ()
     expect(put.statusCode).toBe(200);
     let limited: Record<string, string> | undefined;
     let spec: JobSpec | undefined;
+    // When the limited call was made: its audit is written after it answered, and the earlier
+    // calls' may be written (or visible) first.
+    let since = 0;
     for (const s of specs) {
+      since = Date.now();
       const answer = adviceLines(
         (await advice(liveApp, T.scheduler, { user: s.user, options: overAskingOptions(s) })).body,
       );
@@ -187,8 +191,11 @@ describe("scheduler routes served by buildApp over the intelligence service", ()
     expect(Number(limited!["set.mem"])).toBeGreaterThanOrEqual(Math.floor(asked * 0.9));
     expect(Number(limited!["set.mem"])).toBeLessThan(asked);
     expect(limited!.message).toContain("policy gentle");
-    const ofLimited = (r: { policy: string; resource: string; user: string }) =>
-      r.policy === "gentle" && r.resource === "memory" && r.user === spec!.user;
+    const ofLimited = (r: { policy: string; resource: string; user: string; recordedAt: string }) =>
+      r.policy === "gentle" &&
+      r.resource === "memory" &&
+      r.user === spec!.user &&
+      Date.parse(r.recordedAt) >= since;
     const page = await eventually(
       async () =>
         (
@@ -200,8 +207,8 @@ describe("scheduler routes served by buildApp over the intelligence service", ()
         ).json(),
       (p) => p.items?.some(ofLimited),
     );
-    // Newest first: the memory record of the call just limited (an advice records one per
-    // resource, and earlier calls under this policy may have changed nothing).
+    // The memory record of the call just limited (an advice records one per resource; earlier
+    // calls under this policy, before `since`, may have changed nothing).
     const record = page.items.find(ofLimited);
     expect(record.limitedBy).toBe("max_decrease");
     await liveApp.inject({
