@@ -170,7 +170,8 @@ export class PredictionRecorder {
   /** A prediction by id: from memory while it waits, else from PostgreSQL. */
   async get(id: string): Promise<Prediction | undefined> {
     // Searched rather than indexed: a map by id cost every prediction more than this costs the
-    // rare read of one not yet written, a write (a few thousand at most) after it was made.
+    // rare read of one not yet written. The list is a write's worth (a few thousand), or up to
+    // `maxPending` while PostgreSQL is unreachable: a millisecond or so to search.
     const pending = this.#pending;
     for (let i = pending.length - 1; i >= 0; i--) if (pending[i].id === id) return answerOf(pending[i]);
     return await findPrediction(this.pool, id);
