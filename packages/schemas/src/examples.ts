@@ -1,5 +1,5 @@
 import type { Static, TSchema } from "@sinclair/typebox";
-import type { wireSchemas } from "./generated-files.js";
+import type { wireSchemas } from "./api/generated-files.js";
 
 type Examples = { [K in keyof typeof wireSchemas]?: Static<TSchema> };
 

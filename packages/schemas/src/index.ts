@@ -1,14 +1,9 @@
-export type { AccuracySlice } from "./accuracy.js";
-export { AccuracyReport } from "./accuracy.js";
-export { AdmissionReviewRequest, AdmissionReviewResponse } from "./admission-review.js";
+export type { ApiRoute, Role } from "./api/api-routes.js";
+export { apiRoutes } from "./api/api-routes.js";
+export { generatedFiles, wireSchemas } from "./api/generated-files.js";
+export { buildOpenApiDocument } from "./api/openapi.js";
 export type { FieldError } from "./api-error.js";
 export { ApiError } from "./api-error.js";
-export type { ApiRoute, Role } from "./api-routes.js";
-export { apiRoutes } from "./api-routes.js";
-export { Artifact, ArtifactKind } from "./artifact.js";
-export type { CheckPolicyOptions } from "./check-policy.js";
-export { checkPolicy } from "./check-policy.js";
-export { Cluster } from "./cluster.js";
 export {
   ClusterId,
   IdempotencyKey,
@@ -18,29 +13,15 @@ export {
   Sha256,
   Timestamp,
 } from "./common.js";
-export type { EvidenceRef, FindingKind, Unseen } from "./diagnosis.js";
-export { Diagnosis, EvidenceRef as EvidenceRefSchema, Finding, TimeWindow } from "./diagnosis.js";
-export { generatedFiles, wireSchemas } from "./generated-files.js";
+export type { AccuracySlice } from "./intelligence/accuracy.js";
+export { AccuracyReport } from "./intelligence/accuracy.js";
+export type { EvidenceRef, FindingKind, Unseen } from "./intelligence/diagnosis.js";
 export {
-  IngestResult,
-  JobPage,
-  JobRecordBatch,
-  NodeEventBatch,
-  NodeEventList,
-  UsageSeries,
-} from "./ingest.js";
-export type { JobOutcome, JobPeaks, JobPhase, JobStep } from "./job-record.js";
-export { JobRecord, JobState, RecordSource } from "./job-record.js";
-export type { ArrayInfo } from "./job-spec.js";
-export { JobSpec, ResourceRequest } from "./job-spec.js";
-export { killedForMemory } from "./memory-kill.js";
-export type { NodeEventKind } from "./node-event.js";
-export { NodeEvent } from "./node-event.js";
-export { buildOpenApiDocument } from "./openapi.js";
-export type { ResourceValues } from "./policy.js";
-export { Policy } from "./policy.js";
-export { PolicyAuditPage, PolicyAuditQuery, PolicyAuditRecord } from "./policy-audit.js";
-export { PolicySimulation, PolicySimulationRequest, ResourceSimulation } from "./policy-simulation.js";
+  Diagnosis,
+  EvidenceRef as EvidenceRefSchema,
+  Finding,
+  TimeWindow,
+} from "./intelligence/diagnosis.js";
 export type {
   Evidence,
   InsufficientEvidence,
@@ -48,12 +29,43 @@ export type {
   PredictionMode,
   ResourcePrediction,
   ResourceRecommendation,
-} from "./prediction.js";
-export { Prediction, PredictionBatch, PredictionBatchRequest, PredictionRequest } from "./prediction.js";
-export { parseQuantity } from "./quantity.js";
-export { SlurmAdviceRequest } from "./slurm-advice.js";
-export { SubmissionEdit } from "./submission-edit.js";
-export { UsageBatch, UsageSample } from "./usage-sample.js";
+} from "./intelligence/prediction.js";
+export {
+  Prediction,
+  PredictionBatch,
+  PredictionBatchRequest,
+  PredictionRequest,
+} from "./intelligence/prediction.js";
+export { SubmissionEdit } from "./intelligence/submission-edit.js";
+export { Artifact, ArtifactKind } from "./jobs/artifact.js";
+export { Cluster } from "./jobs/cluster.js";
+export {
+  IngestResult,
+  JobPage,
+  JobRecordBatch,
+  NodeEventBatch,
+  NodeEventList,
+  UsageSeries,
+} from "./jobs/ingest.js";
+export type { JobOutcome, JobPeaks, JobPhase, JobStep } from "./jobs/job-record.js";
+export { JobRecord, JobState, RecordSource } from "./jobs/job-record.js";
+export type { ArrayInfo } from "./jobs/job-spec.js";
+export { JobSpec, ResourceRequest } from "./jobs/job-spec.js";
+export { killedForMemory } from "./jobs/memory-kill.js";
+export type { NodeEventKind } from "./jobs/node-event.js";
+export { NodeEvent } from "./jobs/node-event.js";
+export { parseQuantity } from "./jobs/quantity.js";
+export { UsageBatch, UsageSample } from "./jobs/usage-sample.js";
+export type { WasteRow } from "./jobs/waste-report.js";
+export { WasteReport } from "./jobs/waste-report.js";
+export { AdmissionReviewRequest, AdmissionReviewResponse } from "./policy/admission-review.js";
+export type { CheckPolicyOptions } from "./policy/check-policy.js";
+export { checkPolicy } from "./policy/check-policy.js";
+export type { ResourceValues } from "./policy/policy.js";
+export { Policy } from "./policy/policy.js";
+export { PolicyAuditPage, PolicyAuditQuery, PolicyAuditRecord } from "./policy/policy-audit.js";
+export { PolicySimulation, PolicySimulationRequest, ResourceSimulation } from "./policy/policy-simulation.js";
+export { SlurmAdviceRequest } from "./policy/slurm-advice.js";
 export type { ValidationResult, Validator } from "./validate.js";
 export { compileValidator, SchemaValidationError } from "./validate.js";
 export {
@@ -79,5 +91,3 @@ export {
   validateUsageSample,
   validators,
 } from "./validators.js";
-export type { WasteRow } from "./waste-report.js";
-export { WasteReport } from "./waste-report.js";

@@ -4,14 +4,7 @@
 // compute node, imports this one. Anything here must stay free of value imports from the
 // TypeBox schema modules (types are erased and cost nothing).
 export type { FieldError } from "./api-error.js";
-export type { CheckPolicyOptions } from "./check-policy.js";
-export { checkPolicy } from "./check-policy.js";
-export type { EvidenceRef, FindingKind, Unseen } from "./diagnosis.js";
-export type { JobOutcome, JobPeaks, JobPhase, JobRecord, JobState, JobStep } from "./job-record.js";
-export type { ArrayInfo, JobSpec, ResourceRequest } from "./job-spec.js";
-export { killedForMemory } from "./memory-kill.js";
-export type { NodeEvent, NodeEventKind } from "./node-event.js";
-export type { Policy, ResourceValues } from "./policy.js";
+export type { EvidenceRef, FindingKind, Unseen } from "./intelligence/diagnosis.js";
 export type {
   Evidence,
   InsufficientEvidence,
@@ -21,6 +14,13 @@ export type {
   PredictionRequest,
   ResourcePrediction,
   ResourceRecommendation,
-} from "./prediction.js";
-export { parseQuantity } from "./quantity.js";
-export type { UsageSample } from "./usage-sample.js";
+} from "./intelligence/prediction.js";
+export type { JobOutcome, JobPeaks, JobPhase, JobRecord, JobState, JobStep } from "./jobs/job-record.js";
+export type { ArrayInfo, JobSpec, ResourceRequest } from "./jobs/job-spec.js";
+export { killedForMemory } from "./jobs/memory-kill.js";
+export type { NodeEvent, NodeEventKind } from "./jobs/node-event.js";
+export { parseQuantity } from "./jobs/quantity.js";
+export type { UsageSample } from "./jobs/usage-sample.js";
+export type { CheckPolicyOptions } from "./policy/check-policy.js";
+export { checkPolicy } from "./policy/check-policy.js";
+export type { Policy, ResourceValues } from "./policy/policy.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { wireSchemas } from "./api/generated-files.js";
 import { validExamples } from "./examples.js";
-import { wireSchemas } from "./generated-files.js";
 import { compileValidator, SchemaValidationError } from "./validate.js";
 import {
   assertJobSpec,

@@ -1,22 +1,22 @@
-import { AccuracyReport } from "./accuracy.js";
-import { AdmissionReviewRequest, AdmissionReviewResponse } from "./admission-review.js";
 import { ApiError } from "./api-error.js";
-import { Artifact } from "./artifact.js";
-import { Cluster } from "./cluster.js";
-import { Diagnosis } from "./diagnosis.js";
-import { IngestResult, JobRecordBatch, NodeEventBatch } from "./ingest.js";
-import { JobRecord } from "./job-record.js";
-import { JobSpec } from "./job-spec.js";
-import { NodeEvent } from "./node-event.js";
-import { Policy } from "./policy.js";
-import { PolicyAuditPage } from "./policy-audit.js";
-import { PolicySimulation, PolicySimulationRequest } from "./policy-simulation.js";
-import { Prediction, PredictionBatchRequest, PredictionRequest } from "./prediction.js";
-import { SlurmAdviceRequest } from "./slurm-advice.js";
-import { SubmissionEdit } from "./submission-edit.js";
-import { UsageBatch, UsageSample } from "./usage-sample.js";
+import { AccuracyReport } from "./intelligence/accuracy.js";
+import { Diagnosis } from "./intelligence/diagnosis.js";
+import { Prediction, PredictionBatchRequest, PredictionRequest } from "./intelligence/prediction.js";
+import { SubmissionEdit } from "./intelligence/submission-edit.js";
+import { Artifact } from "./jobs/artifact.js";
+import { Cluster } from "./jobs/cluster.js";
+import { IngestResult, JobRecordBatch, NodeEventBatch } from "./jobs/ingest.js";
+import { JobRecord } from "./jobs/job-record.js";
+import { JobSpec } from "./jobs/job-spec.js";
+import { NodeEvent } from "./jobs/node-event.js";
+import { UsageBatch, UsageSample } from "./jobs/usage-sample.js";
+import { WasteReport } from "./jobs/waste-report.js";
+import { AdmissionReviewRequest, AdmissionReviewResponse } from "./policy/admission-review.js";
+import { Policy } from "./policy/policy.js";
+import { PolicyAuditPage } from "./policy/policy-audit.js";
+import { PolicySimulation, PolicySimulationRequest } from "./policy/policy-simulation.js";
+import { SlurmAdviceRequest } from "./policy/slurm-advice.js";
 import { compileValidator } from "./validate.js";
-import { WasteReport } from "./waste-report.js";
 
 // One compiled validator per wire contract; compiled lazily on first use.
 const v = {

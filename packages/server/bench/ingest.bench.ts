@@ -15,12 +15,12 @@ import { encodeExportMetricsRequest, encodeObservations } from "@jobsight/otel-b
 import type { UsageSample } from "@jobsight/schemas";
 import pg from "pg";
 import { parseServerConfig } from "../src/config/parse-config.js";
-import { copyRows } from "../src/data-plane/copy-rows.js";
-import { EmbeddedPostgres } from "../src/data-plane/embedded-postgres.js";
-import { type OpenedStorage, openStorage } from "../src/data-plane/open-storage.js";
-import { SAMPLE_COLUMNS, sampleRow } from "../src/data-plane/prepared-samples.js";
-import { SamplePartitions, utcDay } from "../src/data-plane/sample-partitions.js";
-import { startOtlpReceivers } from "../src/otlp/otlp-receivers.js";
+import { copyRows } from "../src/data-plane/copy/copy-rows.js";
+import { SAMPLE_COLUMNS, sampleRow } from "../src/data-plane/copy/prepared-samples.js";
+import { startOtlpReceivers } from "../src/data-plane/otlp/otlp-receivers.js";
+import { SamplePartitions, utcDay } from "../src/data-plane/queries/sample-partitions.js";
+import { EmbeddedPostgres } from "../src/data-plane/storage/embedded-postgres.js";
+import { type OpenedStorage, openStorage } from "../src/data-plane/storage/open-storage.js";
 import { HttpSender } from "./http-sender.js";
 
 const SAMPLES_PER_REQUEST = Number(process.env.BENCH_BATCH ?? 2_000);

@@ -3,14 +3,14 @@ import { parseArgs } from "node:util";
 import { buildApp } from "./app.js";
 import { ConfigError } from "./config/config-error.js";
 import { loadServerConfig, setPath } from "./config/config-sources.js";
-import { runImportCommand } from "./history/import-command.js";
-import { runBacktestCommand } from "./intelligence/backtest/run-backtest-cli.js";
-import { llmAdapter } from "./intelligence/diagnosis/llm-from-config.js";
-import { runTrainCommand } from "./intelligence/service/train-command.js";
-import { type OtlpReceivers, startOtlpReceivers } from "./otlp/otlp-receivers.js";
-import { IngestGate } from "./routes/ingest-gate.js";
-import { createServerHeartbeat } from "./security/server-heartbeat.js";
-import { runTokenCommand } from "./security/token-command.js";
+import { runImportCommand } from "./data-plane/import/import-command.js";
+import { type OtlpReceivers, startOtlpReceivers } from "./data-plane/otlp/otlp-receivers.js";
+import { IngestGate } from "./http/routes/ingest-gate.js";
+import { runBacktestCommand } from "./intelligence/accuracy/backtest/run-backtest-cli.js";
+import { llmAdapter } from "./intelligence/diagnosis/explain/llm-from-config.js";
+import { runTrainCommand } from "./intelligence/training/train-command.js";
+import { runTokenCommand } from "./platform/identity/token-command.js";
+import { createServerHeartbeat } from "./platform/licence/server-heartbeat.js";
 import { SERVER_VERSION } from "./version.js";
 
 const USAGE = `Usage: jobsight-server <command> [options]

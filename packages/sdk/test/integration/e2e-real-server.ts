@@ -5,10 +5,10 @@ import { createTestDatabase } from "../../../../test/services/index.js";
 import { buildApp } from "../../../server/src/app.js";
 import { parseServerConfig } from "../../../server/src/config/parse-config.js";
 import { LocalObjectStore } from "../../../server/src/data-plane/objects/local-object-store.js";
-import { openStorage } from "../../../server/src/data-plane/open-storage.js";
-import type { DataPlaneStorage } from "../../../server/src/data-plane/storage.js";
-import { IntelligenceService } from "../../../server/src/intelligence/service/intelligence-service.js";
-import { intelligenceHandlers } from "../../../server/src/routes/intelligence-handlers.js";
+import { openStorage } from "../../../server/src/data-plane/storage/open-storage.js";
+import type { DataPlaneStorage } from "../../../server/src/data-plane/storage/storage.js";
+import { intelligenceHandlers } from "../../../server/src/http/routes/intelligence/intelligence-handlers.js";
+import { IntelligenceService } from "../../../server/src/intelligence/intelligence-service.js";
 
 /** API tokens of the real server, by who holds them. */
 export const E2E_TOKENS = {

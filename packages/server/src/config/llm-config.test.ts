@@ -2,7 +2,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { diagnose } from "../intelligence/diagnosis/diagnose.js";
-import { llmAdapter } from "../intelligence/diagnosis/llm-from-config.js";
+import { llmAdapter } from "../intelligence/diagnosis/explain/llm-from-config.js";
 import { diagnosisScenarios } from "../intelligence/diagnosis/scenarios/all-scenarios.js";
 import { ConfigError } from "./config-error.js";
 import { parseServerConfig } from "./parse-config.js";

@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from "node:path";
 import type { Role } from "@jobsight/schemas";
-import { ASYMMETRIC_ALGORITHMS } from "../security/oidc-verifier.js";
+import { ASYMMETRIC_ALGORITHMS } from "../platform/identity/oidc-verifier.js";
 import type { ConfigReader } from "./config-reader.js";
 import { ROLES } from "./server-config.js";
 

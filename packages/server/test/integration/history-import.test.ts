@@ -1,11 +1,11 @@
 import { readFile } from "node:fs/promises";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readImportCheckpoint } from "../../src/data-plane/import-checkpoints.js";
-import { type ImportProgress, importHistory } from "../../src/history/import-history.js";
-import { importSacctFile } from "../../src/history/import-sacct.js";
-import { importSwfFile, swfItems } from "../../src/history/import-swf.js";
-import { SwfReader } from "../../src/history/swf-parser.js";
+import { type ImportProgress, importHistory } from "../../src/data-plane/import/import-history.js";
+import { importSacctFile } from "../../src/data-plane/import/import-sacct.js";
+import { importSwfFile, swfItems } from "../../src/data-plane/import/import-swf.js";
+import { SwfReader } from "../../src/data-plane/import/swf-parser.js";
+import { readImportCheckpoint } from "../../src/data-plane/stores/import-checkpoints.js";
 import { openTestStorage, type StorageFixture } from "./storage-fixture.js";
 
 const LANL = new URL("../../../../data/traces/LANL-CM5-1994-4.1-cln.swf.gz", import.meta.url).pathname;

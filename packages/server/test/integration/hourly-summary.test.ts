@@ -1,7 +1,7 @@
 import type { UsageSample } from "@jobsight/schemas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { prepareSamples } from "../../src/data-plane/prepared-samples.js";
-import { PreparedSamplesMismatchError } from "../../src/data-plane/sample-store.js";
+import { prepareSamples } from "../../src/data-plane/copy/prepared-samples.js";
+import { PreparedSamplesMismatchError } from "../../src/data-plane/stores/sample-store.js";
 import { openTestStorage, type StorageFixture } from "./storage-fixture.js";
 
 // The hourly summary is kept two ways (from a batch COPYed whole, and from the rows a batch with

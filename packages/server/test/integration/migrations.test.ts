@@ -1,8 +1,8 @@
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../../test/services/index.js";
-import { loadMigrations } from "../../src/data-plane/migration-files.js";
-import { migrate } from "../../src/data-plane/migrator.js";
+import { loadMigrations } from "../../src/data-plane/storage/migration-files.js";
+import { migrate } from "../../src/data-plane/storage/migrator.js";
 
 describe("migrations", () => {
   const cleanup: (() => Promise<void>)[] = [];

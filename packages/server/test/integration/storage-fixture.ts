@@ -1,6 +1,6 @@
 import type { JobRecord, UsageSample } from "@jobsight/schemas";
 import { createTestDatabase, type TestDatabase } from "../../../../test/services/index.js";
-import { type OpenedStorage, openStorage } from "../../src/data-plane/open-storage.js";
+import { type OpenedStorage, openStorage } from "../../src/data-plane/storage/open-storage.js";
 
 /** A fresh database with the data plane migrated on it. */
 export type StorageFixture = OpenedStorage & { db: TestDatabase; dispose(): Promise<void> };

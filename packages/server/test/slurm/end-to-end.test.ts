@@ -19,7 +19,7 @@ import {
   waitForReferenceJobs,
 } from "../../../../test/slurm/index.js";
 import { poll } from "../../../../test/slurm/poll.js";
-import type { TrainReport } from "../../src/intelligence/service/model-trainer.js";
+import type { TrainReport } from "../../src/intelligence/training/model-trainer.js";
 import { type EndToEndJob, submitCopies } from "./end-to-end-jobs.js";
 import { type InProcessServer, startInProcessServer } from "./in-process-server.js";
 import { type SlurmCollectors, startSlurmCollectors } from "./slurm-collectors.js";

@@ -5,10 +5,10 @@ import type { FastifyInstance } from "fastify";
 import { buildApp } from "../../src/app.js";
 import { parseServerConfig } from "../../src/config/parse-config.js";
 import { LocalObjectStore } from "../../src/data-plane/objects/local-object-store.js";
-import { IntelligenceService } from "../../src/intelligence/service/intelligence-service.js";
-import { type OtlpReceivers, startOtlpReceivers } from "../../src/otlp/otlp-receivers.js";
-import { IngestGate } from "../../src/routes/ingest-gate.js";
-import { intelligenceHandlers } from "../../src/routes/intelligence-handlers.js";
+import { type OtlpReceivers, startOtlpReceivers } from "../../src/data-plane/otlp/otlp-receivers.js";
+import { IngestGate } from "../../src/http/routes/ingest-gate.js";
+import { intelligenceHandlers } from "../../src/http/routes/intelligence/intelligence-handlers.js";
+import { IntelligenceService } from "../../src/intelligence/intelligence-service.js";
 import { openTestStorage, type StorageFixture } from "../integration/storage-fixture.js";
 
 /** Options of {@link startInProcessServer}. */

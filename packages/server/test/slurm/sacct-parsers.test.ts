@@ -13,7 +13,7 @@ import {
   submitReferenceJobs,
   waitForReferenceJobs,
 } from "../../../../test/slurm/index.js";
-import { sacctItems } from "../../src/history/import-sacct.js";
+import { sacctItems } from "../../src/data-plane/import/import-sacct.js";
 import { sacctParsableExport } from "./sacct-export.js";
 
 const MB = 1024 * 1024;

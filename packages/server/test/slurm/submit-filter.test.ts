@@ -8,8 +8,8 @@ import type { JobSpec, Prediction } from "@jobsight/schemas";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeSlurm, slurmClient, slurmCluster } from "../../../../test/slurm/index.js";
-import type { IntelligenceService } from "../../src/intelligence/service/intelligence-service.js";
-import { SLURM_ADVICE_PATH } from "../../src/schedulers/slurm-advice-route.js";
+import type { IntelligenceService } from "../../src/intelligence/intelligence-service.js";
+import { SLURM_ADVICE_PATH } from "../../src/intelligence/schedulers/slurm-advice-route.js";
 import {
   bearer,
   type IntelligenceFixture,

@@ -1,5 +1,5 @@
 import type { JobRecord, JobState, NodeEvent, UsageSample } from "@jobsight/schemas";
-import { ms } from "./format.js";
+import { ms } from "./explain/format.js";
 import type { DiagnosisInput } from "./input.js";
 import type { DiagnosisThresholds } from "./thresholds.js";
 

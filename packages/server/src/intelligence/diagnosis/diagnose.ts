@@ -1,11 +1,11 @@
 import type { Diagnosis, Finding, FindingKind, Unseen } from "@jobsight/schemas";
-import { buildAgentPrompt } from "./agent-prompt.js";
 import { buildContext } from "./context.js";
-import { explainsFailure } from "./finding-labels.js";
+import { buildAgentPrompt } from "./explain/agent-prompt.js";
+import { explainsFailure } from "./explain/finding-labels.js";
+import { buildSummary } from "./explain/summary.js";
 import type { DiagnosisInput } from "./input.js";
 import { ALL_RULES } from "./rules/all-rules.js";
 import type { DiagnosisRule } from "./rules/rule.js";
-import { buildSummary } from "./summary.js";
 import { DIAGNOSIS_THRESHOLDS, type DiagnosisThresholds } from "./thresholds.js";
 import { sourcesUnseen } from "./unseen.js";
 

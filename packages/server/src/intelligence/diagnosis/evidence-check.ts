@@ -1,5 +1,5 @@
 import type { Diagnosis, EvidenceRef, UsageSample } from "@jobsight/schemas";
-import { ms } from "./format.js";
+import { ms } from "./explain/format.js";
 import type { DiagnosisInput } from "./input.js";
 import { metricSource, readMetric } from "./metric-paths.js";
 import { readRecordField } from "./record-fields.js";

@@ -1,6 +1,6 @@
 import type { UsageSample } from "@jobsight/schemas";
 import type { RuleContext } from "./context.js";
-import { ms } from "./format.js";
+import { ms } from "./explain/format.js";
 import { gpuIndices } from "./series.js";
 
 /** What one GPU of the job did over the samples of its node. */

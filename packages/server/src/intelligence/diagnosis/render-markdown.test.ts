@@ -1,7 +1,7 @@
 import type { Diagnosis } from "@jobsight/schemas";
 import { describe, expect, it } from "vitest";
 import { diagnose } from "./diagnose.js";
-import { renderDiagnosisMarkdown } from "./render-markdown.js";
+import { renderDiagnosisMarkdown } from "./explain/render-markdown.js";
 import { diagnosisScenarios } from "./scenarios/all-scenarios.js";
 
 const of = (name: string) =>

@@ -1,7 +1,7 @@
 import type { EvidenceRef } from "@jobsight/schemas";
 import type { RuleContext } from "./context.js";
 import { present, schedulerEvidence } from "./evidence.js";
-import { formatDuration } from "./format.js";
+import { formatDuration } from "./explain/format.js";
 
 /** The walltime limit of the job and the record field it was read from. */
 export function walltimeLimit(ctx: RuleContext): { seconds: number; field: string } | undefined {

@@ -1,5 +1,5 @@
 import type { UsageSample } from "@jobsight/schemas";
-import { ms } from "./format.js";
+import { ms } from "./explain/format.js";
 
 /** CPU use between two consecutive samples, from the cumulative `cpu.stat usage_usec`. */
 export interface CpuRate {

@@ -1,6 +1,6 @@
 import type { Unseen, UsageSample } from "@jobsight/schemas";
 import type { RuleContext } from "./context.js";
-import { formatDuration, ms } from "./format.js";
+import { formatDuration, ms } from "./explain/format.js";
 import { medianInterval } from "./series.js";
 
 /**

@@ -5,7 +5,7 @@ import { checkEvidence } from "../../../src/intelligence/diagnosis/evidence-chec
 import type { DiagnosisInput } from "../../../src/intelligence/diagnosis/input.js";
 import { diagnosisScenarios } from "../../../src/intelligence/diagnosis/scenarios/all-scenarios.js";
 import type { DiagnosisScenario } from "../../../src/intelligence/diagnosis/scenarios/scenario.js";
-import type { IntelligenceService } from "../../../src/intelligence/service/intelligence-service.js";
+import type { IntelligenceService } from "../../../src/intelligence/intelligence-service.js";
 import { collectorPrincipal, collectorToken, PRINCIPALS } from "../test-server-config.js";
 import {
   bearer,

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkEvidence } from "../../../src/intelligence/diagnosis/evidence-check.js";
 import { diagnosisScenarios } from "../../../src/intelligence/diagnosis/scenarios/all-scenarios.js";
 import type { DiagnosisScenario } from "../../../src/intelligence/diagnosis/scenarios/scenario.js";
-import type { IntelligenceService } from "../../../src/intelligence/service/intelligence-service.js";
+import type { IntelligenceService } from "../../../src/intelligence/intelligence-service.js";
 import {
   bearer,
   type IntelligenceFixture,

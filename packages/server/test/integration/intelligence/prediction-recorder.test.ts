@@ -1,15 +1,15 @@
 import { randomUUID } from "node:crypto";
 import type { JobSpec, Prediction, ResourcePrediction } from "@jobsight/schemas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AnswerJson } from "../../../src/intelligence/service/answer-json.js";
-import { linkKeyOf } from "../../../src/intelligence/service/link-predictions.js";
-import { PredictionRecorder } from "../../../src/intelligence/service/prediction-recorder.js";
 import {
   insertPredictionRows,
   predictionRows,
   type RecordedPrediction,
   scoredOutcome,
-} from "../../../src/intelligence/service/prediction-store.js";
+} from "../../../src/data-plane/stores/prediction-store.js";
+import { linkKeyOf } from "../../../src/intelligence/recording/link-predictions.js";
+import { PredictionRecorder } from "../../../src/intelligence/recording/prediction-recorder.js";
+import { AnswerJson } from "../../../src/intelligence/serving/answer-json.js";
 import { openTestStorage, type StorageFixture } from "../storage-fixture.js";
 
 const spec: JobSpec = {

@@ -7,8 +7,8 @@ import {
 } from "@jobsight/schemas";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { IntelligenceService } from "../../../src/intelligence/service/intelligence-service.js";
-import type { TrainReport } from "../../../src/intelligence/service/model-trainer.js";
+import type { IntelligenceService } from "../../../src/intelligence/intelligence-service.js";
+import type { TrainReport } from "../../../src/intelligence/training/model-trainer.js";
 import {
   bearer,
   type IntelligenceFixture,

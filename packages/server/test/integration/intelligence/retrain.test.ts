@@ -2,7 +2,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { JobSpec, Prediction } from "@jobsight/schemas";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { IntelligenceService } from "../../../src/intelligence/service/intelligence-service.js";
+import type { IntelligenceService } from "../../../src/intelligence/intelligence-service.js";
 import {
   bearer,
   FAST_TRAINING,

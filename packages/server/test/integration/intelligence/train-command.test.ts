@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runTrainCommand } from "../../../src/intelligence/service/train-command.js";
+import { runTrainCommand } from "../../../src/intelligence/training/train-command.js";
 import { type IntelligenceFixture, openIntelligenceFixture } from "./intelligence-fixture.js";
 
 async function run(args: string[]): Promise<{ code: number; out: string }> {

@@ -9,7 +9,7 @@ import { OTLPMetricExporter as ProtoExporter } from "@opentelemetry/exporter-met
 import type { PushMetricExporter } from "@opentelemetry/sdk-metrics";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseServerConfig } from "../../../src/config/parse-config.js";
-import { type OtlpReceivers, startOtlpReceivers } from "../../../src/otlp/otlp-receivers.js";
+import { type OtlpReceivers, startOtlpReceivers } from "../../../src/data-plane/otlp/otlp-receivers.js";
 import { openTestStorage, type StorageFixture } from "../storage-fixture.js";
 import { richSamples } from "./otlp-fixture.js";
 import { createTestCertificates, type TestCertificates } from "./test-certificates.js";

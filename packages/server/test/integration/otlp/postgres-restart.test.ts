@@ -6,9 +6,9 @@ import { encodeExportMetricsRequest, encodeObservations } from "@jobsight/otel-b
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findFreePort } from "../../../../../test/services/free-port.js";
 import { parseServerConfig } from "../../../src/config/parse-config.js";
-import { EmbeddedPostgres } from "../../../src/data-plane/embedded-postgres.js";
-import { type OpenedStorage, openStorage } from "../../../src/data-plane/open-storage.js";
-import { type OtlpReceivers, startOtlpReceivers } from "../../../src/otlp/otlp-receivers.js";
+import { type OtlpReceivers, startOtlpReceivers } from "../../../src/data-plane/otlp/otlp-receivers.js";
+import { EmbeddedPostgres } from "../../../src/data-plane/storage/embedded-postgres.js";
+import { type OpenedStorage, openStorage } from "../../../src/data-plane/storage/open-storage.js";
 import { decodeStatus, grpcRetryDelay, postOtlp, RawGrpcClient } from "./otlp-clients.js";
 import { richSamples } from "./otlp-fixture.js";
 

@@ -2,8 +2,8 @@ import { createServer, type Server, type Socket } from "node:net";
 import type { JobSpec, ResourcePrediction } from "@jobsight/schemas";
 import fastify, { type FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SlurmAdvisor } from "../../../src/schedulers/slurm/slurm-advisor.js";
-import { slurmAdviceRoute } from "../../../src/schedulers/slurm-advice-route.js";
+import { SlurmAdvisor } from "../../../src/intelligence/schedulers/slurm/slurm-advisor.js";
+import { slurmAdviceRoute } from "../../../src/intelligence/schedulers/slurm-advice-route.js";
 import { type LuaValue, removeInputs, runPlugin, tools } from "./lua/lua-runner.js";
 
 const GiB = 2 ** 30;

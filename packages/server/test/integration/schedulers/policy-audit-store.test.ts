@@ -1,9 +1,12 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../../../test/services/index.js";
+import {
+  ensurePolicyAuditSchema,
+  PolicyAuditStore,
+} from "../../../src/data-plane/stores/policy-audit-store.js";
 import { InvalidCursorError } from "../../../src/errors.js";
-import type { PolicyAuditRecord } from "../../../src/policy/policy-audit.js";
-import { ensurePolicyAuditSchema, PolicyAuditStore } from "../../../src/policy/policy-audit-store.js";
+import type { PolicyAuditRecord } from "../../../src/intelligence/policy/policy-audit.js";
 
 const GiB = 2 ** 30;
 

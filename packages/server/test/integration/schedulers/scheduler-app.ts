@@ -1,7 +1,7 @@
 import type { JobSpec } from "@jobsight/schemas";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "../../../src/app.js";
-import type { IntelligenceService } from "../../../src/intelligence/service/intelligence-service.js";
+import type { IntelligenceService } from "../../../src/intelligence/intelligence-service.js";
 import type { IntelligenceFixture } from "../intelligence/intelligence-fixture.js";
 import { PRINCIPALS, testServerConfig } from "../test-server-config.js";
 

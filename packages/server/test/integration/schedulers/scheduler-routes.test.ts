@@ -3,7 +3,7 @@ import { validators } from "@jobsight/schemas";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseServerConfig } from "../../../src/config/parse-config.js";
-import type { IntelligenceService } from "../../../src/intelligence/service/intelligence-service.js";
+import type { IntelligenceService } from "../../../src/intelligence/intelligence-service.js";
 import {
   bearer,
   type IntelligenceFixture,

@@ -9,9 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../../../test/services/index.js";
 import { buildApp } from "../../../src/app.js";
 import { parseServerConfig } from "../../../src/config/parse-config.js";
-import { migrate } from "../../../src/data-plane/migrator.js";
 import { LocalObjectStore } from "../../../src/data-plane/objects/local-object-store.js";
-import { createDataPlaneStorage } from "../../../src/data-plane/storage.js";
+import { migrate } from "../../../src/data-plane/storage/migrator.js";
+import { createDataPlaneStorage } from "../../../src/data-plane/storage/storage.js";
 import { errorCatalogue } from "../../../src/errors.js";
 import { SERVER_VERSION } from "../../../src/version.js";
 import {

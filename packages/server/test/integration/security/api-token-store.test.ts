@@ -1,14 +1,14 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../../../test/services/index.js";
-import { migrate } from "../../../src/data-plane/migrator.js";
-import { TokenStore } from "../../../src/data-plane/token-store.js";
-import { ApiTokens } from "../../../src/security/api-tokens.js";
+import { migrate } from "../../../src/data-plane/storage/migrator.js";
 import {
   ensureApiTokenSchema,
   PostgresApiTokenStore,
-} from "../../../src/security/postgres-api-token-store.js";
-import { TokenError } from "../../../src/security/token-error.js";
+} from "../../../src/data-plane/stores/postgres-api-token-store.js";
+import { TokenStore } from "../../../src/data-plane/stores/token-store.js";
+import { ApiTokens } from "../../../src/platform/identity/api-tokens.js";
+import { TokenError } from "../../../src/platform/identity/token-error.js";
 
 // Scoped API tokens against a real PostgreSQL: what is stored, verification, revocation, and the
 // schema function living next to the core migration's table of the same name.

@@ -4,10 +4,10 @@ import type { JobRecord, UsageSample } from "@jobsight/schemas";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../../../test/services/index.js";
-import { migrate } from "../../../src/data-plane/migrator.js";
-import { createDataPlaneStorage, type DataPlaneStorage } from "../../../src/data-plane/storage.js";
-import { HeartbeatClient } from "../../../src/security/heartbeat.js";
-import { storageHeartbeatCounts } from "../../../src/security/storage-heartbeat-counts.js";
+import { migrate } from "../../../src/data-plane/storage/migrator.js";
+import { createDataPlaneStorage, type DataPlaneStorage } from "../../../src/data-plane/storage/storage.js";
+import { storageHeartbeatCounts } from "../../../src/data-plane/stores/storage-heartbeat-counts.js";
+import { HeartbeatClient } from "../../../src/platform/licence/heartbeat.js";
 
 // The heartbeat from a real, filled store: recognisable users, job ids, scripts, paths, node
 // names and metric values go in through the data plane; the captured heartbeat holds none.

@@ -6,7 +6,7 @@ import { exportJWK, generateKeyPair, type JWK } from "jose";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../../src/app.js";
 import { parseServerConfig } from "../../../src/config/parse-config.js";
-import { type LicencePayload, signLicence } from "../../../src/security/licence.js";
+import { type LicencePayload, signLicence } from "../../../src/platform/licence/licence.js";
 import { jobRecord, openTestStorage, type StorageFixture } from "../storage-fixture.js";
 
 // The licence seen through the running server: whatever its state (missing, valid, in grace,

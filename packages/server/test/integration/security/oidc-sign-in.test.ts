@@ -5,7 +5,7 @@ import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../../src/app.js";
 import { parseServerConfig } from "../../../src/config/parse-config.js";
-import { LocalOidcIssuer } from "../../../src/security/test-support/local-oidc-issuer.js";
+import { LocalOidcIssuer } from "../../../src/platform/test-support/local-oidc-issuer.js";
 import { jobRecord, openTestStorage, type StorageFixture } from "../storage-fixture.js";
 
 // OIDC sign-in wired into the server: a real issuer on 127.0.0.1 (discovery + JWKS), the OIDC

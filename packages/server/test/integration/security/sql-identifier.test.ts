@@ -1,7 +1,11 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../../../test/services/index.js";
-import { sqlIdentifier, sqlIdentifiers, sqlTimestampLiteral } from "../../../src/security/sql-identifier.js";
+import {
+  sqlIdentifier,
+  sqlIdentifiers,
+  sqlTimestampLiteral,
+} from "../../../src/data-plane/storage/sql-identifier.js";
 
 // The identifier escape hatch against the real PostgreSQL lexer: hostile names stay one name.
 

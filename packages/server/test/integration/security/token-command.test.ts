@@ -5,9 +5,9 @@ import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../../src/app.js";
 import { parseServerConfig } from "../../../src/config/parse-config.js";
-import { ApiTokens } from "../../../src/security/api-tokens.js";
-import { PostgresApiTokenStore } from "../../../src/security/postgres-api-token-store.js";
-import { tokenCommand } from "../../../src/security/token-command.js";
+import { PostgresApiTokenStore } from "../../../src/data-plane/stores/postgres-api-token-store.js";
+import { ApiTokens } from "../../../src/platform/identity/api-tokens.js";
+import { tokenCommand } from "../../../src/platform/identity/token-command.js";
 import { jobRecord, openTestStorage, type StorageFixture } from "../storage-fixture.js";
 
 // `jobsight-server token …` against a real PostgreSQL, and the issued token used on the real

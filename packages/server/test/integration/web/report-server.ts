@@ -6,11 +6,11 @@ import type { FastifyInstance } from "fastify";
 import { createTestDatabase, type TestDatabase } from "../../../../../test/services/index.js";
 import { buildApp } from "../../../src/app.js";
 import { parseServerConfig } from "../../../src/config/parse-config.js";
+import { findVisibleJob, readScope } from "../../../src/http/routes/access.js";
+import type { RouteContext } from "../../../src/http/routes/route-handler.js";
+import { wasteReportHandlers } from "../../../src/http/routes/waste-report.js";
+import { webReportPlugin } from "../../../src/http/web/web-report-plugin.js";
 import { diagnose } from "../../../src/intelligence/diagnosis/index.js";
-import { findVisibleJob, readScope } from "../../../src/routes/access.js";
-import type { RouteContext } from "../../../src/routes/route-handler.js";
-import { wasteReportHandlers } from "../../../src/routes/waste-report.js";
-import { webReportPlugin } from "../../../src/web/web-report-plugin.js";
 import { accuracyReport } from "./accuracy-fixture.js";
 import { showcaseEvents, showcaseRecord, showcaseSamples, wasteRecords } from "./report-fixture.js";
 

@@ -1,5 +1,5 @@
 import { present, schedulerEvidence } from "../evidence.js";
-import { formatDuration } from "../format.js";
+import { formatDuration } from "../explain/format.js";
 import { runTimeEvidence } from "../run-time.js";
 import { type DiagnosisRule, NOTHING } from "./rule.js";
 

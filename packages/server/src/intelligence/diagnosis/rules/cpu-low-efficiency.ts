@@ -1,6 +1,6 @@
 import type { EvidenceRef } from "@jobsight/schemas";
 import { metricEvidence, present, schedulerEvidence } from "../evidence.js";
-import { formatDuration, formatShare, ms, trim } from "../format.js";
+import { formatDuration, formatShare, ms, trim } from "../explain/format.js";
 import { type DiagnosisRule, NOTHING } from "./rule.js";
 
 /**

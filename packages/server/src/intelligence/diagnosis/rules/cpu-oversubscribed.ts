@@ -1,6 +1,6 @@
 import type { EvidenceRef } from "@jobsight/schemas";
 import { metricEvidence, present } from "../evidence.js";
-import { formatShare, trim } from "../format.js";
+import { formatShare, trim } from "../explain/format.js";
 import { cpuRates } from "../series.js";
 import { type DiagnosisRule, NOTHING } from "./rule.js";
 

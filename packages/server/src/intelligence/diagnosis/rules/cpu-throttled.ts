@@ -1,6 +1,6 @@
 import type { EvidenceRef } from "@jobsight/schemas";
 import { metricEvidence, present } from "../evidence.js";
-import { formatDuration, formatShare, trim } from "../format.js";
+import { formatDuration, formatShare, trim } from "../explain/format.js";
 import { type DiagnosisRule, NOTHING } from "./rule.js";
 
 /**

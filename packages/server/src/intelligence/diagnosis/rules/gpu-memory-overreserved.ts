@@ -1,6 +1,6 @@
 import type { EvidenceRef } from "@jobsight/schemas";
 import { metricEvidence, present, schedulerEvidence } from "../evidence.js";
-import { formatBytes, formatShare } from "../format.js";
+import { formatBytes, formatShare } from "../explain/format.js";
 import { gpuStats, isUnused, longEnough } from "../gpu-stats.js";
 import { gpuMetric } from "../metric-paths.js";
 import { type DiagnosisRule, NOTHING } from "./rule.js";

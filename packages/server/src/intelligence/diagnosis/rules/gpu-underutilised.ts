@@ -1,5 +1,5 @@
 import { metricEvidence, present } from "../evidence.js";
-import { trim } from "../format.js";
+import { trim } from "../explain/format.js";
 import { gpuStats, isUnused, longEnough } from "../gpu-stats.js";
 import { gpuMetric } from "../metric-paths.js";
 import { type DiagnosisRule, NOTHING } from "./rule.js";

@@ -1,6 +1,6 @@
 import type { EvidenceRef, UsageSample } from "@jobsight/schemas";
 import { metricEvidence, present, schedulerEvidence } from "../evidence.js";
-import { formatBytes, formatShare } from "../format.js";
+import { formatBytes, formatShare } from "../explain/format.js";
 import { type DiagnosisRule, NOTHING } from "./rule.js";
 
 /**

@@ -1,7 +1,7 @@
 import type { EvidenceRef } from "@jobsight/schemas";
 import type { RuleContext } from "../context.js";
 import { metricEvidence, present, schedulerEvidence } from "../evidence.js";
-import { formatDuration, ms } from "../format.js";
+import { formatDuration, ms } from "../explain/format.js";
 import { readMetric } from "../metric-paths.js";
 import { medianInterval } from "../series.js";
 import { type DiagnosisRule, NOTHING } from "./rule.js";

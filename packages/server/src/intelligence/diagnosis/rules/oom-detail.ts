@@ -1,6 +1,6 @@
 import type { EvidenceRef } from "@jobsight/schemas";
 import { metricEvidence, present, processEvidence } from "../evidence.js";
-import { formatBytes, formatShare } from "../format.js";
+import { formatBytes, formatShare } from "../explain/format.js";
 import type { MemoryProfile } from "../memory-profile.js";
 
 /** Sentences and evidence describing one node's memory at an OOM kill. */

@@ -1,7 +1,7 @@
 import type { EvidenceRef, JobStep, NodeEvent } from "@jobsight/schemas";
 import type { RuleContext } from "../context.js";
 import { eventEvidence, logEvidence, metricEvidence, present, schedulerEvidence } from "../evidence.js";
-import { formatBytes, formatShare } from "../format.js";
+import { formatBytes, formatShare } from "../explain/format.js";
 import type { JobLogLine } from "../input.js";
 import type { MemoryProfile } from "../memory-profile.js";
 

@@ -1,7 +1,7 @@
 import type { EvidenceRef, Finding, UsageSample } from "@jobsight/schemas";
 import type { RuleContext } from "../context.js";
 import { metricEvidence, present, processEvidence } from "../evidence.js";
-import { formatShare, trim } from "../format.js";
+import { formatShare, trim } from "../explain/format.js";
 import { gpuMetric } from "../metric-paths.js";
 import { cpuRates, gpuIndices, meanGpuUtilisation, runsOf } from "../series.js";
 import { type DiagnosisRule, NOTHING } from "./rule.js";

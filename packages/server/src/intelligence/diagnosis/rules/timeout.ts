@@ -1,7 +1,7 @@
 import type { EvidenceRef, Unseen } from "@jobsight/schemas";
 import type { RuleContext } from "../context.js";
 import { historyEvidence, metricEvidence, present, schedulerEvidence } from "../evidence.js";
-import { formatDuration, formatShare, trim } from "../format.js";
+import { formatDuration, formatShare, trim } from "../explain/format.js";
 import { runTimeEvidence, walltimeLimit } from "../run-time.js";
 import { cpuRates, meanGpuUtilisation, quantileOf } from "../series.js";
 import { type DiagnosisRule, NOTHING } from "./rule.js";

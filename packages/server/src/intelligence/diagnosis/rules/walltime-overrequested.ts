@@ -1,5 +1,5 @@
 import { present, schedulerEvidence } from "../evidence.js";
-import { formatDuration, formatShare } from "../format.js";
+import { formatDuration, formatShare } from "../explain/format.js";
 import { runTimeEvidence, walltimeLimit } from "../run-time.js";
 import { type DiagnosisRule, NOTHING } from "./rule.js";
 

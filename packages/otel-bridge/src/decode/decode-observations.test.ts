@@ -1,0 +1,249 @@
+import { describe, expect, it } from "vitest";
+import { usageSamples } from "../../test/usage-samples.js";
+import { encodeObservations } from "../encode/encode-observations.js";
+import { keyValues, type ScalarAttribute } from "../mapping/attribute-values.js";
+import { JobMetricNames as M } from "../mapping/metric-names.js";
+import { usageSampleKey } from "../mapping/sample-key.js";
+import type { ExportMetricsServiceRequest, Metric, NumberDataPoint } from "../otlp/otlp-types.js";
+import { decodeObservations, describeRejections } from "./decode-observations.js";
+
+const T = 1_796_229_000_000_000_000n;
+
+function point(
+  value: { asInt?: bigint; asDouble?: number },
+  attributes: Record<string, ScalarAttribute>,
+  time = T,
+): NumberDataPoint {
+  return {
+    attributes: keyValues(Object.entries(attributes)),
+    startTimeUnixNano: 0n,
+    timeUnixNano: time,
+    exemplars: [],
+    flags: 0,
+    ...value,
+  };
+}
+
+const gauge = (name: string, ...points: NumberDataPoint[]): Metric => ({
+  name,
+  description: "",
+  unit: "",
+  metadata: [],
+  gauge: { dataPoints: points },
+});
+
+/** A request whose resource says hpc1/gpu07, holding the given metrics. */
+function request(...metrics: Metric[]): ExportMetricsServiceRequest {
+  return {
+    resourceMetrics: [
+      {
+        resource: {
+          attributes: keyValues([
+            ["jobsight.cluster", "hpc1"],
+            ["host.name", "gpu07"],
+          ]),
+          droppedAttributesCount: 0,
+          entityRefs: [],
+        },
+        scopeMetrics: [{ metrics, schemaUrl: "" }],
+        schemaUrl: "",
+      },
+    ],
+  };
+}
+
+const job = { "jobsight.job.id": "9" };
+
+describe("decodeObservations", () => {
+  it("assembles one sample from the points that share cluster, job, node, step and time", () => {
+    const { samples, keys, rejected } = decodeObservations(
+      request(
+        gauge(
+          M.memoryUsage,
+          point({ asInt: 10n }, job),
+          point({ asInt: 20n }, { ...job, "jobsight.job.step": "batch" }),
+        ),
+        gauge(M.processCount, point({ asInt: 3n }, job)),
+      ),
+    );
+    expect(rejected.count).toBe(0);
+    expect(samples).toEqual([
+      {
+        cluster: "hpc1",
+        jobId: "9",
+        node: "gpu07",
+        time: "2026-12-02T16:30:00.000Z",
+        memory: { currentBytes: 10 },
+        pids: 3,
+      },
+      {
+        cluster: "hpc1",
+        jobId: "9",
+        node: "gpu07",
+        step: "batch",
+        time: "2026-12-02T16:30:00.000Z",
+        memory: { currentBytes: 20 },
+      },
+    ]);
+    expect(keys).toEqual(samples.map(usageSampleKey));
+  });
+
+  it("finds identity attributes on points as well as on the resource, and GPU indexes sent as strings", () => {
+    const bare: ExportMetricsServiceRequest = {
+      resourceMetrics: [
+        {
+          scopeMetrics: [
+            {
+              schemaUrl: "",
+              metrics: [
+                gauge(
+                  M.gpuUtilization,
+                  point(
+                    { asDouble: 0.25 },
+                    { "jobsight.cluster": "c", "host.name": "n", ...job, "jobsight.gpu.index": "2" },
+                  ),
+                ),
+                gauge(
+                  M.gpuMemoryUsage,
+                  point(
+                    { asDouble: 1024 },
+                    { "jobsight.cluster": "c", "host.name": "n", ...job, "jobsight.gpu.index": 2 },
+                  ),
+                ),
+              ],
+            },
+          ],
+          schemaUrl: "",
+        },
+      ],
+    };
+    const { samples, rejected } = decodeObservations(bare);
+    expect(rejected.count).toBe(0);
+    expect(samples[0].gpus).toEqual([{ index: 2, utilizationPercent: 25, memoryUsedBytes: 1024 }]);
+  });
+
+  it("rejects, counts and explains what cannot become a sample", () => {
+    const histogram: Metric = {
+      name: M.memoryUsage,
+      description: "",
+      unit: "By",
+      metadata: [],
+      histogram: {
+        aggregationTemporality: 2,
+        dataPoints: [
+          {
+            attributes: [],
+            startTimeUnixNano: 0n,
+            timeUnixNano: T,
+            count: 1n,
+            bucketCounts: [],
+            explicitBounds: [],
+            exemplars: [],
+            flags: 0,
+          },
+        ],
+      },
+    };
+    const { samples, rejected } = decodeObservations(
+      request(
+        gauge("http.server.duration", point({ asDouble: 1 }, job), point({ asDouble: 2 }, job)),
+        gauge("jobsight.jobs.count", point({ asInt: 4n }, {})),
+        histogram,
+        gauge(M.memoryPeak, point({ asInt: 5n }, job)), // peak without usage
+        gauge(M.processCount, point({ asInt: -1n }, { "jobsight.job.id": "10" }), point({ asInt: 1n }, {})),
+        gauge(M.memoryAnon, point({ asDouble: 1.5 }, { "jobsight.job.id": "11" })),
+        gauge(
+          M.cpuTime,
+          point({ asDouble: 1 }, { "jobsight.job.id": "12" }, 0n),
+          point({}, { "jobsight.job.id": "12" }),
+        ),
+        gauge(M.gpuPower, point({ asDouble: 100 }, { "jobsight.job.id": "13", "jobsight.gpu.index": 0 })),
+      ),
+    );
+    expect(samples).toEqual([]);
+    expect(rejected.reasons).toEqual({
+      "unknown metric: http.server.duration": 2,
+      "aggregate metric, not a per-job sample: jobsight.jobs.count": 1,
+      "jobsight.job.memory.usage: expected a gauge or a sum": 1,
+      "memory metrics need jobsight.job.memory.usage": 1,
+      "jobsight.job.process.count: value is negative": 1,
+      "missing jobsight.cluster, jobsight.job.id or host.name": 1,
+      "jobsight.job.memory.anon: value is not an integer": 1,
+      "time_unix_nano is 0": 1,
+      "jobsight.job.cpu.time: point has no value": 1,
+      "gpu metrics need jobsight.job.gpu.utilization and jobsight.job.gpu.memory.usage": 1,
+    });
+    expect(rejected.count).toBe(11);
+    expect(describeRejections(rejected)).toMatch(
+      /^11 data points rejected: unknown metric: http.server.duration \(2\); /,
+    );
+  });
+
+  it("rejects every point of a sample the schema refuses, and keeps the others", () => {
+    const { samples, rejected } = decodeObservations(
+      request(
+        gauge(
+          M.memoryUsage,
+          point({ asInt: 1n }, { "jobsight.job.id": "x".repeat(300) }),
+          point({ asInt: 2n }, job),
+        ),
+        gauge(M.processCount, point({ asInt: 1n }, { "jobsight.job.id": "x".repeat(300) })),
+      ),
+    );
+    expect(samples.map((s) => s.jobId)).toEqual(["9"]);
+    expect(rejected.count).toBe(2);
+    expect(Object.keys(rejected.reasons)[0]).toMatch(/^invalid sample: \/jobId: /);
+  });
+
+  it("rejects points whose identity holds U+0000 (PostgreSQL text cannot store it), keeps the rest", () => {
+    const { samples, rejected } = decodeObservations(
+      request(
+        gauge(
+          M.memoryUsage,
+          point({ asInt: 1n }, { "jobsight.job.id": "9\u0000" }),
+          point({ asInt: 2n }, { ...job, "jobsight.job.step": "b\u0000" }),
+          point({ asInt: 3n }, { ...job, "user.name": "al\u0000ice" }),
+        ),
+      ),
+    );
+    expect(samples).toHaveLength(1);
+    expect(samples[0]).toMatchObject({ jobId: "9", memory: { currentBytes: 3 } });
+    expect(samples[0]).not.toHaveProperty("user");
+    expect(rejected.count).toBe(2);
+    expect(Object.keys(rejected.reasons)[0]).toMatch(/U\+0000/);
+  });
+
+  it("skips no-recorded-value points without counting them, and caps distinct reasons", () => {
+    const stale = { ...point({ asInt: 1n }, job), flags: 1 };
+    expect(decodeObservations(request(gauge(M.memoryUsage, stale)))).toEqual({
+      samples: [],
+      keys: [],
+      rejected: { count: 0, reasons: {} },
+    });
+    const many = Array.from({ length: 5 }, (_, i) => gauge(`other.${i}`, point({ asInt: 1n }, job)));
+    const { rejected } = decodeObservations(request(...many), { maxReasons: 2 });
+    expect(rejected).toEqual({
+      count: 5,
+      reasons: { "unknown metric: other.0": 1, "unknown metric: other.1": 1, "other reasons": 3 },
+    });
+  });
+
+  it("gives a resent sample the same key, and a different step or instant a different one", () => {
+    const samples = usageSamples();
+    const first = decodeObservations(encodeObservations(samples));
+    const again = decodeObservations(encodeObservations(samples));
+    expect(again.keys).toEqual(first.keys);
+    expect(new Set(first.keys).size).toBe(samples.length);
+    const base = { cluster: "hpc1", jobId: "1", node: "n" };
+    expect(usageSampleKey({ ...base, time: "2026-12-02T16:30:00Z" })).toBe(
+      usageSampleKey({ ...base, time: "2026-12-02T17:30:00.000+01:00" }),
+    );
+    expect(usageSampleKey({ ...base, time: "2026-12-02T16:30:00Z" })).not.toBe(
+      usageSampleKey({ ...base, step: "0", time: "2026-12-02T16:30:00Z" }),
+    );
+    expect(usageSampleKey({ ...base, time: "2026-12-02T16:30:00Z" })).not.toBe(
+      usageSampleKey({ ...base, time: "2026-12-02T16:30:00.000000001Z" }),
+    );
+    expect(usageSampleKey({ ...base, time: "2026-12-02T16:30:00Z" })).toMatch(/^[0-9a-f]{64}$/);
+  });
+});

@@ -1,0 +1,79 @@
+import { Type } from "@sinclair/typebox";
+import { ClusterId, Timestamp } from "../../common.js";
+import { AccuracyReport } from "../../intelligence/accuracy.js";
+import {
+  Prediction,
+  PredictionBatch,
+  PredictionBatchRequest,
+  PredictionRequest,
+} from "../../intelligence/prediction.js";
+import { WasteReport } from "../../jobs/waste-report.js";
+import type { ApiRoute } from "./api-route.js";
+import { ClusterQuery } from "./route-params.js";
+
+/** The intelligence plane: predictions, their accuracy, and the waste report. */
+export const intelligenceRoutes: ApiRoute[] = [
+  {
+    method: "POST",
+    path: "/v1/predictions",
+    operationId: "createPrediction",
+    summary: "Predict one job's resources",
+    tag: "predictions",
+    roles: ["researcher", "platform", "scheduler"],
+    body: PredictionRequest,
+    response: Prediction,
+  },
+  {
+    method: "POST",
+    path: "/v1/predictions/batch",
+    operationId: "createPredictionBatch",
+    summary: "Predict many jobs",
+    tag: "predictions",
+    roles: ["researcher", "platform", "scheduler"],
+    body: PredictionBatchRequest,
+    response: PredictionBatch,
+  },
+  {
+    method: "GET",
+    path: "/v1/predictions/{id}",
+    operationId: "getPrediction",
+    summary: "A recorded prediction",
+    tag: "predictions",
+    roles: ["researcher", "platform", "scheduler"],
+    params: Type.Object(
+      { id: Type.String({ minLength: 1, maxLength: 64 }) },
+      { additionalProperties: false },
+    ),
+    response: Prediction,
+  },
+  {
+    method: "GET",
+    path: "/v1/accuracy",
+    operationId: "getAccuracy",
+    summary: "Recorded predictions against what jobs did",
+    tag: "predictions",
+    roles: ["platform"],
+    query: ClusterQuery,
+    response: AccuracyReport,
+  },
+  {
+    method: "GET",
+    path: "/v1/reports/waste",
+    operationId: "getWasteReport",
+    summary: "Requested against used resources, by user, account and partition",
+    tag: "reports",
+    roles: ["platform"],
+    query: Type.Object(
+      {
+        cluster: Type.Optional(ClusterId),
+        from: Type.Optional(Timestamp),
+        to: Type.Optional(Timestamp),
+        by: Type.Optional(
+          Type.Union([Type.Literal("user"), Type.Literal("account"), Type.Literal("partition")]),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    response: WasteReport,
+  },
+];

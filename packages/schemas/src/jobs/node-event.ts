@@ -1,0 +1,80 @@
+import { type Static, Type } from "@sinclair/typebox";
+import { Bytes, ClusterId, IdempotencyKey, Name, Timestamp } from "../common.js";
+
+/** The kinds of node events the collectors report. */
+export const NodeEventKind = Type.Union(
+  [Type.Literal("gpu_xid"), Type.Literal("oom_kill"), Type.Literal("source_unavailable")],
+  {
+    description:
+      "gpu_xid: an NVIDIA Xid error from the kernel log; oom_kill: the kernel OOM killer killed a process; source_unavailable: a collector could not read a source (no GPU, no kernel-log permission).",
+  },
+);
+export type NodeEventKind = Static<typeof NodeEventKind>;
+
+/** Details of an NVIDIA Xid error (`NVRM: Xid (PCI:0000:3b:00): 79, pid=…, …`). */
+export const GpuXid = Type.Object(
+  {
+    code: Type.Integer({ minimum: 1, maximum: 1023, description: "The Xid number, e.g. 13, 31, 48, 79." }),
+    pciBusId: Name("PCI address of the GPU as printed, e.g. 0000:3b:00.", 64),
+    pid: Type.Optional(Type.Integer({ minimum: 0, description: "Process id named by the driver, if any." })),
+    processName: Type.Optional(Name("Process name named by the driver, if any.", 256)),
+    detail: Type.Optional(Type.String({ maxLength: 2048, description: "The rest of the driver's message." })),
+  },
+  { additionalProperties: false, description: "An NVIDIA Xid error." },
+);
+
+/** Details of a kernel OOM kill (`Out of memory: Killed process 1234 (python) total-vm:… anon-rss:…`). */
+export const OomKill = Type.Object(
+  {
+    pid: Type.Integer({ minimum: 1, description: "The killed process." }),
+    processName: Name("The killed process's command name.", 256),
+    memoryCgroup: Type.Optional(
+      Name("The memory cgroup whose limit was hit (oom_memcg=…), if printed.", 4096),
+    ),
+    taskCgroup: Type.Optional(Name("The killed task's cgroup (task_memcg=…), if printed.", 4096)),
+    totalVmBytes: Type.Optional(Bytes("total-vm of the victim")),
+    anonRssBytes: Type.Optional(Bytes("anon-rss of the victim")),
+    fileRssBytes: Type.Optional(Bytes("file-rss of the victim")),
+    shmemRssBytes: Type.Optional(Bytes("shmem-rss of the victim")),
+    constraint: Type.Optional(Name("CONSTRAINT_MEMCG, CONSTRAINT_NONE, …", 64)),
+  },
+  { additionalProperties: false, description: "A kernel OOM kill." },
+);
+
+/**
+ * Something that happened on a node, read from the kernel log or from the collector itself.
+ *
+ * @example
+ * ```ts
+ * const xid: NodeEvent = {
+ *   cluster: "hpc1", node: "gpu07", time: "2026-12-01T10:00:00Z", kind: "gpu_xid", jobId: "4242",
+ *   xid: { code: 79, pciBusId: "0000:3b:00" }, message: "NVRM: Xid (PCI:0000:3b:00): 79, pid=0, GPU has fallen off the bus.",
+ * };
+ * ```
+ */
+export const NodeEvent = Type.Object(
+  {
+    cluster: ClusterId,
+    node: Name("Node (host) name.", 256),
+    time: Timestamp,
+    kind: NodeEventKind,
+    jobId: Type.Optional(Name("The job the event was attributed to, when known.", 256)),
+    xid: Type.Optional(GpuXid),
+    oomKill: Type.Optional(OomKill),
+    source: Type.Optional(
+      Name("For source_unavailable: the source that could not be read (gpu, kmsg, cgroup, proc).", 64),
+    ),
+    message: Type.String({
+      minLength: 1,
+      maxLength: 4096,
+      description: "The raw log line or the collector's message.",
+    }),
+    idempotencyKey: Type.Optional(IdempotencyKey),
+  },
+  {
+    $id: "NodeEvent",
+    additionalProperties: false,
+    description: "An event on a node: GPU Xid, OOM kill, unavailable source.",
+  },
+);
+export type NodeEvent = Static<typeof NodeEvent>;

@@ -1,0 +1,55 @@
+import {
+  type DecodeObservationsOptions,
+  decodeExportMetricsRequestJson,
+  decodeObservations,
+  decodeObservationsProtobuf,
+  describeRejections,
+  type OtlpHttpEncoding,
+} from "@jobsight/otel-bridge";
+import {
+  type PreparedSamples,
+  type PrepareSamplesOptions,
+  prepareSamples,
+} from "../copy/prepared-samples.js";
+
+/** One OTLP export decoded, mapped to samples and encoded for storage. */
+export type DecodedBatch = {
+  prepared: PreparedSamples;
+  /** Data points rejected, and why in one sentence (empty when none). */
+  rejected: { count: number; description: string };
+  /**
+   * Gives the COPY text's buffer back to where it came from, for a later batch: call it once the
+   * batch is stored (committed), never before, and not after a failed write (the connection may
+   * still hold it). Absent when the buffer is the batch's own.
+   */
+  release?: () => void;
+};
+
+/**
+ * Decodes an OTLP export (protobuf or JSON), maps its points to samples for the sender's
+ * cluster, and encodes them for COPY (for the sample store's flavour, `prepare`): the whole
+ * CPU-bound half of an export, in one function, so it can run on the calling thread or in a
+ * decode worker alike.
+ *
+ * @throws {OtlpDecodeError} for a body that does not decode.
+ * @example
+ * ```ts
+ * const { prepared, rejected } = decodeBatch(body, "protobuf", { cluster: "hpc1" }, { flavour: "plain" });
+ * await storage.samples.insertPrepared(prepared);
+ * ```
+ */
+export function decodeBatch(
+  body: Uint8Array,
+  encoding: OtlpHttpEncoding,
+  options: DecodeObservationsOptions,
+  prepare: PrepareSamplesOptions = {},
+): DecodedBatch {
+  const { samples, rejected } =
+    encoding === "json"
+      ? decodeObservations(decodeExportMetricsRequestJson(body), options)
+      : decodeObservationsProtobuf(body, options);
+  return {
+    prepared: prepareSamples(samples, prepare),
+    rejected: { count: rejected.count, description: describeRejections(rejected) },
+  };
+}

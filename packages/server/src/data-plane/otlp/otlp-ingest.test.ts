@@ -1,0 +1,54 @@
+import { encodeExportMetricsRequest, encodeObservations } from "@jobsight/otel-bridge";
+import type { UsageSample } from "@jobsight/schemas";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { IngestGate } from "../../http/routes/ingest-gate.js";
+import type { PreparedSamples } from "../copy/prepared-samples.js";
+import type { SampleStore } from "../stores/sample-store.js";
+import { OtlpIngest } from "./otlp-ingest.js";
+
+const sample = (i: number): UsageSample => ({
+  cluster: "hpc1",
+  jobId: "42",
+  node: "cn001",
+  time: new Date(Date.UTC(2026, 11, 1, 10) + i * 10_000).toISOString(),
+  memory: { currentBytes: 2 ** 30 + i },
+});
+const body = encodeExportMetricsRequest(encodeObservations([sample(1), sample(2)]));
+const collector = { role: "collector" as const, user: "svc", cluster: "hpc1", tokenId: "t1", via: "test" };
+
+describe("OtlpIngest", () => {
+  const ingests: OtlpIngest[] = [];
+  afterEach(async () => {
+    for (const ingest of ingests.splice(0)) await ingest.close();
+  });
+
+  it.each([
+    ["plain", 0],
+    ["timescale", 0],
+    ["timescale", 1],
+  ] as const)(
+    "prepares exports for the sample store's flavour (%s, %i decode threads)",
+    async (flavour, threads) => {
+      const stored: PreparedSamples[] = [];
+      const samples = {
+        flavour,
+        insertPrepared: vi.fn(async (batch: PreparedSamples) => {
+          stored.push(batch);
+          return { accepted: batch.count, duplicates: 0 };
+        }),
+      } as unknown as SampleStore;
+      const ingest = new OtlpIngest({
+        storage: { samples },
+        verifiers: [],
+        ingestGate: new IngestGate(4),
+        decodeThreads: threads,
+      });
+      ingests.push(ingest);
+      const outcome = await ingest.export(collector, (options) => ingest.decode(body, "protobuf", options));
+      expect(outcome.accepted).toBe(2);
+      expect(stored).toHaveLength(1);
+      expect(stored[0].hourly === undefined).toBe(flavour === "timescale");
+      expect(stored[0].days === undefined).toBe(flavour === "timescale");
+    },
+  );
+});

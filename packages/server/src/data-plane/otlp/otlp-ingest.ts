@@ -1,0 +1,174 @@
+import {
+  createExportMetricsResponse,
+  type DecodeObservationsOptions,
+  type ExportMetricsServiceResponse,
+  type OtlpHttpEncoding,
+} from "@jobsight/otel-bridge";
+import { ForbiddenError, RateLimitedError, UnauthenticatedError } from "../../errors.js";
+import type { Principal, TokenVerifier } from "../../http/plugins/auth/principal.js";
+import { TokenBuckets } from "../../http/plugins/token-bucket.js";
+import type { IngestGate } from "../../http/routes/ingest-gate.js";
+import type { DataPlaneStorage } from "../storage/storage.js";
+import { hashToken } from "../stores/token-store.js";
+import type { ClusterRegistry } from "./cluster-registry.js";
+import type { DecodedBatch } from "./decode-batch.js";
+import { OtlpDecodePool } from "./decode-pool.js";
+import type { OtlpLogger } from "./otlp-logger.js";
+
+/** Options of {@link OtlpIngest}. */
+export type OtlpIngestOptions = {
+  /** Where samples go: the same exactly-once sample store as REST ingest (batches are prepared for its flavour). */
+  storage: Pick<DataPlaneStorage, "samples">;
+  /** Bearer token verifiers (the API tokens of the REST API). */
+  verifiers: readonly TokenVerifier[];
+  /** Back-pressure, shared with REST ingest. */
+  ingestGate: IngestGate;
+  /** Refuses collectors of unregistered clusters; absent: any cluster may send. @default undefined */
+  registry?: ClusterRegistry;
+  /** Per-token request rate limit; absent: none. @default undefined */
+  rateLimit?: { requestsPerSecond: number; burst: number };
+  /** Worker threads that decode exports (see {@link OtlpDecodePool}); 0: the event loop's. @default 0 */
+  decodeThreads?: number;
+  /** Where a decode worker's failure is logged. @default silent */
+  log?: OtlpLogger;
+};
+
+/** What one export stored and answered. */
+export type OtlpExportOutcome = {
+  /** The OTLP answer: empty on full success, `partialSuccess` when points were rejected. */
+  response: ExportMetricsServiceResponse;
+  /** Samples newly stored. */
+  accepted: number;
+  /** Samples already stored before (resends). */
+  duplicates: number;
+  /** Data points rejected. */
+  rejected: number;
+};
+
+/**
+ * The transport-independent half of the OTLP receiver: who may send (a collector token bound to
+ * a registered cluster, within its rate), and the export itself (decode, drop points of other
+ * clusters, map to samples, store them exactly once and commit, then answer with partial
+ * success for whatever was rejected). The gRPC and HTTP receivers only move bytes and map
+ * errors to status codes (see `otlpFailure`).
+ *
+ * Points naming another cluster than the token's are rejected one by one (partial success),
+ * not the whole request, so a gateway that mixes in a stray series does not lose the rest.
+ *
+ * @example
+ * ```ts
+ * const ingest = new OtlpIngest({ storage, verifiers, ingestGate });
+ * const principal = await ingest.authorize(metadata.get("authorization")[0]);
+ * const { response } = await ingest.export(principal, (options) => ingest.decode(body, "protobuf", options));
+ * ```
+ */
+export class OtlpIngest {
+  readonly #options: OtlpIngestOptions;
+  readonly #buckets?: TokenBuckets;
+  readonly #decoder: OtlpDecodePool;
+  #inFlight = 0;
+  #idle: (() => void)[] = [];
+
+  constructor(options: OtlpIngestOptions) {
+    this.#options = options;
+    this.#decoder = new OtlpDecodePool({
+      threads: options.decodeThreads ?? 0,
+      log: options.log,
+      flavour: options.storage.samples.flavour,
+    });
+    if (options.rateLimit) {
+      this.#buckets = new TokenBuckets({
+        ratePerSecond: options.rateLimit.requestsPerSecond,
+        capacity: options.rateLimit.burst,
+      });
+    }
+  }
+
+  /** Exports being decoded or stored right now. */
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  /**
+   * Checks an `Authorization` value (`Bearer <token>`): a valid collector token bound to a
+   * (registered) cluster, within its request rate.
+   *
+   * @throws {UnauthenticatedError} {@link ForbiddenError} `ClusterNotRegisteredError` {@link RateLimitedError}
+   */
+  async authorize(authorization: string | undefined): Promise<Principal & { cluster: string }> {
+    const token = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] : undefined;
+    if (!token) throw new UnauthenticatedError("A bearer token (Authorization: Bearer …) is required");
+    // Limited by the token's hash before verification, so floods of bad tokens never reach the database.
+    const wait = this.#buckets?.take(`t:${hashToken(token)}`) ?? 0;
+    if (wait > 0) throw new RateLimitedError(wait, "Too many OTLP requests for this token; slow down");
+    let principal: Principal | undefined;
+    for (const verifier of this.#options.verifiers) {
+      principal = await verifier.verify(token);
+      if (principal) break;
+    }
+    if (!principal) throw new UnauthenticatedError("The bearer token is not valid");
+    if (principal.role !== "collector") {
+      throw new ForbiddenError(`Role ${principal.role} may not send metrics; a collector token is required`);
+    }
+    const cluster = principal.cluster;
+    if (!cluster) throw new ForbiddenError("A collector token must be bound to a cluster");
+    await this.#options.registry?.assertRegistered(cluster);
+    return { ...principal, cluster };
+  }
+
+  /**
+   * Decodes and stores one export for `principal`; resolves after COMMIT. `decode` (the
+   * transport's decoder, given the options that confine it to the caller's cluster) runs inside
+   * the ingest gate, so decompressed bodies and decoded requests count against back-pressure.
+   *
+   * @throws {RateLimitedError} when too many batches are in flight; `OtlpDecodeError` from `decode`;
+   *   `StorageUnavailableError` when PostgreSQL is unreachable.
+   */
+  async export(
+    principal: Principal & { cluster: string },
+    decode: (options: DecodeObservationsOptions) => DecodedBatch | Promise<DecodedBatch>,
+  ): Promise<OtlpExportOutcome> {
+    this.#inFlight++;
+    try {
+      return await this.#options.ingestGate.run(async () => {
+        const { prepared, rejected, release } = await decode({ cluster: principal.cluster });
+        const stored = await this.#options.storage.samples.insertPrepared(prepared);
+        release?.();
+        return {
+          response: createExportMetricsResponse(rejected.count, rejected.description),
+          accepted: stored.accepted,
+          duplicates: stored.duplicates,
+          rejected: rejected.count,
+        };
+      });
+    } finally {
+      this.#inFlight--;
+      if (this.#inFlight === 0) for (const resolve of this.#idle.splice(0)) resolve();
+    }
+  }
+
+  /**
+   * Decodes a body for {@link export}: on a decode worker when there are any.
+   *
+   * @throws {OtlpDecodeError} for a body that does not decode.
+   */
+  decode(
+    body: Uint8Array,
+    encoding: OtlpHttpEncoding,
+    options: DecodeObservationsOptions,
+    handover: { transfer?: boolean } = {},
+  ): Promise<DecodedBatch> {
+    return this.#decoder.decode(body, encoding, options, handover);
+  }
+
+  /** Ends the decode workers (after {@link drained}). */
+  close(): Promise<void> {
+    return this.#decoder.close();
+  }
+
+  /** Resolves once no export is in flight (for a graceful shutdown). */
+  drained(): Promise<void> {
+    if (this.#inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idle.push(resolve));
+  }
+}

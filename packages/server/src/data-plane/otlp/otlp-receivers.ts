@@ -1,0 +1,108 @@
+import type { ServerConfig } from "../../config/server-config.js";
+import { ApiTokenVerifier } from "../../http/plugins/auth/api-token-verifier.js";
+import type { TokenVerifier } from "../../http/plugins/auth/principal.js";
+import { IngestGate } from "../../http/routes/ingest-gate.js";
+import { loadTlsMaterial } from "../../platform/tls.js";
+import type { DataPlaneStorage } from "../storage/storage.js";
+import { ClusterRegistry } from "./cluster-registry.js";
+import { type GrpcReceiver, startGrpcReceiver } from "./grpc-receiver.js";
+import { type HttpReceiver, startHttpReceiver } from "./http-receiver.js";
+import { OtlpIngest } from "./otlp-ingest.js";
+import type { OtlpLogger } from "./otlp-logger.js";
+
+/** Options of {@link startOtlpReceivers}. */
+export type OtlpReceiversOptions = {
+  /**
+   * The parsed configuration: `otlp`, `ingest`, `auth.tokens`, `rateLimit`, `http.requestTimeoutMs`
+   * and `tls` (absent: both listeners are plaintext).
+   */
+  config: Pick<ServerConfig, "otlp" | "ingest" | "auth" | "rateLimit" | "http" | "tls">;
+  /** Open storage (the app's `app.storage`); not closed by the receivers. */
+  storage: Pick<DataPlaneStorage, "samples" | "clusters" | "tokens">;
+  /** Back-pressure shared with REST ingest. @default new IngestGate(config.ingest.maxConcurrentBatches) */
+  ingestGate?: IngestGate;
+  /** Verifiers tried after the API tokens. @default [] */
+  verifiers?: readonly TokenVerifier[];
+  /** Logger (the app's). @default silent */
+  log?: OtlpLogger;
+};
+
+/** Both OTLP listeners and the ingest behind them. */
+export type OtlpReceivers = {
+  grpc: GrpcReceiver;
+  http: HttpReceiver;
+  ingest: OtlpIngest;
+  /**
+   * Graceful stop: no new exports, the ones in flight finish and commit (gRPC calls still running
+   * after `timeoutMs` are cut off; their senders resend).
+   */
+  close(timeoutMs?: number): Promise<void>;
+};
+
+/**
+ * Starts the OTLP/gRPC and OTLP/HTTP receivers on `config.otlp.host` with the REST API's tokens
+ * (collector role), its rate limits, `ingest.requireRegisteredCluster`, and its certificate: with
+ * `config.tls` both listeners serve TLS only (their `url`s are `https://…`).
+ *
+ * @throws {SecurityConfigError} (path `tls.*`) when `config.tls` names files that are missing or
+ * do not match, before any listener starts.
+ *
+ * @example
+ * ```ts
+ * const app = await buildApp({ config, ingestGate });
+ * const otlp = await startOtlpReceivers({ config, storage: app.storage, ingestGate, log: app.log });
+ * // …
+ * await otlp.close();
+ * await app.close();
+ * ```
+ */
+export async function startOtlpReceivers(options: OtlpReceiversOptions): Promise<OtlpReceivers> {
+  const { config, storage, log } = options;
+  // Read before anything listens, so a bad certificate path fails fast with nothing to undo.
+  const tls = config.tls ? await loadTlsMaterial(config.tls) : undefined;
+  const apiTokens = new ApiTokenVerifier({
+    tokens: config.auth.tokens,
+    lookup: (hash) => storage.tokens.findByHash(hash),
+  });
+  const ingest = new OtlpIngest({
+    storage,
+    verifiers: [apiTokens, ...(options.verifiers ?? [])],
+    ingestGate: options.ingestGate ?? new IngestGate(config.ingest.maxConcurrentBatches),
+    ...(config.ingest.requireRegisteredCluster
+      ? { registry: new ClusterRegistry({ clusters: storage.clusters }) }
+      : {}),
+    ...(config.rateLimit.enabled ? { rateLimit: config.rateLimit } : {}),
+    decodeThreads: config.otlp.decodeThreads,
+    ...(log ? { log } : {}),
+  });
+  const common = {
+    ingest,
+    host: config.otlp.host,
+    maxMessageBytes: config.otlp.maxMessageBytes,
+    log,
+    ...(tls ? { tls } : {}),
+  };
+  const grpc = await startGrpcReceiver({ ...common, port: config.otlp.grpcPort });
+  let http: HttpReceiver;
+  try {
+    http = await startHttpReceiver({
+      ...common,
+      port: config.otlp.httpPort,
+      requestTimeoutMs: config.http.requestTimeoutMs,
+    });
+  } catch (error) {
+    await grpc.close(0);
+    await ingest.close();
+    throw error;
+  }
+  return {
+    grpc,
+    http,
+    ingest,
+    close: async (timeoutMs = 20_000) => {
+      await Promise.all([grpc.close(timeoutMs), http.close(timeoutMs)]);
+      await ingest.drained();
+      await ingest.close();
+    },
+  };
+}

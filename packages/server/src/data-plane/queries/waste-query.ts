@@ -1,0 +1,99 @@
+import type { WasteReport, WasteRow } from "@jobsight/schemas";
+import type pg from "pg";
+import { query, toNumber } from "../storage/database.js";
+
+/** What a waste report groups by. */
+export type WasteGrouping = WasteReport["by"];
+
+/** Options of {@link wasteReport}. */
+export type WasteReportOptions = {
+  /** Group by user, account or partition. @default "user" */
+  by?: WasteGrouping;
+  /** Only jobs of this cluster. @default undefined (every cluster) */
+  cluster?: string;
+  /** Only jobs that ended at or after this time (RFC 3339). @default undefined */
+  from?: string;
+  /** Only jobs that ended before this time (RFC 3339). @default undefined */
+  to?: string;
+  /** The report's `generatedAt`. @default the current time */
+  now?: Date;
+};
+
+// Identifiers from this closed set only; every value the caller gives is a bind parameter.
+const GROUP_COLUMN: Record<WasteGrouping, string> = {
+  user: "user_name",
+  account: "account",
+  partition: "partition",
+};
+
+// One pair of sums per resource, each over the jobs where both sides are known: a job whose usage
+// was never measured must not count as if it had used nothing.
+const REPORT_SQL = (column: string) => `
+  WITH ended AS (
+    SELECT coalesce(${column}, '') AS key,
+      run_time_seconds AS run,
+      requested_memory_bytes::float8 AS mem_req,
+      peak_memory_bytes::float8 AS mem_used,
+      (record #>> '{spec,requested,cores}')::float8 AS cores_req,
+      coalesce((record #>> '{peaks,cpuTimeSeconds}')::float8,
+               (record #>> '{peaks,coresUsed}')::float8 * run_time_seconds) AS cpu_used,
+      coalesce((record #>> '{spec,requested,gpus}')::float8, 0) AS gpus_req,
+      (record #>> '{peaks,gpusUsed}')::float8 AS gpus_used,
+      requested_walltime_seconds::float8 AS wall_req
+    FROM jobs
+    WHERE phase = 'ended'
+      AND ($1::text IS NULL OR cluster = $1)
+      AND ($2::timestamptz IS NULL OR ended_at >= $2)
+      AND ($3::timestamptz IS NULL OR ended_at < $3)
+  ), sums AS (
+    SELECT key, count(*) AS jobs,
+      sum(mem_req * run) FILTER (WHERE run IS NOT NULL AND mem_req IS NOT NULL AND mem_used IS NOT NULL) AS mem_req_s,
+      sum(mem_used * run) FILTER (WHERE run IS NOT NULL AND mem_req IS NOT NULL AND mem_used IS NOT NULL) AS mem_used_s,
+      sum(cores_req * run) FILTER (WHERE run IS NOT NULL AND cores_req IS NOT NULL AND cpu_used IS NOT NULL) AS cores_req_s,
+      sum(cpu_used) FILTER (WHERE run IS NOT NULL AND cores_req IS NOT NULL AND cpu_used IS NOT NULL) AS cores_used_s,
+      sum(gpus_req * run) FILTER (WHERE run IS NOT NULL AND (gpus_req = 0 OR gpus_used IS NOT NULL)) AS gpus_req_s,
+      sum(coalesce(gpus_used, 0) * run) FILTER (WHERE run IS NOT NULL AND (gpus_req = 0 OR gpus_used IS NOT NULL)) AS gpus_used_s,
+      sum(wall_req) FILTER (WHERE run IS NOT NULL AND wall_req IS NOT NULL) AS wall_req_s,
+      sum(run) FILTER (WHERE run IS NOT NULL AND wall_req IS NOT NULL) AS wall_used_s
+    FROM ended GROUP BY key
+  )
+  SELECT * FROM sums
+  ORDER BY coalesce(mem_req_s, 0) - coalesce(mem_used_s, 0) DESC, key`;
+
+/**
+ * Requested against used resources of ended jobs, one row per user, account or partition (an
+ * empty `key` for jobs without one), largest memory waste first. Memory, cores and GPUs are
+ * weighted by run time (byte-seconds, core-seconds, GPU-seconds); each resource's two sums cover
+ * only the jobs where both the request and the use are known.
+ *
+ * @example
+ * ```ts
+ * const report = await wasteReport(pool, { by: "account", cluster: "hpc1" });
+ * const worst = report.rows[0]; // the account holding the most unused memory
+ * ```
+ */
+export async function wasteReport(pool: pg.Pool, options: WasteReportOptions = {}): Promise<WasteReport> {
+  const by = options.by ?? "user";
+  const { rows } = await query<Record<string, unknown>>(pool, REPORT_SQL(GROUP_COLUMN[by]), [
+    options.cluster ?? null,
+    options.from ?? null,
+    options.to ?? null,
+  ]);
+  return { generatedAt: (options.now ?? new Date()).toISOString(), by, rows: rows.map(toRow) };
+}
+
+function toRow(r: Record<string, unknown>): WasteRow {
+  const sum = (column: string) => Math.max(0, toNumber(r[column]) ?? 0);
+  return {
+    key: String(r.key),
+    jobs: Number(r.jobs),
+    memoryRequestedByteSeconds: sum("mem_req_s"),
+    memoryUsedByteSeconds: sum("mem_used_s"),
+    coreSecondsRequested: sum("cores_req_s"),
+    coreSecondsUsed: sum("cores_used_s"),
+    gpuSecondsRequested: sum("gpus_req_s"),
+    gpuSecondsUsed: sum("gpus_used_s"),
+    walltimeRequestedSeconds: sum("wall_req_s"),
+    walltimeUsedSeconds: sum("wall_used_s"),
+  };
+}

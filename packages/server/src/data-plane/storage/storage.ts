@@ -1,0 +1,89 @@
+import type { IngestResult, JobPage, JobRecord } from "@jobsight/schemas";
+import type pg from "pg";
+import {
+  type GroupSummary,
+  type HistorySummaryOptions,
+  historySummaries,
+} from "../queries/history-summaries.js";
+import {
+  countJobs,
+  findJobs,
+  type JobVisibility,
+  type ListJobsOptions,
+  listJobs,
+} from "../queries/job-queries.js";
+import { SamplePartitions } from "../queries/sample-partitions.js";
+import { applySamplePolicies, type SamplePolicyOptions } from "../queries/sample-policies.js";
+import { ArtifactStore } from "../stores/artifact-store.js";
+import { ClusterStore } from "../stores/cluster-store.js";
+import { EventStore } from "../stores/event-store.js";
+import { upsertJobRecords } from "../stores/job-store.js";
+import { SampleStore } from "../stores/sample-store.js";
+import { TokenStore } from "../stores/token-store.js";
+import type { StorageFlavour } from "./migration-files.js";
+
+/** Job records: ingest and queries. */
+export type JobStore = {
+  upsert(records: readonly JobRecord[]): Promise<IngestResult>;
+  find(jobId: string, filter?: { cluster?: string } & JobVisibility): Promise<JobRecord[]>;
+  list(options: ListJobsOptions): Promise<JobPage>;
+  count(cluster?: string): Promise<number>;
+};
+
+/**
+ * Everything the data plane stores, behind one object: the interface the routes, the history
+ * import and the intelligence plane use (never SQL of their own).
+ */
+export type DataPlaneStorage = {
+  readonly flavour: StorageFlavour;
+  readonly pool: pg.Pool;
+  readonly jobs: JobStore;
+  readonly samples: SampleStore;
+  readonly events: EventStore;
+  readonly artifacts: ArtifactStore;
+  readonly clusters: ClusterStore;
+  readonly tokens: TokenStore;
+  /** Per-group history summaries for the predictor. */
+  history(options?: HistorySummaryOptions): Promise<GroupSummary[]>;
+  /** Retention (and, on TimescaleDB, compression) of samples; call at start and periodically. */
+  applyPolicies(): Promise<void>;
+  /** Throws unless PostgreSQL answers. */
+  ping(): Promise<void>;
+};
+
+/**
+ * Builds the stores over a migrated database.
+ *
+ * @example
+ * ```ts
+ * const storage = createDataPlaneStorage(pool, "plain", { retentionDays: 90, compressAfterDays: 7 });
+ * await storage.jobs.upsert(records);
+ * ```
+ */
+export function createDataPlaneStorage(
+  pool: pg.Pool,
+  flavour: StorageFlavour,
+  policies: SamplePolicyOptions,
+): DataPlaneStorage {
+  const partitions = new SamplePartitions(pool);
+  return {
+    flavour,
+    pool,
+    jobs: {
+      upsert: (records) => upsertJobRecords(pool, records),
+      find: (jobId, filter) => findJobs(pool, jobId, filter),
+      list: (options) => listJobs(pool, options),
+      count: (cluster) => countJobs(pool, cluster),
+    },
+    samples: new SampleStore(pool, flavour, partitions),
+    events: new EventStore(pool),
+    artifacts: new ArtifactStore(pool),
+    clusters: new ClusterStore(pool),
+    tokens: new TokenStore(pool),
+    history: (options) => historySummaries(pool, options),
+    applyPolicies: () => applySamplePolicies(pool, flavour, partitions, policies),
+    ping: async () => {
+      await pool.query("SELECT 1");
+    },
+  };
+}

@@ -1,0 +1,32 @@
+import { EnsuredPolicyAuditStore } from "../../../data-plane/stores/ensured-policy-audit-store.js";
+import type { IntelligenceService } from "../../../intelligence/intelligence-service.js";
+import { schedulerHandlers } from "../../../intelligence/schedulers/scheduler-handlers.js";
+import type { RouteDeps } from "../route-deps.js";
+import type { RouteHandlers } from "../route-handler.js";
+import { diagnosisRoutes } from "./intelligence-diagnosis.js";
+import { policyRoutes } from "./intelligence-policy.js";
+import { predictionRoutes } from "./intelligence-predictions.js";
+import { policyAuditRoutes } from "./policy-audit.js";
+
+/**
+ * Every intelligence-plane operation of the route table: predictions, accuracy, policy (and its
+ * audit), diagnosis, and the schedulers' admission webhook and SLURM advice, served by one
+ * {@link IntelligenceService}.
+ *
+ * @example
+ * ```ts
+ * const service = new IntelligenceService({ storage, objectStore });
+ * await service.start();
+ * const app = await buildApp({ config, storage, objectStore, handlers: (deps) => intelligenceHandlers(deps, service) });
+ * ```
+ */
+export function intelligenceHandlers(deps: RouteDeps, service: IntelligenceService): RouteHandlers {
+  const audit = new EnsuredPolicyAuditStore(deps.storage.pool);
+  return {
+    ...predictionRoutes(service),
+    ...policyRoutes(service, deps.storage.pool),
+    ...diagnosisRoutes(deps, service),
+    ...policyAuditRoutes(audit),
+    ...schedulerHandlers(service, { audit }),
+  };
+}

@@ -1,0 +1,49 @@
+import { checkPolicy, type Policy, type PolicySimulationRequest } from "@jobsight/schemas";
+import type pg from "pg";
+import { recordedSimulationJobs } from "../../../data-plane/stores/recorded-simulation-jobs.js";
+import { ForbiddenError, ValidationError } from "../../../errors.js";
+import type { IntelligenceService } from "../../../intelligence/intelligence-service.js";
+import { simulatePolicy } from "../../../intelligence/policy/policy-simulate.js";
+import { readScope } from "../access.js";
+import type { RouteContext, RouteHandlers } from "../route-handler.js";
+
+const WEEK_MS = 7 * 86_400_000;
+
+/**
+ * The platform team's policy: read it (platform, schedulers), replace it (platform), simulate a
+ * candidate on the predictions recorded over a period (platform). The schema checks every field;
+ * `checkPolicy` then refuses rules that contradict each other. The policy is site-wide, so a
+ * token bound to one cluster may not change it.
+ *
+ * @example
+ * ```ts
+ * registerApiRoutes(app, { ...policyRoutes(service, storage.pool) });
+ * ```
+ */
+export function policyRoutes(service: IntelligenceService, pool: pg.Pool): RouteHandlers {
+  return {
+    getPolicy: async () => service.policy(),
+    putPolicy: async ({ body, principal }: RouteContext<Policy>) => {
+      if (principal?.cluster) {
+        throw new ForbiddenError(
+          `The policy is site-wide; a token bound to cluster ${principal.cluster} may not change it`,
+        );
+      }
+      const problems = checkPolicy(body);
+      if (problems.length > 0) throw new ValidationError(problems);
+      return service.setPolicy(body, principal?.user ?? "unknown");
+    },
+    // Nothing is stored or applied; a cluster-bound token simulates on its own cluster's jobs.
+    simulatePolicy: async ({ body, principal }: RouteContext<PolicySimulationRequest>) => {
+      const scope = readScope(principal, body.cluster);
+      const problems = checkPolicy(body.policy).map((p) => ({ ...p, path: `/policy${p.path}` }));
+      const to = body.to ? new Date(body.to) : new Date();
+      const from = body.from ? new Date(body.from) : new Date(to.getTime() - WEEK_MS);
+      if (from >= to) problems.push({ path: "/from", message: "must be before to" });
+      if (problems.length > 0) throw new ValidationError(problems);
+      const jobs = await recordedSimulationJobs(pool, { from, to, cluster: scope.cluster });
+      const simulation = simulatePolicy(jobs, body.policy);
+      return { ...simulation, from: from.toISOString(), to: to.toISOString() };
+    },
+  };
+}

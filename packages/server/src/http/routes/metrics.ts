@@ -1,0 +1,17 @@
+import { PROMETHEUS_CONTENT_TYPE, type ServerMetrics } from "../../platform/observability/server-metrics.js";
+import type { RouteHandlers } from "./route-handler.js";
+
+/**
+ * `GET /metrics`: the server's own metrics in the Prometheus text format, for the platform role
+ * (Prometheus scrapes with a bearer token: `authorization: { credentials_file: … }`).
+ *
+ * @example
+ * ```ts
+ * registerApiRoutes(app, { ...metricsRoutes(app.metrics) });
+ * ```
+ */
+export function metricsRoutes(metrics: ServerMetrics): RouteHandlers {
+  return {
+    getMetrics: async ({ reply }) => reply.type(PROMETHEUS_CONTENT_TYPE).send(metrics.render()),
+  };
+}

@@ -1,0 +1,15 @@
+import type { ObjectStore } from "../../data-plane/objects/object-store.js";
+import type { DataPlaneStorage } from "../../data-plane/storage/storage.js";
+import type { LicenceStatus } from "../../platform/licence/licence.js";
+import type { IngestGate } from "./ingest-gate.js";
+
+/** What the data-plane routes work with. */
+export type RouteDeps = {
+  storage: DataPlaneStorage;
+  objectStore: ObjectStore;
+  ingestGate: IngestGate;
+  /** Server version, reported by health. */
+  version: string;
+  /** The licence's state now, reported by health; absent: not reported. @default undefined */
+  licence?: () => LicenceStatus;
+};

@@ -1,0 +1,329 @@
+import type {
+  AccuracyReport,
+  Diagnosis,
+  JobRecord,
+  JobSpec,
+  Policy,
+  Prediction,
+  PredictionRequest,
+} from "@jobsight/schemas";
+import { DEFAULT_POLICY, loadPolicy, savePolicy } from "../data-plane/stores/policy-store.js";
+import type { RecordedPrediction } from "../data-plane/stores/prediction-store.js";
+import { buildAccuracyReport } from "./accuracy/accuracy-report.js";
+import { COMPARISON_THRESHOLDS } from "./accuracy/compare-backtests.js";
+import { type ModeState, modeAt, recordFirstStart } from "./accuracy/shadow-mode.js";
+import { BackgroundLoop } from "./background-loop.js";
+import { diagnose } from "./diagnosis/diagnose.js";
+import { loadDiagnosisInput } from "./diagnosis/diagnosis-input.js";
+import { addProse } from "./diagnosis/explain/llm-adapter.js";
+import { LINK_WINDOW } from "./recording/link-predictions.js";
+import { PredictionRecorder } from "./recording/prediction-recorder.js";
+import { ActiveModel } from "./registry/active-model.js";
+import { type ModelRecord, ModelRegistry } from "./registry/model-registry.js";
+import type { Engine } from "./registry/served-model.js";
+import type { IntelligenceServiceOptions, ServiceLogger } from "./service-options.js";
+import { answerEach, answerRequests } from "./serving/answer-requests.js";
+import { LiveStateFeed } from "./serving/live-state-feed.js";
+import { makePredictions, type PredictionContext } from "./serving/make-predictions.js";
+import { predictSpecs, type RawOutcome, type SpecToPredict } from "./serving/predict-specs.js";
+import { READINESS_THRESHOLDS } from "./serving/readiness.js";
+import { type TrainReport, type TrainSettings, trainAndRegister } from "./training/model-trainer.js";
+import type { TrainingProgress } from "./training/training-runner.js";
+
+const SILENT: ServiceLogger = { info: () => {}, warn: () => {}, error: () => {} };
+
+/**
+ * The intelligence plane of a deployment: trains the site's model on the data plane's jobs (in a
+ * worker thread, on a schedule and on demand, keeping the previous model when a new one
+ * backtests worse), serves predictions through ONNX Runtime from the live history of each user
+ * and application, applies the policy, records every prediction (shadow mode first), reports
+ * accuracy, and diagnoses jobs from what was observed.
+ *
+ * @example
+ * ```ts
+ * const service = new IntelligenceService({ storage, objectStore, log: app.log });
+ * await service.start();
+ * const [prediction] = await service.predict([{ spec }], "alice");
+ * await service.stop();
+ * ```
+ */
+export class IntelligenceService {
+  readonly #o: IntelligenceServiceOptions;
+  readonly #log: ServiceLogger;
+  readonly #registry: ModelRegistry;
+  readonly #model: ActiveModel;
+  readonly #feed: LiveStateFeed;
+  readonly #recorder: PredictionRecorder;
+  readonly #refreshLoop: BackgroundLoop;
+  readonly #retrainLoop: BackgroundLoop;
+  readonly #abort = new AbortController();
+  #policy: Policy = DEFAULT_POLICY;
+  #firstStart = new Date();
+  #training: Promise<TrainReport> | undefined;
+  #ready: Promise<void> | undefined;
+
+  constructor(options: IntelligenceServiceOptions) {
+    this.#o = options;
+    this.#log = options.log ?? SILENT;
+    const pool = options.storage.pool;
+    this.#registry = new ModelRegistry(pool, options.objectStore);
+    this.#model = new ActiveModel(this.#registry, {
+      log: this.#log,
+      onIncompatible: () => {
+        if (!this.#abort.signal.aborted) void this.#retrainLoop.runNow();
+      },
+    });
+    this.#feed = new LiveStateFeed(pool, {
+      pageSize: options.pageSize,
+      activityWindowSeconds: options.activityWindowSeconds,
+    });
+    this.#recorder = new PredictionRecorder(pool, {
+      ...options.recorder,
+      onError: (error, pending) => {
+        this.#log.error({ err: error, pending }, "recording predictions failed; retrying");
+        options.recorder?.onError?.(error, pending);
+      },
+    });
+    this.#refreshLoop = new BackgroundLoop({
+      intervalMs: options.refreshIntervalMs ?? 10_000,
+      run: () => this.refresh(),
+      onError: (error, failures) => this.#log.warn({ err: error, failures }, "intelligence refresh failed"),
+    });
+    this.#retrainLoop = new BackgroundLoop({
+      intervalMs: options.retrainIntervalMs || 86_400_000,
+      run: async () => void (await this.train({ trigger: "schedule" })),
+      onError: (error, failures) => this.#log.error({ err: error, failures }, "scheduled training failed"),
+    });
+  }
+
+  /**
+   * Loads the policy, the active model and the job history, then starts the background refresh
+   * and retraining (and a first training when no model is active). Resolves when predictions
+   * can be served; predictions asked for before wait for it (a large history takes seconds to
+   * read), so the host may listen at once.
+   */
+  start(): Promise<void> {
+    this.#ready ??= this.#start();
+    return this.#ready;
+  }
+
+  async #start(): Promise<void> {
+    this.#firstStart = await recordFirstStart(this.#o.storage.pool);
+    this.#policy = (await loadPolicy(this.#o.storage.pool)) ?? DEFAULT_POLICY;
+    await this.#model.loadOnce();
+    await this.#feed.rebuild();
+    this.#refreshLoop.start();
+    if ((this.#o.retrainIntervalMs ?? 86_400_000) > 0) this.#retrainLoop.start();
+    if (!this.#model.served && (this.#o.trainOnStart ?? true)) void this.#retrainLoop.runNow();
+  }
+
+  /** Stops the loops and a training in progress, writes the recorded predictions, frees the model. */
+  async stop(): Promise<void> {
+    this.#abort.abort();
+    await Promise.all([this.#refreshLoop.stop(), this.#retrainLoop.stop()]);
+    await this.#training?.catch(() => {});
+    await this.#recorder
+      .close()
+      .catch((error) => this.#log.error({ err: error }, "final write of predictions failed"));
+    await this.#model.close();
+  }
+
+  /** The version of the model in service, or undefined. */
+  get activeVersion(): string | undefined {
+    return this.#model.served?.version;
+  }
+
+  /** Shadow or live, now. */
+  mode(): ModeState {
+    return modeAt(this.#now(), this.#firstStart, this.#o.mode ?? "auto", this.#o.shadowDays ?? 30);
+  }
+
+  /**
+   * Predicts and records a batch of requests (in order). A request with an idempotency key
+   * already used by the same user on the same cluster gets the first answer again.
+   */
+  async predict(requests: readonly PredictionRequest[], requestedBy: string): Promise<Prediction[]> {
+    await this.#whenReady();
+    return answerRequests(requests, this.#recorder, this.#context(requestedBy));
+  }
+
+  /**
+   * {@link predict}, each answer handed to `each` in request order as soon as it is made (a
+   * large batch a slice at a time), with its JSON after the id when it was made now (for
+   * `writeAnswer`), for a caller that writes answers out rather than keeping them.
+   */
+  async predictEach(
+    requests: readonly PredictionRequest[],
+    requestedBy: string,
+    each: (answer: Prediction, tail: Uint8Array | undefined) => void,
+  ): Promise<void> {
+    await this.#whenReady();
+    await answerEach(requests, this.#recorder, this.#context(requestedBy), each);
+  }
+
+  /**
+   * Predicts and records one job for a scheduler integration, which applies the policy itself and
+   * records what it changed: the record holds every resource even in shadow mode (where the
+   * caller of {@link predict} sees none).
+   */
+  async predictRecorded(spec: JobSpec, requestedBy: string): Promise<RecordedPrediction> {
+    await this.#whenReady();
+    const [recorded] = await makePredictions([{ spec }], this.#context(requestedBy));
+    this.#recorder.record([recorded]);
+    return recorded;
+  }
+
+  /** The model's raw outcomes (unrounded, no policy, not recorded): for checks of the serving path. */
+  async predictRaw(
+    items: readonly SpecToPredict[],
+    engine: Engine = this.#o.engine ?? "onnx",
+  ): Promise<RawOutcome[][]> {
+    await this.#whenReady();
+    return predictSpecs(items, this.#feed.state, this.#model.served, this.#now().getTime() / 1000, engine);
+  }
+
+  /** A recorded prediction as its caller got it. */
+  getPrediction(id: string): Promise<Prediction | undefined> {
+    return this.#recorder.get(id);
+  }
+
+  /** Writes every recorded prediction now. */
+  flush(): Promise<void> {
+    return this.#recorder.flush();
+  }
+
+  /** Recorded predictions against what their jobs then did, and whether the site is ready. */
+  async accuracy(cluster?: string): Promise<AccuracyReport> {
+    await this.#recorder
+      .flush()
+      .catch((error) => this.#log.warn({ err: error }, "accuracy: unwritten predictions left out"));
+    return buildAccuracyReport(this.#o.storage.pool, cluster, this.#now(), this.mode(), {
+      days: this.#o.accuracyDays ?? 84,
+      link: { ...LINK_WINDOW, ...this.#o.link },
+      readiness: { ...READINESS_THRESHOLDS, ...this.#o.readiness },
+      maxRows: 1_000_000,
+    });
+  }
+
+  /** A diagnosis of a job from everything stored about it. */
+  async diagnose(record: JobRecord): Promise<Diagnosis> {
+    const input = await loadDiagnosisInput(this.#o.storage, this.#o.objectStore, record, {
+      ...this.#o.diagnosis,
+      now: this.#now().getTime(),
+    });
+    const plain = diagnose(input, { now: this.#now().toISOString() });
+    if (!this.#o.llm) return plain;
+    const { diagnosis, status, reason } = await addProse(plain, this.#o.llm);
+    if (status !== "added") this.#log.warn({ status, reason }, "diagnosis served without the model's prose");
+    return diagnosis;
+  }
+
+  /** The policy in force. */
+  policy(): Policy {
+    return this.#policy;
+  }
+
+  /** Stores a policy (already validated) and puts it in force. */
+  async setPolicy(policy: Policy, setBy: string): Promise<Policy> {
+    await savePolicy(this.#o.storage.pool, policy, setBy);
+    this.#policy = policy;
+    return policy;
+  }
+
+  /**
+   * Trains a new model now (the one in progress, if any, is awaited instead) and puts it into
+   * service unless it backtests worse than the active one. Predictions go on meanwhile.
+   */
+  train(
+    run: { trigger?: string; training?: TrainSettings["training"]; onProgress?: TrainingProgress } = {},
+  ): Promise<TrainReport> {
+    if (this.#training) return this.#training;
+    const training = this.#train(run.trigger ?? "demand", run.training, run.onProgress).finally(() => {
+      this.#training = undefined;
+    });
+    this.#training = training;
+    return training;
+  }
+
+  /** Puts the previously active model back into service; returns its version. */
+  async rollback(): Promise<string | undefined> {
+    const version = await this.#registry.rollback();
+    if (version) await this.#model.serve();
+    return version;
+  }
+
+  /** Every trained model, newest first. */
+  models(): Promise<ModelRecord[]> {
+    return this.#registry.list();
+  }
+
+  /** Reads the jobs changed since the last refresh, the active model (another server may have trained) and the policy. */
+  async refresh(): Promise<void> {
+    await this.#feed.refresh();
+    await this.#model.refresh();
+    this.#policy = (await loadPolicy(this.#o.storage.pool)) ?? DEFAULT_POLICY;
+  }
+
+  async #train(
+    trigger: string,
+    training: TrainSettings["training"] | undefined,
+    onProgress: TrainingProgress | undefined,
+  ): Promise<TrainReport> {
+    await this.#model.loadOnce();
+    const o = this.#o;
+    const report = await trainAndRegister(
+      o.storage.pool,
+      this.#registry,
+      o.storage.artifacts,
+      this.#model.served?.manifest,
+      {
+        place: o.trainIn ?? "worker",
+        training: training ?? o.training,
+        minJobs: o.minJobsPerResource ?? 500,
+        holdoutShare: o.holdoutShare ?? 0.15,
+        minComparisonJobs: o.minComparisonJobs ?? 100,
+        comparison: { ...COMPARISON_THRESHOLDS, ...o.comparison },
+        pageSize: o.pageSize ?? 5000,
+      },
+      {
+        trigger,
+        now: this.#now(),
+        signal: this.#abort.signal,
+        onProgress,
+        onInline: () =>
+          this.#log.warn(
+            {},
+            "no training worker in this build: training runs on the main thread and delays requests",
+          ),
+      },
+    );
+    this.#log.info(
+      { ...report, trigger },
+      report.accepted ? "new model in service" : "new model not in service",
+    );
+    if (report.accepted) await this.#model.serve();
+    return report;
+  }
+
+  #context(requestedBy: string): PredictionContext {
+    return {
+      state: this.#feed.state,
+      served: this.#model.served,
+      policy: this.#policy,
+      mode: this.mode(),
+      now: this.#now(),
+      engine: this.#o.engine ?? "onnx",
+      rounding: this.#o.rounding,
+      requestedBy,
+    };
+  }
+
+  async #whenReady(): Promise<void> {
+    // A failed start is the host's to handle; predictions then go on with what is loaded.
+    await this.#ready?.catch(() => {});
+  }
+
+  #now(): Date {
+    return this.#o.now?.() ?? new Date();
+  }
+}

@@ -1,0 +1,65 @@
+import { describe, expect, it } from "vitest";
+import { fitConformal } from "../calibration/conformal.js";
+import type { ResourceModel } from "../model/resource-model.js";
+import type { TreeEnsemble } from "../model/tree-ensemble.js";
+import { mulberry32 } from "../training/quantile-gbdt.js";
+import { predictResource } from "./predictor.js";
+
+const constant = (value: number, quantile: number): TreeEnsemble => ({
+  baseScore: value,
+  learningRate: 1,
+  trees: [],
+  featureNames: ["x"],
+  quantile,
+});
+
+/** A model whose every job has centre log(1000) s and a spread of 0.3, calibrated on noisy jobs. */
+function model(capAtRequest: boolean): ResourceModel {
+  const rng = mulberry32(3);
+  const m = Math.log(1000);
+  const examples = Array.from({ length: 2000 }, () => ({
+    m,
+    s: 0.3,
+    y: m + 0.3 * (rng() * 2 - 1) * 1.5,
+    logCap: Number.POSITIVE_INFINITY,
+  }));
+  return {
+    resource: "walltime",
+    featureNames: ["x"],
+    centre: constant(m, 0.5),
+    upper: constant(m + 0.3, 0.9),
+    calibration: fitConformal(examples, { abstainShare: 0, usageMissRate: 0 }),
+    capAtRequest,
+    maxLogValue: Math.log(1e9),
+    minUserJobs: 3,
+    trainedAt: 0,
+    trainingJobs: 2000,
+    censoredTrainingJobs: 0,
+  };
+}
+
+describe("predictResource", () => {
+  // Requests whose exp(log(r)) lands one ulp under r: a job that ran to its limit would read as
+  // a miss of a value capped at the request.
+  const requests = Array.from({ length: 900 }, (_, k) => 100 + k).filter((r) => Math.exp(Math.log(r)) !== r);
+
+  it("gives exactly the request, not exp(log(request)), when the value is capped at it", () => {
+    expect(requests.length).toBeGreaterThan(0);
+    for (const request of requests) {
+      const p = predictResource(model(true), [0], { request, userJobs: 10 });
+      expect(p.status).toBe("ok");
+      if (p.status !== "ok") continue;
+      expect(p.value).toBe(request);
+      expect(p.high).toBe(request);
+      expect(p.low).toBeLessThanOrEqual(p.high);
+    }
+  });
+
+  it("leaves uncapped values alone and ignores the request where the site does not enforce it", () => {
+    const request = 10_000;
+    const capped = predictResource(model(true), [0], { request, userJobs: 10 });
+    const free = predictResource(model(false), [0], { request: 9, userJobs: 10 });
+    expect(capped.status === "ok" && capped.value < request && capped.value > 1000).toBe(true);
+    expect(free.status === "ok" && free.value > 1000).toBe(true);
+  });
+});

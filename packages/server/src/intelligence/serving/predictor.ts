@@ -1,0 +1,140 @@
+import { applyConformal } from "../calibration/conformal.js";
+import { centreAndSpread, type ResourceModel } from "../model/resource-model.js";
+import { evaluateEnsemble } from "../model/tree-ensemble.js";
+import { capOf } from "../training/train-resource-model.js";
+import { isoSeconds } from "./iso-seconds.js";
+
+/** The past jobs a recommendation rests on. */
+export type PredictionEvidence = {
+  group: string;
+  jobs: number;
+  censoredJobs: number;
+  /** ISO time of the oldest job of the group still weighed. */
+  since?: string;
+  /** Features that drive the model most, strongest first. */
+  features: string[];
+};
+
+/** A recommendation for one resource, in the resource's base unit (bytes, cores, seconds). */
+export type ResourceRecommendation = {
+  status: "ok";
+  value: number;
+  low: number;
+  high: number;
+  /** Share of jobs the [low, high] range is meant to contain; NaN when the range has no such level. */
+  nominalLevel: number;
+  /** Calibrated probability that the job will not need more than `value`. */
+  confidence: number;
+  evidence: PredictionEvidence;
+};
+
+/** Why no recommendation is given (mirrors the wire contract's reason codes). */
+export type InsufficientEvidenceCode =
+  | "new_user_and_application"
+  | "too_few_similar_jobs"
+  | "too_uncertain"
+  | "no_model";
+
+/** An explicit refusal to guess. */
+export type InsufficientEvidence = {
+  status: "insufficient_evidence";
+  reasonCode: InsufficientEvidenceCode;
+  reason: string;
+};
+
+export type ResourcePrediction = ResourceRecommendation | InsufficientEvidence;
+
+/** What the predictor knows about the job besides its feature row. */
+export type PredictionContext = {
+  /**
+   * The job's request of this resource (undefined or NaN: none). A value or range top capped at it
+   * is exactly it: `exp(log(r))` can land one ulp under `r`, which would read as a miss of a job
+   * that used all of it.
+   */
+  request?: number;
+  /** Completed jobs of the user so far. */
+  userJobs: number;
+  /** The group the evidence comes from, when one has enough jobs. */
+  evidence?: { group: string; jobs: number; censoredJobs: number; since: number };
+};
+
+const importanceCache = new WeakMap<ResourceModel, string[]>();
+
+/**
+ * Predicts one resource of one job from its feature row: the calibrated upper bound as the value,
+ * a calibrated range, and a confidence; or `insufficient_evidence` when the user is new or the
+ * job's group is too erratic to bound without a wide guess.
+ *
+ * @example
+ * ```ts
+ * const p = predictResource(model, row, { request: req, userJobs: 12 });
+ * if (p.status === "ok") console.log(p.value, p.confidence);
+ * ```
+ */
+export function predictResource(
+  model: ResourceModel,
+  row: ArrayLike<number>,
+  ctx: PredictionContext,
+): ResourcePrediction {
+  if (ctx.userJobs < model.minUserJobs) {
+    return ctx.userJobs === 0
+      ? {
+          status: "insufficient_evidence",
+          reasonCode: "new_user_and_application",
+          reason: "no completed job of this user yet",
+        }
+      : {
+          status: "insufficient_evidence",
+          reasonCode: "too_few_similar_jobs",
+          reason: `only ${ctx.userJobs} completed job(s) of this user; ${model.minUserJobs} needed`,
+        };
+  }
+  const { m, s } = centreAndSpread(model, (e) => evaluateEnsemble(e, row));
+  const logCap = capOf(model, ctx.request === undefined ? Number.NaN : Math.log(ctx.request));
+  const r = applyConformal(model.calibration, m, s, logCap);
+  if (r.tooUncertain || r.logValue > model.maxLogValue) {
+    return {
+      status: "insufficient_evidence",
+      reasonCode: "too_uncertain",
+      reason: `similar jobs vary too much: a safe value would be ${Math.exp(r.logValue - m).toFixed(1)}× the typical one`,
+    };
+  }
+  const ev = ctx.evidence;
+  const high = atCap(r.logHigh, logCap, ctx.request);
+  return {
+    status: "ok",
+    value: atCap(r.logValue, logCap, ctx.request),
+    low: Math.min(Math.exp(r.logLow), high),
+    high,
+    nominalLevel: model.calibration.nominalLevel,
+    confidence: r.confidence,
+    evidence: {
+      group: ev?.group ?? "all jobs",
+      jobs: ev?.jobs ?? ctx.userJobs,
+      censoredJobs: ev?.censoredJobs ?? 0,
+      since: ev && Number.isFinite(ev.since) ? isoSeconds(ev.since) : undefined,
+      features: topFeatures(model),
+    },
+  };
+}
+
+/** `e^logX`, or exactly the request where `logX` reached the cap and the cap is the request. */
+function atCap(logX: number, logCap: number, request: number | undefined): number {
+  return request !== undefined && Number.isFinite(logCap) && logX >= logCap ? request : Math.exp(logX);
+}
+
+/** The features the ensembles split on most (by number of splits), strongest first. */
+export function topFeatures(model: ResourceModel, k = 5): string[] {
+  const cached = importanceCache.get(model);
+  if (cached) return cached;
+  const counts = new Map<number, number>();
+  for (const e of [model.centre, model.upper]) {
+    for (const t of e.trees) for (const f of t.feature) if (f >= 0) counts.set(f, (counts.get(f) ?? 0) + 1);
+  }
+  const top = [...counts.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, k)
+    .map(([f]) => model.featureNames[f]);
+  importanceCache.set(model, top);
+  return top;
+}

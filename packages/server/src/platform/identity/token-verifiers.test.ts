@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ForbiddenError } from "../../errors.js";
+import { LocalOidcIssuer } from "../test-support/local-oidc-issuer.js";
+import { ApiTokens, InMemoryApiTokenStore } from "./api-tokens.js";
+import { OidcVerifier } from "./oidc-verifier.js";
+import type { Principal } from "./principal.js";
+import { TokenError } from "./token-error.js";
+import {
+  apiTokensVerifier,
+  fromServerPrincipal,
+  oidcTokenVerifier,
+  toServerPrincipal,
+} from "./token-verifiers.js";
+
+const p = (over: Partial<Principal>): Principal => ({
+  subject: "u1",
+  user: "alice",
+  roles: ["researcher"],
+  clusters: "all",
+  source: "oidc",
+  ...over,
+});
+
+describe("toServerPrincipal", () => {
+  it("keeps the furthest-reaching role and one cluster or all", () => {
+    expect(toServerPrincipal(p({ roles: ["researcher", "platform"], clusters: ["hpc1"] }))).toEqual({
+      role: "platform",
+      user: "alice",
+      cluster: "hpc1",
+      tokenId: "oidc:u1",
+      via: "oidc",
+    });
+    expect(toServerPrincipal(p({}))).not.toHaveProperty("cluster");
+  });
+
+  it("refuses what it cannot hold without widening access", () => {
+    expect(() => toServerPrincipal(p({ roles: [] }))).toThrow(ForbiddenError);
+    expect(() => toServerPrincipal(p({ clusters: [] }))).toThrow(ForbiddenError);
+    expect(() => toServerPrincipal(p({ clusters: ["a", "b"] }))).toThrow(ForbiddenError);
+  });
+
+  it("round-trips through fromServerPrincipal", () => {
+    const server = toServerPrincipal(p({ roles: ["platform"], clusters: ["hpc1"] }));
+    expect(fromServerPrincipal(server)).toEqual({
+      subject: "oidc:u1",
+      user: "alice",
+      roles: ["platform"],
+      clusters: ["hpc1"],
+      source: "oidc",
+    });
+  });
+});
+
+describe("oidcTokenVerifier", () => {
+  let issuer: LocalOidcIssuer;
+  beforeAll(async () => {
+    issuer = await LocalOidcIssuer.start();
+  });
+  afterAll(async () => {
+    await issuer.close();
+  });
+
+  it("decides JWTs and leaves other tokens to other verifiers", async () => {
+    const verifier = oidcTokenVerifier(
+      new OidcVerifier({
+        issuer: issuer.url,
+        audience: "jobsight",
+        claims: { groupGrants: { users: { roles: ["researcher"] } } },
+      }),
+    );
+    const token = await issuer.sign({ sub: "u9", preferred_username: "zoe", groups: ["users"] });
+    await expect(verifier.verify(token)).resolves.toEqual({
+      role: "researcher",
+      user: "zoe",
+      tokenId: "oidc:u9",
+      via: "oidc",
+    });
+    await expect(verifier.verify("jst_not-a-jwt")).resolves.toBeUndefined();
+    await expect(
+      verifier.verify(await issuer.sign({ sub: "u" }, { expiresInSeconds: -600 })),
+    ).rejects.toThrow(TokenError);
+  });
+});
+
+describe("apiTokensVerifier", () => {
+  it("accepts its live tokens, passes on unknown ones and refuses revoked ones", async () => {
+    const tokens = new ApiTokens(new InMemoryApiTokenStore());
+    const verifier = apiTokensVerifier(tokens);
+    const { token, record } = await tokens.issue({ role: "collector", cluster: "hpc1" });
+    await expect(verifier.verify(token)).resolves.toMatchObject({
+      role: "collector",
+      cluster: "hpc1",
+      via: "api-token",
+    });
+    await expect(verifier.verify(`jst_${"A".repeat(43)}`)).resolves.toBeUndefined();
+    await expect(verifier.verify("eyJ.x.y")).resolves.toBeUndefined();
+    await tokens.revoke(record.id);
+    await expect(verifier.verify(token)).rejects.toMatchObject({ reason: "TOKEN_REVOKED" });
+  });
+});

@@ -1,0 +1,113 @@
+import type { Role } from "@jobsight/schemas";
+import { decodeProtectedHeader } from "jose";
+import { ForbiddenError } from "../../errors.js";
+import type { Principal as ServerPrincipal, TokenVerifier } from "../../http/plugins/auth/principal.js";
+import { type ApiTokens, looksLikeApiToken } from "./api-tokens.js";
+import type { OidcVerifier } from "./oidc-verifier.js";
+import type { Principal } from "./principal.js";
+import { TokenError } from "./token-error.js";
+
+// When identity-provider groups grant several roles, the request runs as the one that reaches
+// furthest: a platform engineer who is also a researcher sees what the platform role sees.
+const ROLE_PRECEDENCE: readonly Role[] = ["platform", "scheduler", "researcher", "collector"];
+
+/**
+ * The auth plugin's principal (one role, at most one cluster) for a security principal. Refuses
+ * (403) what that shape cannot hold without widening access: no role, no cluster, or several
+ * clusters short of all.
+ *
+ * @example
+ * ```ts
+ * toServerPrincipal({ subject: "u1", user: "alice", roles: ["researcher"], clusters: "all", source: "oidc" });
+ * // { role: "researcher", user: "alice", tokenId: "oidc:u1", via: "oidc" }
+ * ```
+ */
+export function toServerPrincipal(principal: Principal): ServerPrincipal {
+  const role = ROLE_PRECEDENCE.find((r) => principal.roles.includes(r));
+  if (!role)
+    throw new ForbiddenError("Your sign-in grants no Jobsight role; ask the platform team for a group");
+  const base = {
+    role,
+    user: principal.user ?? principal.subject,
+    tokenId: principal.source === "oidc" ? `oidc:${principal.subject}` : principal.subject,
+    via: principal.source,
+  };
+  if (principal.clusters === "all") return base;
+  if (principal.clusters.length === 1) return { ...base, cluster: principal.clusters[0] };
+  throw new ForbiddenError(
+    principal.clusters.length === 0
+      ? "Your sign-in grants no cluster"
+      : `Your sign-in grants ${principal.clusters.length} clusters; one cluster or all are supported`,
+  );
+}
+
+/**
+ * A security principal for the auth plugin's principal, to run {@link authorize} on it.
+ *
+ * @example
+ * ```ts
+ * authorize(fromServerPrincipal(request.principal), route, { cluster: job.cluster, user: job.spec.user });
+ * ```
+ */
+export function fromServerPrincipal(principal: ServerPrincipal): Principal {
+  return {
+    subject: principal.tokenId,
+    ...(principal.user ? { user: principal.user } : {}),
+    roles: [principal.role],
+    clusters: principal.cluster ? [principal.cluster] : "all",
+    source: principal.via === "oidc" ? "oidc" : "api-token",
+  };
+}
+
+function looksLikeJwt(token: string): boolean {
+  if (token.split(".").length !== 3) return false;
+  try {
+    return typeof decodeProtectedHeader(token).alg === "string";
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The OIDC verifier as one of the auth plugin's verifiers: JWT-shaped tokens are its to decide
+ * (a refusal is a 401 {@link TokenError} naming the reason), anything else is left to the others.
+ *
+ * @example
+ * ```ts
+ * const app = await buildApp({ config, verifiers: [oidcTokenVerifier(new OidcVerifier(config.oidc))] });
+ * ```
+ */
+export function oidcTokenVerifier(oidc: OidcVerifier): TokenVerifier {
+  return {
+    name: "oidc",
+    async verify(token) {
+      if (!looksLikeJwt(token)) return undefined;
+      return toServerPrincipal((await oidc.verify(token)).principal);
+    },
+  };
+}
+
+/**
+ * Scoped API tokens ({@link ApiTokens}) as one of the auth plugin's verifiers. Tokens it has never
+ * issued are left to the next verifier (e.g. tokens from the configuration); revoked ones are
+ * refused with `TOKEN_REVOKED`.
+ *
+ * @example
+ * ```ts
+ * const app = await buildApp({ config, verifiers: [apiTokensVerifier(new ApiTokens(new PostgresApiTokenStore(pool)))] });
+ * ```
+ */
+export function apiTokensVerifier(tokens: ApiTokens): TokenVerifier {
+  return {
+    name: "api-token",
+    async verify(token) {
+      if (!looksLikeApiToken(token)) return undefined;
+      try {
+        return toServerPrincipal((await tokens.verify(token)).principal);
+      } catch (error) {
+        if (error instanceof TokenError && error.reason === "TOKEN_UNKNOWN") return undefined;
+        throw error;
+      }
+    },
+  };
+}

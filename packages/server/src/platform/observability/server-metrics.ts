@@ -1,0 +1,107 @@
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import type { LicenceState } from "../licence/licence.js";
+import { MetricsRegistry } from "./metrics-registry.js";
+
+const LICENCE_STATES: readonly LicenceState[] = ["valid", "grace", "expired", "missing", "invalid"];
+// Seconds: API answers are ms-scale, batch ingest and training reads seconds-scale.
+const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/** What the server's metrics read at scrape time; each is optional. */
+export type ServerMetricsSources = {
+  /** The licence's state now. @default not reported */
+  licence?: () => LicenceState;
+  /** The database pool's connections. @default not reported */
+  pool?: () => { total: number; idle: number; waiting: number };
+  /** The model being served and the prediction mode. @default not reported */
+  model?: () => { version: string | undefined; mode: string };
+};
+
+/**
+ * The server's own metrics: requests by operation and status with their durations, the process
+ * (CPU, memory, event-loop delay), the database pool, the licence state and the served model.
+ * Only counts and timings: no user, job or token ever becomes a label.
+ *
+ * @example
+ * ```ts
+ * const metrics = new ServerMetrics({ licence: () => app.licence.status().state });
+ * metrics.observeRequest("listJobs", 200, 0.004);
+ * reply.type(PROMETHEUS_CONTENT_TYPE).send(metrics.render());
+ * ```
+ */
+export class ServerMetrics {
+  readonly #registry = new MetricsRegistry();
+  readonly #requests = this.#registry.counter(
+    "jobsight_http_requests_total",
+    "HTTP requests answered, by operation of the route table and status code.",
+  );
+  readonly #durations = this.#registry.histogram(
+    "jobsight_http_request_duration_seconds",
+    "Time from receiving a request to sending its answer, by operation.",
+    DURATION_BUCKETS,
+  );
+  readonly #loopDelay = monitorEventLoopDelay({ resolution: 20 });
+
+  constructor(sources: ServerMetricsSources = {}) {
+    const r = this.#registry;
+    const one = (value: number) => [{ labels: {}, value }];
+    r.gauge(
+      "process_cpu_seconds_total",
+      "User and system CPU time of the server process.",
+      () => {
+        const { user, system } = process.cpuUsage();
+        return one((user + system) / 1e6);
+      },
+      "counter",
+    );
+    r.gauge("process_resident_memory_bytes", "Resident memory of the server process.", () =>
+      one(process.memoryUsage.rss()),
+    );
+    r.gauge("nodejs_heap_used_bytes", "V8 heap in use.", () => one(process.memoryUsage().heapUsed));
+    this.#loopDelay.enable();
+    r.gauge("nodejs_eventloop_delay_p99_seconds", "99th percentile event-loop delay since start.", () =>
+      one(this.#loopDelay.percentile(99) / 1e9),
+    );
+    const { pool, licence, model } = sources;
+    if (pool) {
+      r.gauge("jobsight_db_pool_connections", "Database pool connections by state.", () => {
+        const p = pool();
+        return [
+          { labels: { state: "idle" }, value: p.idle },
+          { labels: { state: "busy" }, value: p.total - p.idle },
+          { labels: { state: "waiting_clients" }, value: p.waiting },
+        ];
+      });
+    }
+    if (licence) {
+      r.gauge("jobsight_licence_state", "1 for the licence's current state, 0 for the others.", () => {
+        const now = licence();
+        return LICENCE_STATES.map((state) => ({ labels: { state }, value: state === now ? 1 : 0 }));
+      });
+    }
+    if (model) {
+      r.gauge("jobsight_model_info", "The model being served (1) and the prediction mode.", () => {
+        const m = model();
+        return [{ labels: { version: m.version ?? "none", mode: m.mode }, value: 1 }];
+      });
+    }
+  }
+
+  /** Count one answered request. `operation` is the route table's operationId, or a fixed name. */
+  observeRequest(operation: string, status: number, seconds: number): void {
+    this.#requests.inc({ operation, status: String(status) });
+    this.#durations.observe({ operation }, seconds);
+  }
+
+  /** The Prometheus text exposition. */
+  render(): string {
+    return this.#registry.render();
+  }
+
+  /** Stops the event-loop monitor. */
+  close(): void {
+    this.#loopDelay.disable();
+  }
+}
+
+/** Content type of the Prometheus text format. */
+export const PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
