@@ -7,14 +7,13 @@ export {
   type OtlpHttpEncoding,
   otlpHttpEncoding,
 } from "./decode/decode.js";
-export {
-  type DecodedObservations,
-  type DecodeObservationsOptions,
-  decodeObservations,
-  describeRejections,
-  type ObservationRejections,
-} from "./decode/decode-observations.js";
+export { decodeObservations, describeRejections } from "./decode/decode-observations.js";
 export { decodeObservationsProtobuf } from "./decode/decode-observations-protobuf.js";
+export type {
+  DecodedObservations,
+  DecodeObservationsOptions,
+  ObservationRejections,
+} from "./decode/decoded-observations.js";
 export { MAX_PROTOBUF_DEPTH } from "./decode/protobuf-validate.js";
 export {
   type AggregateGroupKey,

@@ -1,4 +1,4 @@
-import { type TSchema, Type } from "@sinclair/typebox";
+import { type Static, type TSchema, Type } from "@sinclair/typebox";
 
 /** An ISO 8601 / RFC 3339 timestamp with a time zone, e.g. `2026-12-02T16:30:00Z`. */
 export const Timestamp = Type.String({
@@ -31,6 +31,8 @@ export const ResourceName = Type.Union(
       "A resource Jobsight predicts: memory (bytes), cores, gpus (devices), gpuMemory (bytes), walltime (seconds).",
   },
 );
+/** One of the resources Jobsight predicts. */
+export type ResourceName = Static<typeof ResourceName>;
 
 /** The unit each resource is expressed in on the wire. */
 export const ResourceUnit = Type.Union(

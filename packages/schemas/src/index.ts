@@ -1,5 +1,5 @@
 export type { ApiRoute, Role } from "./api/api-routes.js";
-export { apiRoutes } from "./api/api-routes.js";
+export { apiRoutes, ROLES } from "./api/api-routes.js";
 export { generatedFiles, wireSchemas } from "./api/generated-files.js";
 export { buildOpenApiDocument } from "./api/openapi.js";
 export type { FieldError } from "./api-error.js";

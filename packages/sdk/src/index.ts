@@ -1,4 +1,5 @@
 // Kept on the SDK's surface for its users; one implementation, in @jobsight/schemas.
+export type { ResourceName } from "@jobsight/schemas";
 export { parseQuantity } from "@jobsight/schemas";
 export type { ClientOptions, Health, JobsightClient } from "./client.js";
 export { createClient } from "./client.js";
@@ -34,7 +35,6 @@ export { detectFormat } from "./submissions/detect-format.js";
 export type {
   CurrentRequest,
   EditPlan,
-  ResourceName,
   ResourceTargets,
   SkippedResource,
 } from "./submissions/edit-plan.js";

@@ -1,6 +1,6 @@
 // Trains the full model (every resource with usage) on LANL-CM5 and reports time and peak memory.
 // Run: npx tsx packages/server/bench/train.bench.ts [trace]
-import { loadSwfHistory } from "../src/data-plane/import/swf-history-loader.js";
+import { loadSwfHistory } from "../src/intelligence/accuracy/backtest/swf-history-loader.js";
 import { trainJobModels } from "../src/intelligence/training/train-job-models.js";
 
 const trace =

@@ -2,8 +2,8 @@ import { createHash, randomBytes } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "../src/app.js";
 import { loadServerConfig } from "../src/config/config-sources.js";
+import { IngestGate } from "../src/data-plane/ingest-gate.js";
 import { type OtlpReceivers, startOtlpReceivers } from "../src/data-plane/otlp/otlp-receivers.js";
-import { IngestGate } from "../src/http/routes/ingest-gate.js";
 import { intelligenceHandlers } from "../src/http/routes/intelligence/intelligence-handlers.js";
 import { IntelligenceService } from "../src/intelligence/intelligence-service.js";
 

@@ -1,14 +1,13 @@
 import { join } from "node:path";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
 import type { JWK } from "jose";
-import type pg from "pg";
 import type { ServerConfig } from "./config/server-config.js";
+import { IngestGate } from "./data-plane/ingest-gate.js";
 import type { ObjectStore } from "./data-plane/objects/object-store.js";
+import type { SqlPool } from "./data-plane/storage/database.js";
 import type { DataPlaneStorage } from "./data-plane/storage/storage.js";
-import { ApiTokenVerifier } from "./http/plugins/auth/api-token-verifier.js";
-import type { TokenVerifier } from "./http/plugins/auth/principal.js";
 import { authPlugin } from "./http/plugins/auth.js";
-import { errorHandlerPlugin, sendApiError, toJobsightError } from "./http/plugins/error-handler.js";
+import { errorHandlerPlugin, sendApiError } from "./http/plugins/error-handler.js";
 import { licenceStatusPlugin } from "./http/plugins/licence-status.js";
 import { objectStorePlugin } from "./http/plugins/object-store.js";
 import { postgresPlugin } from "./http/plugins/postgres.js";
@@ -18,7 +17,6 @@ import { artifactRoutes } from "./http/routes/artifacts.js";
 import { clusterRoutes } from "./http/routes/clusters.js";
 import { eventRoutes } from "./http/routes/events.js";
 import { healthRoutes } from "./http/routes/health.js";
-import { IngestGate } from "./http/routes/ingest-gate.js";
 import { intelligenceHandlers } from "./http/routes/intelligence/intelligence-handlers.js";
 import { jobRoutes } from "./http/routes/jobs.js";
 import { registerJsonBodyParser } from "./http/routes/json-body-parser.js";
@@ -31,9 +29,12 @@ import { wasteReportHandlers } from "./http/routes/waste-report.js";
 import { webReportPlugin } from "./http/web/web-report-plugin.js";
 import { IntelligenceService } from "./intelligence/intelligence-service.js";
 import type { IntelligenceServiceOptions } from "./intelligence/service-options.js";
+import { ApiTokenVerifier } from "./platform/identity/api-token-verifier.js";
+import type { TokenVerifier } from "./platform/identity/principal.js";
 import { serverVerifiers } from "./platform/identity/server-verifiers.js";
 import { LicenceMonitor } from "./platform/licence/licence-monitor.js";
 import { httpsServerOptions, loadTlsMaterial } from "./platform/tls.js";
+import { toJobsightError } from "./to-jobsight-error.js";
 import { SERVER_VERSION } from "./version.js";
 
 /** Options of {@link buildApp}. */
@@ -206,7 +207,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 }
 
 // Nodes that sent samples in the last 24 hours: what the licence's node limit counts.
-async function reportingNodes(pool: pg.Pool): Promise<number> {
+async function reportingNodes(pool: SqlPool): Promise<number> {
   const since = new Date(Date.now() - 86_400_000);
   const { rows } = await pool.query<{ n: string }>(
     "SELECT count(DISTINCT node) AS n FROM usage_samples WHERE time >= $1",

@@ -40,6 +40,7 @@ export type { SacctJob, SacctStep } from "./data-plane/import/sacct-job.js";
 export { sacctJobToRecord } from "./data-plane/import/sacct-job.js";
 export { readSacctParsable } from "./data-plane/import/sacct-parsable-parser.js";
 export { parseSacctJsonJob, readSacctJson } from "./data-plane/import/sacct-parser.js";
+export { createObjectStore } from "./data-plane/objects/create-object-store.js";
 export type { LocalObjectStoreOptions } from "./data-plane/objects/local-object-store.js";
 export { LocalObjectStore } from "./data-plane/objects/local-object-store.js";
 export type { ObjectStore, StoredObject } from "./data-plane/objects/object-store.js";
@@ -96,13 +97,13 @@ export {
   UnsupportedMediaTypeError,
   ValidationError,
 } from "./errors.js";
-export type { ApiTokenVerifierOptions } from "./http/plugins/auth/api-token-verifier.js";
-export { ApiTokenVerifier } from "./http/plugins/auth/api-token-verifier.js";
-export type { Principal, TokenVerifier } from "./http/plugins/auth/principal.js";
-export { sendApiError, toJobsightError } from "./http/plugins/error-handler.js";
-export { createObjectStore } from "./http/plugins/object-store.js";
+export { sendApiError } from "./http/plugins/error-handler.js";
 export type { RegisterApiRoutesOptions } from "./http/routes/register-api-routes.js";
 export { registerApiRoutes } from "./http/routes/register-api-routes.js";
 export type { RouteDeps } from "./http/routes/route-deps.js";
 export type { RouteContext, RouteHandler, RouteHandlers } from "./http/routes/route-handler.js";
+export type { ApiTokenVerifierOptions } from "./platform/identity/api-token-verifier.js";
+export { ApiTokenVerifier } from "./platform/identity/api-token-verifier.js";
+export type { Principal, TokenVerifier } from "./platform/identity/principal.js";
+export { toJobsightError } from "./to-jobsight-error.js";
 export { SERVER_VERSION } from "./version.js";

@@ -7,8 +7,9 @@ import { OtlpDecodeError } from "../errors.js";
 import { keyValues } from "../mapping/attribute-values.js";
 import type { ExportMetricsServiceRequest, Metric } from "../otlp/otlp-types.js";
 import { decodeExportMetricsRequest } from "./decode.js";
-import { type DecodeObservationsOptions, decodeObservations } from "./decode-observations.js";
+import { decodeObservations } from "./decode-observations.js";
 import { decodeObservationsProtobuf } from "./decode-observations-protobuf.js";
+import type { DecodeObservationsOptions } from "./decoded-observations.js";
 
 /** What the two-step decoder makes of `bytes`: observations, or the decode error's code. */
 function twoStep(bytes: Uint8Array, options?: DecodeObservationsOptions) {

@@ -2,7 +2,7 @@ import { mergeAttributes, type ScalarAttribute, scalarOf } from "../mapping/attr
 import type { ObservationMapping } from "../mapping/observation-mapping.js";
 import { readStringAttribute, ScratchAttributes } from "../mapping/point-attributes.js";
 import { type Metric, OtlpDataPointFlags } from "../otlp/otlp-types.js";
-import type { DecodedObservations, DecodeObservationsOptions } from "./decode-observations.js";
+import type { DecodedObservations, DecodeObservationsOptions } from "./decoded-observations.js";
 import { intPointValue, ObservationCollector } from "./observation-collector.js";
 import { ProtobufReader } from "./protobuf-reader.js";
 import { readMetric } from "./read-protobuf.js";

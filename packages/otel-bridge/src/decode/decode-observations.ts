@@ -1,39 +1,12 @@
-import type { UsageSample } from "@jobsight/schemas";
 import { mergeAttributes, type ScalarAttribute } from "../mapping/attribute-values.js";
 import { PointAttributes } from "../mapping/point-attributes.js";
 import { type ExportMetricsServiceRequest, type Metric, OtlpDataPointFlags } from "../otlp/otlp-types.js";
+import type {
+  DecodedObservations,
+  DecodeObservationsOptions,
+  ObservationRejections,
+} from "./decoded-observations.js";
 import { intPointValue, ObservationCollector } from "./observation-collector.js";
-
-/** Points that did not become part of a sample, and why (reason -> number of points). */
-export interface ObservationRejections {
-  count: number;
-  reasons: Record<string, number>;
-}
-
-/** What {@link decodeObservations} found in one request. */
-export interface DecodedObservations {
-  /** One sample per (cluster, job, node, step, time), in order of first appearance. */
-  samples: UsageSample[];
-  /** `keys[i]` is the idempotency key of `samples[i]` (see `usageSampleKey`). */
-  keys: string[];
-  /** Rejected data points, for the OTLP partial-success response. */
-  rejected: ObservationRejections;
-}
-
-/** Options of {@link decodeObservations}. */
-export interface DecodeObservationsOptions {
-  /**
-   * Distinct rejection reasons kept; further ones are counted under "other reasons".
-   * @default 20
-   */
-  maxReasons?: number;
-  /**
-   * The only cluster whose points are accepted (the sender's, e.g. its token's); points naming
-   * another `jobsight.cluster` are rejected one by one. Absent: any cluster.
-   * @default undefined
-   */
-  cluster?: string;
-}
 
 function pointCount(metric: Metric): number {
   const data =

@@ -22,7 +22,7 @@ import type {
   DecodedObservations,
   DecodeObservationsOptions,
   ObservationRejections,
-} from "./decode-observations.js";
+} from "./decoded-observations.js";
 import { Pending, type Series, Times } from "./pending-samples.js";
 
 const mappingsByName = new Map<string, ObservationMapping>(

@@ -1,7 +1,4 @@
-import type { Policy, Prediction, ResourceRequest, ResourceValues } from "@jobsight/schemas";
-
-/** A resource Jobsight predicts. */
-export type ResourceName = Prediction["resources"][number]["resource"];
+import type { Policy, Prediction, ResourceName, ResourceRequest, ResourceValues } from "@jobsight/schemas";
 
 /** The value to write per resource, in the resource's unit (bytes, cores, devices, seconds), for the whole job. */
 export type ResourceTargets = Partial<Record<ResourceName, number>>;

@@ -2,11 +2,11 @@ import type {
   PolicyAuditPage,
   PolicySimulation,
   PolicySimulationRequest,
+  ResourceName,
   ResourcePrediction,
 } from "@jobsight/schemas";
-import type { FakeAnswer, FakeRouteContext } from "./fake-routes.js";
+import type { FakeAnswer, FakeRouteContext } from "./fake-route-context.js";
 
-type ResourceName = ResourcePrediction["resource"];
 const RESOURCES: readonly ResourceName[] = ["memory", "cores", "gpus", "gpuMemory", "walltime"];
 const DAY_MS = 86_400_000;
 

@@ -1,6 +1,4 @@
-import type { JobRecord, PredictionRequest, ResourcePrediction } from "@jobsight/schemas";
-
-type ResourceName = ResourcePrediction["resource"];
+import type { JobRecord, PredictionRequest, ResourceName, ResourcePrediction } from "@jobsight/schemas";
 
 type Target = {
   resource: ResourceName;

@@ -3,7 +3,6 @@ import type {
   AccuracySlice,
   Artifact,
   Cluster,
-  JobRecord,
   JobRecordBatch,
   NodeEventBatch,
   Policy,
@@ -17,42 +16,7 @@ import type {
 import type { OperationId } from "../http/route-table.js";
 import { fakeDiagnose, renderDiagnosisMarkdown } from "./fake-diagnosis.js";
 import { fakeAdmission, fakePolicyAudit, fakeSimulatePolicy, fakeSlurmAdvice } from "./fake-policy-routes.js";
-import type { FakeStore } from "./fake-store.js";
-
-/** What a fake route answers. */
-export type FakeAnswer = {
-  status: number;
-  json?: unknown;
-  text?: string;
-  bytes?: Uint8Array;
-  contentType?: string;
-};
-
-/** What a fake route handler gets. */
-export type FakeRouteContext = {
-  store: FakeStore;
-  params: Record<string, string>;
-  query: Record<string, unknown>;
-  body: unknown;
-  rawBody: Uint8Array;
-  accept: string;
-  idempotencyKey?: string;
-  now: () => Date;
-  mode: "live" | "shadow";
-  shadowUntil?: string;
-  version: string;
-  predict: (request: PredictionRequest, history: JobRecord[]) => ResourcePrediction[];
-};
-
-/** An `ApiError` answer, shaped like the real server's. */
-export function apiError(
-  status: number,
-  code: string,
-  message: string,
-  extra: Record<string, unknown> = {},
-): FakeAnswer {
-  return { status, json: { code, message, statusCode: status, ...extra } };
-}
+import { apiError, type FakeAnswer, type FakeRouteContext } from "./fake-route-context.js";
 
 const ok = (json: unknown, status = 200): FakeAnswer => ({ status, json });
 

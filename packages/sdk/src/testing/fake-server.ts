@@ -1,7 +1,8 @@
 import { type ApiRoute, compileValidator, type JobRecord, type Validator } from "@jobsight/schemas";
 import { matchRoute, type OperationId } from "../http/route-table.js";
 import { fakePredict } from "./fake-predictor.js";
-import { apiError, type FakeAnswer, type FakeRouteContext, fakeRoutes } from "./fake-routes.js";
+import { apiError, type FakeAnswer, type FakeRouteContext } from "./fake-route-context.js";
+import { fakeRoutes } from "./fake-routes.js";
 import type { FakeFailure, FakeServerOptions, RecordedRequest } from "./fake-server-options.js";
 import { FakeStore } from "./fake-store.js";
 

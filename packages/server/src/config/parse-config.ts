@@ -1,22 +1,21 @@
 import { createHash } from "node:crypto";
 import { availableParallelism } from "node:os";
 import { isAbsolute, resolve } from "node:path";
-import type { Role } from "@jobsight/schemas";
+import { ROLES, type Role } from "@jobsight/schemas";
 import { ConfigError } from "./config-error.js";
 import { ConfigReader } from "./config-reader.js";
 import { readLlm } from "./llm-config.js";
 import { readControlPlane, readLicence, readOidc, readTls } from "./security-config.js";
-import {
-  type ApiTokenConfig,
-  type HttpConfig,
-  type IngestConfig,
-  type IntelligenceConfig,
-  type ObjectStoreConfig,
-  type OtlpConfig,
-  type PostgresConfig,
-  type RateLimitConfig,
-  ROLES,
-  type ServerConfig,
+import type {
+  ApiTokenConfig,
+  HttpConfig,
+  IngestConfig,
+  IntelligenceConfig,
+  ObjectStoreConfig,
+  OtlpConfig,
+  PostgresConfig,
+  RateLimitConfig,
+  ServerConfig,
 } from "./server-config.js";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;

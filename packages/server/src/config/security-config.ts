@@ -1,8 +1,7 @@
 import { isAbsolute, resolve } from "node:path";
-import type { Role } from "@jobsight/schemas";
+import { ROLES, type Role } from "@jobsight/schemas";
 import { ASYMMETRIC_ALGORITHMS } from "../platform/identity/oidc-verifier.js";
 import type { ConfigReader } from "./config-reader.js";
-import { ROLES } from "./server-config.js";
 
 /** What membership of one identity-provider group grants. */
 export type OidcGroupGrantConfig = {

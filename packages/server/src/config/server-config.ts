@@ -2,9 +2,6 @@ import type { Role } from "@jobsight/schemas";
 import type { LlmConfig } from "./llm-config.js";
 import type { ControlPlaneConfig, LicenceConfig, OidcConfig, TlsConfig } from "./security-config.js";
 
-/** The roles a token can carry. */
-export const ROLES: readonly Role[] = ["researcher", "platform", "collector", "scheduler"];
-
 /** The HTTP listener. */
 export type HttpConfig = {
   /** Address to listen on. @default "127.0.0.1" */

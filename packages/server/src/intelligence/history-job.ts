@@ -1,3 +1,4 @@
+import type { ResourceName } from "@jobsight/schemas";
 /**
  * A normalised past job, whatever it was imported from (SWF log, sacct, the collector). Times are
  * Unix seconds; unknown quantities are `undefined`.
@@ -30,9 +31,6 @@ export type JobQuantities = {
   gpuMemoryBytes?: number;
   walltimeSeconds?: number;
 };
-
-/** Names of the predicted resources, keys of {@link JobQuantities} without the unit suffix. */
-export type ResourceName = "memory" | "cores" | "gpus" | "gpuMemory" | "walltime";
 
 /** Key of {@link JobQuantities} that holds each resource. */
 export const RESOURCE_FIELDS: Record<ResourceName, keyof JobQuantities> = {

@@ -25,7 +25,8 @@ import type { IntelligenceServiceOptions, ServiceLogger } from "./service-option
 import { answerEach, answerRequests } from "./serving/answer-requests.js";
 import { LiveStateFeed } from "./serving/live-state-feed.js";
 import { makePredictions, type PredictionContext } from "./serving/make-predictions.js";
-import { predictSpecs, type RawOutcome, type SpecToPredict } from "./serving/predict-specs.js";
+import { predictSpecs, type SpecToPredict } from "./serving/predict-specs.js";
+import type { RawOutcome } from "./serving/predictor.js";
 import { READINESS_THRESHOLDS } from "./serving/readiness.js";
 import { type TrainReport, type TrainSettings, trainAndRegister } from "./training/model-trainer.js";
 import type { TrainingProgress } from "./training/training-runner.js";

@@ -1,4 +1,5 @@
-import { type HistoryJob, RESOURCE_FIELDS, type ResourceName } from "./history-job.js";
+import type { ResourceName } from "@jobsight/schemas";
+import { type HistoryJob, RESOURCE_FIELDS } from "./history-job.js";
 
 /** How one resource is read from a past job. */
 export type ResourceSpec = {

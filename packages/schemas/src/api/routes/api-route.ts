@@ -3,6 +3,9 @@ import type { TSchema } from "@sinclair/typebox";
 /** The roles of Jobsight's users and machines. */
 export type Role = "researcher" | "platform" | "collector" | "scheduler";
 
+/** Every role, in the order they are listed to people. */
+export const ROLES: readonly Role[] = ["researcher", "platform", "collector", "scheduler"];
+
 /** One route of the REST surface: the single source for the server, the OpenAPI document and the SDK. */
 export type ApiRoute = {
   method: "GET" | "POST" | "PUT" | "DELETE";

@@ -2,13 +2,11 @@ import type {
   Policy,
   PolicyAuditRecord,
   PolicySimulation,
-  ResourcePrediction,
+  ResourceName,
   ResourceValues,
 } from "@jobsight/schemas";
 import { renderTable } from "../table.js";
 import type { Style } from "../terminal-style.js";
-
-type ResourceName = ResourcePrediction["resource"];
 
 /** Every resource a policy governs, in the order they are reported. */
 export const RESOURCES: readonly ResourceName[] = ["memory", "cores", "gpus", "gpuMemory", "walltime"];

@@ -1,6 +1,6 @@
-import { parseQuantity, type SubmissionEdit } from "@jobsight/schemas";
+import { parseQuantity, type ResourceName, type SubmissionEdit } from "@jobsight/schemas";
 import { isMap, isScalar, type Pair, type Scalar, type YAMLMap } from "yaml";
-import type { ResourceName, ResourceTargets, SkippedResource } from "../edit-plan.js";
+import type { ResourceTargets, SkippedResource } from "../edit-plan.js";
 import type { FormatEdit } from "../sbatch/edit-sbatch.js";
 import { dominantEol } from "../text-lines.js";
 import { readResource, resourceKeys } from "./container-resources.js";

@@ -1,5 +1,5 @@
-import type { SubmissionEdit } from "@jobsight/schemas";
-import type { ResourceName, ResourceTargets, SkippedResource } from "../edit-plan.js";
+import type { ResourceName, SubmissionEdit } from "@jobsight/schemas";
+import type { ResourceTargets, SkippedResource } from "../edit-plan.js";
 import { dominantEol, joinLines, type TextLine } from "../text-lines.js";
 import { analyseSbatch } from "./parse-sbatch.js";
 import type { SbatchOption } from "./sbatch-directives.js";

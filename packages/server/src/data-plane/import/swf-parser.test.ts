@@ -1,6 +1,6 @@
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { readSwfHistory } from "./swf-history-loader.js";
+import { readSwfHistory } from "../../intelligence/accuracy/backtest/swf-history-loader.js";
 import { SwfReader } from "./swf-parser.js";
 
 const SAMPLE = `; Version: 2.2

@@ -7,7 +7,7 @@ import {
 } from "@jobsight/otel-bridge";
 import Fastify, { type FastifyReply, type FastifyRequest } from "fastify";
 import { NotFoundError } from "../../errors.js";
-import type { Principal } from "../../http/plugins/auth/principal.js";
+import type { Principal } from "../../platform/identity/principal.js";
 import { httpsServerOptions, type TlsMaterial } from "../../platform/tls.js";
 import { inflateOtlpBody } from "./http-body.js";
 import { otlpFailure } from "./otlp-failure.js";

@@ -1,7 +1,7 @@
 import { status as GrpcStatus } from "@grpc/grpc-js";
 import { OtlpDecodeError } from "@jobsight/otel-bridge";
 import type { ErrorCode, JobsightError } from "../../errors.js";
-import { type ErrorContext, toJobsightError } from "../../http/plugins/error-handler.js";
+import { type ErrorContext, toJobsightError } from "../../to-jobsight-error.js";
 import { ClusterNotRegisteredError } from "./cluster-registry.js";
 import type { RpcStatus } from "./rpc-status.js";
 

@@ -1,8 +1,8 @@
 import { encodeExportMetricsRequest, encodeObservations } from "@jobsight/otel-bridge";
 import type { UsageSample } from "@jobsight/schemas";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { IngestGate } from "../../http/routes/ingest-gate.js";
 import type { PreparedSamples } from "../copy/prepared-samples.js";
+import { IngestGate } from "../ingest-gate.js";
 import type { SampleStore } from "../stores/sample-store.js";
 import { OtlpIngest } from "./otlp-ingest.js";
 

@@ -5,9 +5,9 @@ import {
   type OtlpHttpEncoding,
 } from "@jobsight/otel-bridge";
 import { ForbiddenError, RateLimitedError, UnauthenticatedError } from "../../errors.js";
-import type { Principal, TokenVerifier } from "../../http/plugins/auth/principal.js";
-import { TokenBuckets } from "../../http/plugins/token-bucket.js";
-import type { IngestGate } from "../../http/routes/ingest-gate.js";
+import type { Principal, TokenVerifier } from "../../platform/identity/principal.js";
+import { TokenBuckets } from "../../platform/token-bucket.js";
+import type { IngestGate } from "../ingest-gate.js";
 import type { DataPlaneStorage } from "../storage/storage.js";
 import { hashToken } from "../stores/token-store.js";
 import type { ClusterRegistry } from "./cluster-registry.js";

@@ -1,8 +1,8 @@
 import type { ServerConfig } from "../../config/server-config.js";
-import { ApiTokenVerifier } from "../../http/plugins/auth/api-token-verifier.js";
-import type { TokenVerifier } from "../../http/plugins/auth/principal.js";
-import { IngestGate } from "../../http/routes/ingest-gate.js";
+import { ApiTokenVerifier } from "../../platform/identity/api-token-verifier.js";
+import type { TokenVerifier } from "../../platform/identity/principal.js";
 import { loadTlsMaterial } from "../../platform/tls.js";
+import { IngestGate } from "../ingest-gate.js";
 import type { DataPlaneStorage } from "../storage/storage.js";
 import { ClusterRegistry } from "./cluster-registry.js";
 import { type GrpcReceiver, startGrpcReceiver } from "./grpc-receiver.js";

@@ -3,6 +3,9 @@ import { StorageUnavailableError } from "../../errors.js";
 import type { StorageFlavour } from "./migration-files.js";
 import { isTransientPgError } from "./pg-errors.js";
 
+/** The PostgreSQL pool, as code outside the data plane holds it (only the data plane imports `pg`). */
+export type SqlPool = pg.Pool;
+
 /** The pool and the storage flavour every store works with. */
 export type Database = {
   readonly pool: pg.Pool;

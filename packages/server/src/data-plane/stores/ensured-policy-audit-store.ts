@@ -1,5 +1,5 @@
 import type pg from "pg";
-import type { PolicyAuditRecord, PolicyAuditSink } from "../../intelligence/policy/policy-audit.js";
+import type { PolicyAuditRecord, PolicyAuditSink } from "./policy-audit-record.js";
 import {
   ensurePolicyAuditSchema,
   type PolicyAuditPage,

@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { InvalidCursorError } from "../../errors.js";
-import type { PolicyAuditRecord, PolicyAuditSink } from "../../intelligence/policy/policy-audit.js";
 import { query } from "../storage/database.js";
+import type { PolicyAuditRecord, PolicyAuditSink } from "./policy-audit-record.js";
 
 /**
  * The audit table and its indexes. Idempotent; the lead folds it into the migrations, and

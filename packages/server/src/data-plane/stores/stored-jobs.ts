@@ -1,7 +1,23 @@
 import type { JobPeaks, JobSpec, JobState, ResourceRequest } from "@jobsight/schemas";
 import type pg from "pg";
-import type { StoredJob } from "../../intelligence/recording/record-to-history.js";
 import { query } from "../storage/database.js";
+
+/** What the intelligence plane reads of a stored job (a subset of its JobRecord). */
+export type StoredJob = {
+  cluster: string;
+  jobId: string;
+  spec: JobSpec;
+  /** Unix seconds. */
+  submittedAt: number;
+  startedAt?: number;
+  endedAt?: number;
+  state?: JobState;
+  /** The signal that ended it, if one did. */
+  signal?: number;
+  peaks?: JobPeaks;
+  /** What the scheduler gave the job (where it differs from the request). */
+  allocated?: ResourceRequest;
+};
 
 /** A page of stored jobs and the key to ask for the next one (`undefined` after the last). */
 export type StoredJobPage = { jobs: StoredJob[]; next?: PageKey };

@@ -1,7 +1,7 @@
 import type { Role } from "@jobsight/schemas";
 import type { FastifyRequest } from "fastify";
 import { ForbiddenError, UnauthenticatedError } from "../../errors.js";
-import type { Principal, TokenVerifier } from "./auth/principal.js";
+import type { Principal, TokenVerifier } from "../../platform/identity/principal.js";
 import { globalPlugin } from "./global-plugin.js";
 
 declare module "fastify" {

@@ -3,10 +3,11 @@ import { type JobRecord, validators } from "@jobsight/schemas";
 import Fastify, { type FastifyInstance } from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
 import { StorageUnavailableError } from "../../errors.js";
+import { ApiTokenVerifier } from "../../platform/identity/api-token-verifier.js";
+import { toJobsightError } from "../../to-jobsight-error.js";
 import { registerApiRoutes } from "../routes/register-api-routes.js";
-import { ApiTokenVerifier } from "./auth/api-token-verifier.js";
 import { authPlugin } from "./auth.js";
-import { errorHandlerPlugin, toJobsightError } from "./error-handler.js";
+import { errorHandlerPlugin } from "./error-handler.js";
 import { rateLimitPlugin } from "./rate-limit.js";
 
 const TOKEN = "collector-token-for-tests-0001";

@@ -1,7 +1,6 @@
 import type { ObjectStoreConfig } from "../../config/server-config.js";
-import { LocalObjectStore } from "../../data-plane/objects/local-object-store.js";
+import { createObjectStore } from "../../data-plane/objects/create-object-store.js";
 import type { ObjectStore } from "../../data-plane/objects/object-store.js";
-import { S3ObjectStore } from "../../data-plane/objects/s3-object-store.js";
 import { globalPlugin } from "./global-plugin.js";
 
 declare module "fastify" {
@@ -13,29 +12,6 @@ declare module "fastify" {
 
 /** Options of {@link objectStorePlugin}: a configuration, or a store made by the caller. */
 export type ObjectStorePluginOptions = { config: ObjectStoreConfig } | { store: ObjectStore };
-
-/**
- * Builds the object store a configuration asks for.
- *
- * @example
- * ```ts
- * const store = createObjectStore({ kind: "local", dir: "/var/lib/jobsight/objects" });
- * ```
- */
-export function createObjectStore(config: ObjectStoreConfig): ObjectStore {
-  if (config.kind === "local") return new LocalObjectStore({ dir: config.dir });
-  return new S3ObjectStore({
-    bucket: config.bucket,
-    prefix: config.prefix,
-    endpoint: config.endpoint,
-    region: config.region,
-    forcePathStyle: config.forcePathStyle,
-    credentials:
-      config.accessKeyId && config.secretAccessKey
-        ? { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey }
-        : undefined,
-  });
-}
 
 /**
  * `app.objectStore`: S3 via @aws-sdk/client-s3 or a local folder (the default), closed with the app.

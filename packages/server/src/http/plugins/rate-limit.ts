@@ -1,9 +1,9 @@
 import type { FastifyRequest } from "fastify";
 import { hashToken } from "../../data-plane/stores/token-store.js";
 import { RateLimitedError } from "../../errors.js";
+import { TokenBuckets } from "../../platform/token-bucket.js";
 import { bearerToken } from "./auth.js";
 import { globalPlugin } from "./global-plugin.js";
-import { TokenBuckets } from "./token-bucket.js";
 
 declare module "fastify" {
   interface FastifyInstance {

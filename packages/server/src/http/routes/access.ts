@@ -1,7 +1,7 @@
 import type { FieldError, JobRecord } from "@jobsight/schemas";
 import type { DataPlaneStorage } from "../../data-plane/storage/storage.js";
 import { ForbiddenError, JobAmbiguousError, NotFoundError } from "../../errors.js";
-import type { Principal } from "../plugins/auth/principal.js";
+import type { Principal } from "../../platform/identity/principal.js";
 
 /** What a caller may read: a researcher only their own jobs; a cluster-bound token one cluster. */
 export type ReadScope = { user?: string; cluster?: string };

@@ -1,7 +1,7 @@
+import type { IngestGate } from "../../data-plane/ingest-gate.js";
 import type { ObjectStore } from "../../data-plane/objects/object-store.js";
 import type { DataPlaneStorage } from "../../data-plane/storage/storage.js";
 import type { LicenceStatus } from "../../platform/licence/licence.js";
-import type { IngestGate } from "./ingest-gate.js";
 
 /** What the data-plane routes work with. */
 export type RouteDeps = {

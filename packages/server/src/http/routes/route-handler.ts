@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { Principal } from "../plugins/auth/principal.js";
+import type { Principal } from "../../platform/identity/principal.js";
 
 /** What a route handler gets: the validated request parts and the caller. */
 export type RouteContext<B = unknown, Q = unknown, P = unknown> = {

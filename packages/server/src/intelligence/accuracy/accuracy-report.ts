@@ -1,5 +1,5 @@
 import type { AccuracyReport } from "@jobsight/schemas";
-import type pg from "pg";
+import type { SqlPool } from "../../data-plane/storage/database.js";
 import { predictionsSince } from "../../data-plane/stores/prediction-store.js";
 import { endedJobsSubmittedBetween } from "../../data-plane/stores/stored-jobs.js";
 import { type LinkWindow, linkPredictions } from "../recording/link-predictions.js";
@@ -29,7 +29,7 @@ export type AccuracyReportSettings = {
  * ```
  */
 export async function buildAccuracyReport(
-  pool: pg.Pool,
+  pool: SqlPool,
   cluster: string | undefined,
   now: Date,
   mode: ModeState,

@@ -1,8 +1,8 @@
 import type { JobSpec, ResourcePrediction } from "@jobsight/schemas";
 import { describe, expect, it } from "vitest";
 import { scoredOutcome } from "../../data-plane/stores/prediction-store.js";
+import type { StoredJob } from "../../data-plane/stores/stored-jobs.js";
 import type { LinkedPrediction } from "../recording/link-predictions.js";
-import type { StoredJob } from "../recording/record-to-history.js";
 import { accuracySlices, outcomeOf, weekStart } from "./accuracy-slices.js";
 
 const spec: JobSpec = {

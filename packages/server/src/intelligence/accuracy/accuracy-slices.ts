@@ -1,8 +1,7 @@
-import type { AccuracySlice } from "@jobsight/schemas";
+import type { AccuracySlice, ResourceName } from "@jobsight/schemas";
 import type { ScoredOutcome } from "../../data-plane/stores/prediction-store.js";
-import type { ResourceName } from "../history-job.js";
+import type { StoredJob } from "../../data-plane/stores/stored-jobs.js";
 import type { LinkedPrediction } from "../recording/link-predictions.js";
-import type { StoredJob } from "../recording/record-to-history.js";
 import { ALL_RESOURCES } from "../resources.js";
 
 /**

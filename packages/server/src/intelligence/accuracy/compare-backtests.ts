@@ -1,4 +1,4 @@
-import type { ResourceName } from "../history-job.js";
+import type { ResourceName } from "@jobsight/schemas";
 import type { BacktestFigures } from "../registry/model-manifest.js";
 import { ALL_RESOURCES } from "../resources.js";
 

@@ -1,6 +1,5 @@
 import type { PredictionMode } from "@jobsight/schemas";
-import type pg from "pg";
-import { query } from "../../data-plane/storage/database.js";
+import { query, type SqlPool } from "../../data-plane/storage/database.js";
 
 /** `auto`: shadow for the first days of the deployment, then live; or forced either way. */
 export type ModeSetting = "auto" | "shadow" | "live";
@@ -17,7 +16,7 @@ export type ModeState = { mode: PredictionMode; shadowUntil?: string };
  * const firstStart = await recordFirstStart(pool); // Date of the very first start
  * ```
  */
-export async function recordFirstStart(pool: pg.Pool): Promise<Date> {
+export async function recordFirstStart(pool: SqlPool): Promise<Date> {
   await query(
     pool,
     `INSERT INTO deployment_state (key, value) VALUES ('first_start', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { fitBinConfidence } from "./bin-confidence.js";
-import type { CalibrationExample, ConformalTable } from "./conformal.js";
+import type { CalibrationExample, ConformalTable } from "./conformal-table.js";
 
 /** One cell whose recommended value is its centre + 2 spreads; it recommends for every job. */
 function oneCell(): ConformalTable {

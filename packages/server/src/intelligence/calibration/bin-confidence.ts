@@ -1,4 +1,4 @@
-import { applyConformal, type CalibrationExample, type ConformalTable } from "./conformal.js";
+import { applyConformal, type CalibrationExample, type ConformalTable } from "./conformal-table.js";
 
 /**
  * Sets the confidence of every bin of `table` (uncapped and capped apart) to the share of

@@ -1,5 +1,5 @@
 import { upperQuantileSorted } from "../stats/quantiles.js";
-import { binOf, type CalibrationExample, type ConformalTable } from "./conformal.js";
+import { binOf, type CalibrationExample, type ConformalTable } from "./conformal-table.js";
 
 /** Sets the upper score of every cell; returns each cell's sorted scores, for its range. */
 export function fitBins(table: ConformalTable, examples: CalibrationExample[]): number[][] {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { mulberry32 } from "../training/quantile-gbdt.js";
-import { applyConformal, type CalibrationExample, fitConformal } from "./conformal.js";
+import { fitConformal } from "./conformal.js";
+import { applyConformal, type CalibrationExample } from "./conformal-table.js";
 
 function normal(rng: () => number): number {
   const u1 = Math.max(rng(), 1e-12);

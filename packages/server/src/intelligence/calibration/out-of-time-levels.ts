@@ -1,4 +1,4 @@
-import { applyConformal, type CalibrationExample, type ConformalTable } from "./conformal.js";
+import { applyConformal, type CalibrationExample, type ConformalTable } from "./conformal-table.js";
 
 /** The rates a conformal table's quantiles are taken at. */
 export type ConformalLevels = {

@@ -1,5 +1,5 @@
-import type { ConformalTable } from "../calibration/conformal.js";
-import type { ResourceName } from "../history-job.js";
+import type { ResourceName } from "@jobsight/schemas";
+import type { ConformalTable } from "../calibration/conformal-table.js";
 import type { TreeEnsemble } from "./tree-ensemble.js";
 
 /**

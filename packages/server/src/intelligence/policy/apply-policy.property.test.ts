@@ -1,8 +1,8 @@
-import type { JobSpec, Policy, ResourcePrediction } from "@jobsight/schemas";
+import type { JobSpec, Policy, ResourceName, ResourcePrediction } from "@jobsight/schemas";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type AppliedResource, applyPolicy } from "./apply-policy.js";
-import { boundsOf, RESOURCE_NAMES, type ResourceName } from "./policy-bounds.js";
+import { boundsOf, RESOURCE_NAMES } from "./policy-bounds.js";
 
 // Scales per resource so that values, floors and caps land in the same ranges.
 const SCALE: Record<ResourceName, { max: number; integer: boolean }> = {

@@ -3,9 +3,10 @@ import type {
   Policy,
   PolicyAdjustment,
   PredictionMode,
+  ResourceName,
   ResourcePrediction,
 } from "@jobsight/schemas";
-import { boundsOf, type ResourceName, requestOf } from "./policy-bounds.js";
+import { boundsOf, requestOf } from "./policy-bounds.js";
 import { type GranularityOptions, granularityOf, roundDownTo, roundUpTo } from "./scheduler-rounding.js";
 
 /** Why a recommendation was not used for a resource; the request then stays as it is. */

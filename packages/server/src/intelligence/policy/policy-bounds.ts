@@ -1,7 +1,4 @@
-import type { JobSpec, Policy, PolicyAdjustment, ResourcePrediction } from "@jobsight/schemas";
-
-/** A resource Jobsight predicts and a policy governs. */
-export type ResourceName = ResourcePrediction["resource"];
+import type { JobSpec, Policy, PolicyAdjustment, ResourceName } from "@jobsight/schemas";
 
 /** Every resource, in the order decisions are reported. */
 export const RESOURCE_NAMES: readonly ResourceName[] = ["memory", "cores", "gpus", "gpuMemory", "walltime"];

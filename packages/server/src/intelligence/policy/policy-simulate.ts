@@ -1,7 +1,8 @@
-import type { JobSpec, Policy, ResourcePrediction } from "@jobsight/schemas";
+import type { JobSpec, Policy, ResourceName, ResourcePrediction } from "@jobsight/schemas";
+import type { LimitingRule } from "../../data-plane/stores/policy-audit-record.js";
 import { type ApplyPolicyOptions, applyPolicy, type HeldReason } from "./apply-policy.js";
-import { type LimitingRule, limitingRule } from "./policy-audit.js";
-import { RESOURCE_NAMES, type ResourceName } from "./policy-bounds.js";
+import { limitingRule } from "./policy-audit.js";
+import { RESOURCE_NAMES } from "./policy-bounds.js";
 
 /** A past job and the prediction recorded for it when it was submitted. */
 export type SimulatedJob = { spec: JobSpec; resources: readonly ResourcePrediction[] };

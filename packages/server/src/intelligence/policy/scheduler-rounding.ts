@@ -1,4 +1,4 @@
-import type { ResourceName } from "./policy-bounds.js";
+import type { ResourceName } from "@jobsight/schemas";
 
 /** The steps in which a scheduler takes each resource. */
 export type Granularity = Record<ResourceName, number>;

@@ -1,8 +1,8 @@
 import type { JobSpec } from "@jobsight/schemas";
 import { describe, expect, it } from "vitest";
 import type { PredictionForAccuracy } from "../../data-plane/stores/prediction-store.js";
+import type { StoredJob } from "../../data-plane/stores/stored-jobs.js";
 import { linkKeyOf, linkPredictions } from "./link-predictions.js";
-import type { StoredJob } from "./record-to-history.js";
 
 const spec: JobSpec = {
   cluster: "hpc1",

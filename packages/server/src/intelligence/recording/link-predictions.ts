@@ -1,7 +1,7 @@
 import { hash } from "node:crypto";
 import type { JobSpec } from "@jobsight/schemas";
 import type { PredictionForAccuracy } from "../../data-plane/stores/prediction-store.js";
-import type { StoredJob } from "./record-to-history.js";
+import type { StoredJob } from "../../data-plane/stores/stored-jobs.js";
 
 /**
  * The identity that ties a prediction to the job later submitted: the same cluster, user, job

@@ -1,7 +1,7 @@
 import type { Prediction } from "@jobsight/schemas";
-import type pg from "pg";
 import { BufferPool } from "../../data-plane/copy/buffer-pool.js";
 import { Utf8Writer } from "../../data-plane/copy/utf8-writer.js";
+import type { SqlPool } from "../../data-plane/storage/database.js";
 import {
   findIdempotentPredictions,
   findPrediction,
@@ -110,7 +110,7 @@ export class PredictionRecorder {
   written = 0;
 
   constructor(
-    private readonly pool: pg.Pool,
+    private readonly pool: SqlPool,
     options: PredictionRecorderOptions = {},
   ) {
     this.#options = {

@@ -1,12 +1,8 @@
 import type { JobSpec } from "@jobsight/schemas";
 import { describe, expect, it } from "vitest";
+import type { StoredJob } from "../../data-plane/stores/stored-jobs.js";
 import { isCensored } from "../resources.js";
-import {
-  categoryCode,
-  type StoredJob,
-  specToHistoryJob,
-  storedJobToHistoryJob,
-} from "./record-to-history.js";
+import { categoryCode, specToHistoryJob, storedJobToHistoryJob } from "./record-to-history.js";
 
 const spec: JobSpec = {
   cluster: "hpc1",

@@ -1,28 +1,6 @@
-import {
-  type JobPeaks,
-  type JobSpec,
-  type JobState,
-  killedForMemory,
-  type ResourceRequest,
-} from "@jobsight/schemas";
+import { type JobSpec, type JobState, killedForMemory } from "@jobsight/schemas";
+import type { StoredJob } from "../../data-plane/stores/stored-jobs.js";
 import type { HistoryJob, JobOutcomeKind, JobQuantities } from "../history-job.js";
-
-/** What the intelligence plane reads of a stored job (a subset of its JobRecord). */
-export type StoredJob = {
-  cluster: string;
-  jobId: string;
-  spec: JobSpec;
-  /** Unix seconds. */
-  submittedAt: number;
-  startedAt?: number;
-  endedAt?: number;
-  state?: JobState;
-  /** The signal that ended it, if one did. */
-  signal?: number;
-  peaks?: JobPeaks;
-  /** What the scheduler gave the job (where it differs from the request). */
-  allocated?: ResourceRequest;
-};
 
 /**
  * Outcome of a job for learning: only `completed` is an exact target; a job killed for memory or

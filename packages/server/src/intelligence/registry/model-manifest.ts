@@ -1,4 +1,4 @@
-import type { ResourceName } from "../history-job.js";
+import type { ResourceName } from "@jobsight/schemas";
 import type { ResourceModel } from "../model/resource-model.js";
 
 /** The format tag of a manifest; a server refuses manifests of another format. */

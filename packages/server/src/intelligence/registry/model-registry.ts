@@ -1,9 +1,8 @@
-import type pg from "pg";
+import type { ResourceName } from "@jobsight/schemas";
 import type { ObjectStore } from "../../data-plane/objects/object-store.js";
 import { readAll } from "../../data-plane/objects/object-store.js";
-import { query, withTransaction } from "../../data-plane/storage/database.js";
+import { query, type SqlPool, withTransaction } from "../../data-plane/storage/database.js";
 import type { ModelDecision } from "../accuracy/compare-backtests.js";
-import type { ResourceName } from "../history-job.js";
 import {
   type BacktestFigures,
   decodeManifest,
@@ -89,7 +88,7 @@ function toRecord(r: Row): ModelRecord {
  */
 export class ModelRegistry {
   constructor(
-    private readonly pool: pg.Pool,
+    private readonly pool: SqlPool,
     private readonly objects: ObjectStore,
   ) {}
 

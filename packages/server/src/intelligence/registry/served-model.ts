@@ -1,5 +1,5 @@
+import type { ResourceName } from "@jobsight/schemas";
 import { FEATURE_NAMES } from "../features/group-features.js";
-import type { ResourceName } from "../history-job.js";
 import type { ResourceModel } from "../model/resource-model.js";
 import { evaluateEnsemble } from "../model/tree-ensemble.js";
 import { MergedModelRunner } from "../onnx/merged-model-runner.js";

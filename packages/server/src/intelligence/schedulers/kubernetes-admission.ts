@@ -1,7 +1,8 @@
 import type { ApiError, Policy, PredictionMode } from "@jobsight/schemas";
+import type { PolicyAuditRecord, PolicyAuditSink } from "../../data-plane/stores/policy-audit-record.js";
 import { ValidationError } from "../../errors.js";
 import { applyPolicy, type PolicyDecision } from "../policy/apply-policy.js";
-import { auditRecordsFor, type PolicyAuditRecord, type PolicyAuditSink } from "../policy/policy-audit.js";
+import { auditRecordsFor } from "../policy/policy-audit.js";
 import {
   type AdmissionRequest,
   type AdmissionReviewResponse,

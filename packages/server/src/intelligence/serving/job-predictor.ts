@@ -1,6 +1,7 @@
+import type { ResourceName } from "@jobsight/schemas";
 import { FeatureBuilder } from "../features/feature-builder.js";
 import { describeGroup } from "../features/group-keys.js";
-import type { HistoryJob, ResourceName } from "../history-job.js";
+import type { HistoryJob } from "../history-job.js";
 import type { ResourceModel } from "../model/resource-model.js";
 import { resourceSpec } from "../resources.js";
 import { predictResource, type ResourcePrediction } from "./predictor.js";

@@ -1,8 +1,9 @@
+import type { ResourceName } from "@jobsight/schemas";
 import { FeatureBuilder, type GroupSummary } from "../features/feature-builder.js";
 import { FEATURE_NAMES, groupFeatureIndex } from "../features/group-features.js";
 import { type GroupKeys, groupKeys } from "../features/group-keys.js";
 import { type MemoryKill, RecentMemoryKills } from "../features/recent-memory-kills.js";
-import type { HistoryJob, ResourceName } from "../history-job.js";
+import type { HistoryJob } from "../history-job.js";
 import { ALL_RESOURCES, resourceSpec } from "../resources.js";
 
 /** A user's jobs in flight and their last submission (Unix seconds; NaN when unknown). */

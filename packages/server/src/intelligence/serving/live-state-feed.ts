@@ -1,4 +1,4 @@
-import type pg from "pg";
+import type { SqlPool } from "../../data-plane/storage/database.js";
 import {
   endedJobsPage,
   endedJobsUpdatedSince,
@@ -44,7 +44,7 @@ export class LiveStateFeed {
   readonly #lag: number;
 
   constructor(
-    private readonly pool: pg.Pool,
+    private readonly pool: SqlPool,
     options: LiveStateFeedOptions = {},
   ) {
     this.#pageSize = options.pageSize ?? 5000;

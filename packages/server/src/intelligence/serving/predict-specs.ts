@@ -1,7 +1,7 @@
-import type { JobSpec, PolicyAdjustment } from "@jobsight/schemas";
+import type { JobSpec, ResourceName } from "@jobsight/schemas";
 import { FEATURE_NAMES } from "../features/group-features.js";
 import { describeGroup, type GroupKeys, groupKeys } from "../features/group-keys.js";
-import { type HistoryJob, RESOURCE_FIELDS, type ResourceName } from "../history-job.js";
+import { type HistoryJob, RESOURCE_FIELDS } from "../history-job.js";
 import type { ResourceModel } from "../model/resource-model.js";
 import type { TreeEnsemble } from "../model/tree-ensemble.js";
 import { specToHistoryJob } from "../recording/record-to-history.js";
@@ -9,25 +9,8 @@ import type { Engine, ServedModel } from "../registry/served-model.js";
 import { ALL_RESOURCES } from "../resources.js";
 import { isoSeconds } from "./iso-seconds.js";
 import type { LiveFeatureState } from "./live-feature-state.js";
-import {
-  type ResourcePrediction as ModelPrediction,
-  type PredictionEvidence,
-  predictResource,
-  topFeatures,
-} from "./predictor.js";
+import { predictResource, type RawOutcome, topFeatures } from "./predictor.js";
 import { raiseAboveKill } from "./recent-kill-floor.js";
-
-/** The model's own outcome for one resource, unrounded, in the resource's base unit. */
-export type RawOutcome = {
-  resource: ResourceName;
-  prediction:
-    | ModelPrediction
-    | { status: "insufficient_evidence"; reasonCode: "no_model" | "not_requested"; reason: string };
-  /** The group the evidence comes from, also for insufficient evidence. */
-  evidence?: PredictionEvidence;
-  /** What changed the model's value before any policy (a recent kill for memory). */
-  adjustments?: PolicyAdjustment[];
-};
 
 /** One job to predict: its spec and the resources asked for. */
 export type SpecToPredict = { spec: JobSpec; resources?: readonly ResourceName[] };

@@ -1,8 +1,21 @@
-import { applyConformal } from "../calibration/conformal.js";
+import type { PolicyAdjustment, ResourceName } from "@jobsight/schemas";
+import { applyConformal } from "../calibration/conformal-table.js";
 import { centreAndSpread, type ResourceModel } from "../model/resource-model.js";
 import { evaluateEnsemble } from "../model/tree-ensemble.js";
 import { capOf } from "../training/train-resource-model.js";
 import { isoSeconds } from "./iso-seconds.js";
+
+/** The model's own outcome for one resource, unrounded, in the resource's base unit. */
+export type RawOutcome = {
+  resource: ResourceName;
+  prediction:
+    | ResourcePrediction
+    | { status: "insufficient_evidence"; reasonCode: "no_model" | "not_requested"; reason: string };
+  /** The group the evidence comes from, also for insufficient evidence. */
+  evidence?: PredictionEvidence;
+  /** What changed the model's value before any policy (a recent kill for memory). */
+  adjustments?: PolicyAdjustment[];
+};
 
 /** The past jobs a recommendation rests on. */
 export type PredictionEvidence = {

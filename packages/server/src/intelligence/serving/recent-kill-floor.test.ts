@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { scoredOutcome } from "../../data-plane/stores/prediction-store.js";
 import type { HistoryJob } from "../history-job.js";
 import { LiveFeatureState } from "./live-feature-state.js";
-import { predictSpecs, type RawOutcome } from "./predict-specs.js";
+import { predictSpecs } from "./predict-specs.js";
+import type { RawOutcome } from "./predictor.js";
 import { RECENT_OOM_FEATURE, raiseAboveKill } from "./recent-kill-floor.js";
 import { granularityFor, toWireResource, withPolicy } from "./wire-prediction.js";
 

@@ -1,5 +1,5 @@
 import type { MemoryKill, RecentMemoryKills } from "../features/recent-memory-kills.js";
-import type { RawOutcome } from "./predict-specs.js";
+import type { RawOutcome } from "./predictor.js";
 
 /** The feature named in the evidence when a recent kill raised (or made) a recommendation. */
 export const RECENT_OOM_FEATURE = "recent_oom_kill";

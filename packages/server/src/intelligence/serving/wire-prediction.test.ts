@@ -1,6 +1,6 @@
 import type { JobSpec } from "@jobsight/schemas";
 import { describe, expect, it } from "vitest";
-import type { RawOutcome } from "./predict-specs.js";
+import type { RawOutcome } from "./predictor.js";
 import { granularityFor, toWireResource, withPolicy } from "./wire-prediction.js";
 
 const MIB = 2 ** 20;

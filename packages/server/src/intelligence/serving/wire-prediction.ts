@@ -3,10 +3,10 @@ import type {
   JobSpec,
   Policy,
   PredictionMode,
+  ResourceName,
   ResourcePrediction,
   ResourceRecommendation,
 } from "@jobsight/schemas";
-import type { ResourceName } from "../history-job.js";
 import { type AppliedResource, applyPolicy } from "../policy/apply-policy.js";
 import { boundsOf, requestOf, type UpperLimit } from "../policy/policy-bounds.js";
 import {
@@ -16,8 +16,7 @@ import {
   roundDownTo,
   roundUpTo,
 } from "../policy/scheduler-rounding.js";
-import type { RawOutcome } from "./predict-specs.js";
-import type { PredictionEvidence } from "./predictor.js";
+import type { PredictionEvidence, RawOutcome } from "./predictor.js";
 
 /** The steps each scheduler takes resources in. */
 export type RoundingOptions = {

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import type pg from "pg";
+import type { ResourceName } from "@jobsight/schemas";
+import type { SqlPool } from "../../data-plane/storage/database.js";
 import type { ArtifactStore } from "../../data-plane/stores/artifact-store.js";
 import { endedJobsPage } from "../../data-plane/stores/stored-jobs.js";
 import {
@@ -8,7 +9,7 @@ import {
   type ModelDecision,
   type ResourceComparison,
 } from "../accuracy/compare-backtests.js";
-import type { HistoryJob, ResourceName } from "../history-job.js";
+import type { HistoryJob } from "../history-job.js";
 import { storedJobToHistoryJob } from "../recording/record-to-history.js";
 import type { BacktestFigures, ModelManifest } from "../registry/model-manifest.js";
 import type { ModelRegistry } from "../registry/model-registry.js";
@@ -67,7 +68,7 @@ export function newModelVersion(now: Date): string {
 }
 
 async function* historyPages(
-  pool: pg.Pool,
+  pool: SqlPool,
   pageSize: number,
   count: { jobs: number },
 ): AsyncGenerator<HistoryJob[]> {
@@ -105,7 +106,7 @@ function comparisons(result: CandidateResult, active: ModelManifest | undefined)
  * ```
  */
 export async function trainAndRegister(
-  pool: pg.Pool,
+  pool: SqlPool,
   registry: ModelRegistry,
   artifacts: ArtifactStore,
   active: ModelManifest | undefined,
@@ -138,7 +139,7 @@ export async function trainAndRegister(
 }
 
 async function trainLocked(
-  pool: pg.Pool,
+  pool: SqlPool,
   registry: ModelRegistry,
   artifacts: ArtifactStore,
   active: ModelManifest | undefined,

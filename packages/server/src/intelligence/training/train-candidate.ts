@@ -1,7 +1,8 @@
+import type { ResourceName } from "@jobsight/schemas";
 import { sha256Hex } from "../../data-plane/objects/object-store.js";
 import { type HoldoutResult, holdoutBacktest } from "../accuracy/holdout-backtest.js";
 import { buildFeatureTable } from "../features/feature-table.js";
-import type { HistoryJob, ResourceName } from "../history-job.js";
+import type { HistoryJob } from "../history-job.js";
 import type { ResourceModel } from "../model/resource-model.js";
 import { exportTreeEnsemblesToOnnx } from "../onnx/export-tree-ensemble.js";
 import { MANIFEST_FORMAT, type ModelManifest } from "../registry/model-manifest.js";

@@ -1,8 +1,8 @@
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { loadServerConfig, setPath } from "../../config/config-sources.js";
+import { createObjectStore } from "../../data-plane/objects/create-object-store.js";
 import { openStorage } from "../../data-plane/storage/open-storage.js";
-import { createObjectStore } from "../../http/plugins/object-store.js";
 import { IntelligenceService } from "../intelligence-service.js";
 import type { ModelRecord } from "../registry/model-registry.js";
 import type { TrainReport } from "./model-trainer.js";

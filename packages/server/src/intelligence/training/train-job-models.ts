@@ -1,5 +1,6 @@
+import type { ResourceName } from "@jobsight/schemas";
 import { buildFeatureTable } from "../features/feature-table.js";
-import type { HistoryJob, ResourceName } from "../history-job.js";
+import type { HistoryJob } from "../history-job.js";
 import type { ResourceModel } from "../model/resource-model.js";
 import { ALL_RESOURCES, resourceSpec } from "../resources.js";
 import { type TrainResourceModelOptions, trainResourceModel } from "./train-resource-model.js";

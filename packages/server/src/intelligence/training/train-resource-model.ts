@@ -1,4 +1,5 @@
-import { type CalibrationExample, type ConformalOptions, fitConformal } from "../calibration/conformal.js";
+import { type ConformalOptions, fitConformal } from "../calibration/conformal.js";
+import type { CalibrationExample } from "../calibration/conformal-table.js";
 import { detectEnforcedLimit } from "../calibration/enforced-limit.js";
 import type { FeatureTable } from "../features/feature-table.js";
 import { centreAndSpread, type ResourceModel } from "../model/resource-model.js";

@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import { hashToken } from "../../data-plane/stores/token-store.js";
 import { ValidationError } from "../../errors.js";
-import type { Principal } from "./principal.js";
 import { TokenError } from "./token-error.js";
+import type { VerifiedIdentity } from "./verified-identity.js";
 
 /** The roles a scoped API token can carry: machines bound to one cluster. */
 export type ApiTokenRole = "collector" | "scheduler";
@@ -134,7 +134,7 @@ export class ApiTokens {
    *
    * @throws {TokenError} `TOKEN_MALFORMED`, `TOKEN_UNKNOWN` or `TOKEN_REVOKED`.
    */
-  async verify(token: string): Promise<{ principal: Principal; record: ApiTokenRecord }> {
+  async verify(token: string): Promise<{ principal: VerifiedIdentity; record: ApiTokenRecord }> {
     if (!looksLikeApiToken(token)) throw new TokenError("TOKEN_MALFORMED", "Not a Jobsight API token");
     const presented = Buffer.from(hashApiToken(token), "hex");
     const candidates = await this.#store.findByPrefix(token.slice(0, PREFIX_LENGTH));
@@ -163,7 +163,7 @@ export class ApiTokens {
 }
 
 /** The principal a token record stands for. */
-export function apiTokenPrincipal(record: ApiTokenRecord): Principal {
+export function apiTokenPrincipal(record: ApiTokenRecord): VerifiedIdentity {
   return {
     subject: `api-token:${record.id}`,
     ...(record.user ? { user: record.user } : {}),

@@ -1,7 +1,7 @@
-import type { Role } from "@jobsight/schemas";
+import { ROLES, type Role } from "@jobsight/schemas";
 import type { JWTPayload } from "jose";
-import type { Principal } from "./principal.js";
 import { TokenError } from "./token-error.js";
+import type { VerifiedIdentity } from "./verified-identity.js";
 
 /** What membership of one identity-provider group grants. */
 export type GroupGrant = {
@@ -14,7 +14,7 @@ export type GroupGrant = {
   clusters?: "all" | readonly string[];
 };
 
-/** How a token's claims become a {@link Principal}. */
+/** How a token's claims become a {@link VerifiedIdentity}. */
 export type ClaimMappingOptions = {
   /**
    * Claim holding the user name jobs are recorded under; dotted paths reach nested claims.
@@ -45,7 +45,7 @@ export type ClaimMappingOptions = {
   defaultRoles?: readonly Role[];
 };
 
-const ROLE_ORDER: readonly Role[] = ["researcher", "platform", "collector", "scheduler"];
+const ROLE_ORDER = ROLES;
 
 /**
  * Maps verified claims to a principal: `sub` is the subject, the user claim the user, groups
@@ -60,7 +60,7 @@ const ROLE_ORDER: readonly Role[] = ["researcher", "platform", "collector", "sch
  * // { subject: "u1", user: "alice", roles: ["researcher"], clusters: "all", source: "oidc" }
  * ```
  */
-export function claimsToPrincipal(claims: JWTPayload, options: ClaimMappingOptions = {}): Principal {
+export function claimsToPrincipal(claims: JWTPayload, options: ClaimMappingOptions = {}): VerifiedIdentity {
   if (typeof claims.sub !== "string" || claims.sub.length === 0) {
     throw new TokenError("TOKEN_CLAIMS", "The token has no subject (sub)");
   }

@@ -9,8 +9,8 @@ import {
 import { SecurityConfigError } from "../security-config-error.js";
 import { type ClaimMappingOptions, claimsToPrincipal } from "./oidc-claims.js";
 import { fetchOidcProviderMetadata } from "./oidc-discovery.js";
-import type { Principal } from "./principal.js";
 import { TokenError } from "./token-error.js";
+import type { VerifiedIdentity } from "./verified-identity.js";
 
 /** Asymmetric JWS algorithms a site's identity provider may sign with. */
 export const ASYMMETRIC_ALGORITHMS: readonly string[] = [
@@ -87,7 +87,7 @@ export type OidcVerifierOptions = {
 };
 
 /** A verified token: the principal it names and its full claims. */
-export type OidcVerification = { principal: Principal; claims: JWTPayload };
+export type OidcVerification = { principal: VerifiedIdentity; claims: JWTPayload };
 
 const DEFAULT_ALGORITHMS = ["RS256", "ES256", "EdDSA"];
 const MAX_TOKEN_LENGTH = 16 * 1024;

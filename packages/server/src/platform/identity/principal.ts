@@ -1,34 +1,30 @@
 import type { Role } from "@jobsight/schemas";
 
-/** How a principal proved who it is. */
-export type PrincipalSource = "oidc" | "api-token";
-
-/**
- * Who is calling, after authentication: the one shape the authorisation rules see, whether the
- * caller signed in through the site's identity provider or presented a scoped API token.
- */
+/** Who is calling: what a verified bearer token stands for. */
 export type Principal = {
-  /** Stable id of the caller: the OIDC `sub`, or the API token's id. */
-  subject: string;
-  /** The user name jobs are recorded under (SLURM user, Kubernetes user); absent for machine tokens. */
-  user?: string;
-  /** Roles granted; an empty list grants nothing. */
-  roles: readonly Role[];
-  /** Clusters the principal acts on, or `"all"` for every cluster of the site. */
-  clusters: "all" | readonly string[];
-  /** How the principal was authenticated. */
-  source: PrincipalSource;
+  role: Role;
+  /** The user the token acts as; a researcher sees only this user's jobs. */
+  user: string;
+  /** The cluster a token is bound to (collectors, schedulers, cluster-scoped platform tokens). */
+  cluster?: string;
+  /** Stable, non-secret id of the credential, for logs and rate limits (never the token). */
+  tokenId: string;
+  /** Which verifier accepted the token. */
+  via: string;
 };
 
 /**
- * True when `cluster` is one of the principal's clusters.
+ * Checks a bearer token. Verifiers are tried in order; the first that recognises the token
+ * decides. An OIDC verifier (JWT access tokens from the site's identity provider) plugs in here
+ * beside the API-token verifier.
  *
  * @example
  * ```ts
- * inPrincipalClusters({ ...p, clusters: ["hpc1"] }, "hpc1"); // true
+ * const verifier: TokenVerifier = { name: "static", verify: async (t) => (t === "x" ? principal : undefined) };
  * ```
  */
-export function inPrincipalClusters(principal: Principal, cluster: string | undefined): boolean {
-  if (cluster === undefined) return false;
-  return principal.clusters === "all" || principal.clusters.includes(cluster);
-}
+export type TokenVerifier = {
+  readonly name: string;
+  /** The principal, or `undefined` when this verifier does not accept the token. */
+  verify(token: string): Promise<Principal | undefined>;
+};

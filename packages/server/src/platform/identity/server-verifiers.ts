@@ -1,18 +1,18 @@
-import type pg from "pg";
 import type { OidcConfig } from "../../config/security-config.js";
+import type { SqlPool } from "../../data-plane/storage/database.js";
 import {
   ensureApiTokenSchema,
   PostgresApiTokenStore,
 } from "../../data-plane/stores/postgres-api-token-store.js";
-import type { TokenVerifier } from "../../http/plugins/auth/principal.js";
 import { ApiTokens } from "./api-tokens.js";
 import { OidcVerifier } from "./oidc-verifier.js";
+import type { TokenVerifier } from "./principal.js";
 import { apiTokensVerifier, oidcTokenVerifier } from "./token-verifiers.js";
 
 /** Options of {@link serverVerifiers}. */
 export type ServerVerifiersOptions = {
   /** The data plane's pool: scoped API tokens live in its `api_tokens` table. */
-  pool: pg.Pool;
+  pool: SqlPool;
   /** OIDC sign-in; absent: no OIDC verifier. @default undefined */
   oidc?: OidcConfig;
 };

@@ -3,16 +3,11 @@ import { ForbiddenError } from "../../errors.js";
 import { LocalOidcIssuer } from "../test-support/local-oidc-issuer.js";
 import { ApiTokens, InMemoryApiTokenStore } from "./api-tokens.js";
 import { OidcVerifier } from "./oidc-verifier.js";
-import type { Principal } from "./principal.js";
 import { TokenError } from "./token-error.js";
-import {
-  apiTokensVerifier,
-  fromServerPrincipal,
-  oidcTokenVerifier,
-  toServerPrincipal,
-} from "./token-verifiers.js";
+import { apiTokensVerifier, oidcTokenVerifier, toPrincipal } from "./token-verifiers.js";
+import type { VerifiedIdentity } from "./verified-identity.js";
 
-const p = (over: Partial<Principal>): Principal => ({
+const p = (over: Partial<VerifiedIdentity>): VerifiedIdentity => ({
   subject: "u1",
   user: "alice",
   roles: ["researcher"],
@@ -21,33 +16,22 @@ const p = (over: Partial<Principal>): Principal => ({
   ...over,
 });
 
-describe("toServerPrincipal", () => {
+describe("toPrincipal", () => {
   it("keeps the furthest-reaching role and one cluster or all", () => {
-    expect(toServerPrincipal(p({ roles: ["researcher", "platform"], clusters: ["hpc1"] }))).toEqual({
+    expect(toPrincipal(p({ roles: ["researcher", "platform"], clusters: ["hpc1"] }))).toEqual({
       role: "platform",
       user: "alice",
       cluster: "hpc1",
       tokenId: "oidc:u1",
       via: "oidc",
     });
-    expect(toServerPrincipal(p({}))).not.toHaveProperty("cluster");
+    expect(toPrincipal(p({}))).not.toHaveProperty("cluster");
   });
 
   it("refuses what it cannot hold without widening access", () => {
-    expect(() => toServerPrincipal(p({ roles: [] }))).toThrow(ForbiddenError);
-    expect(() => toServerPrincipal(p({ clusters: [] }))).toThrow(ForbiddenError);
-    expect(() => toServerPrincipal(p({ clusters: ["a", "b"] }))).toThrow(ForbiddenError);
-  });
-
-  it("round-trips through fromServerPrincipal", () => {
-    const server = toServerPrincipal(p({ roles: ["platform"], clusters: ["hpc1"] }));
-    expect(fromServerPrincipal(server)).toEqual({
-      subject: "oidc:u1",
-      user: "alice",
-      roles: ["platform"],
-      clusters: ["hpc1"],
-      source: "oidc",
-    });
+    expect(() => toPrincipal(p({ roles: [] }))).toThrow(ForbiddenError);
+    expect(() => toPrincipal(p({ clusters: [] }))).toThrow(ForbiddenError);
+    expect(() => toPrincipal(p({ clusters: ["a", "b"] }))).toThrow(ForbiddenError);
   });
 });
 

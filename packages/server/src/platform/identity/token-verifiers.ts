@@ -1,11 +1,11 @@
 import type { Role } from "@jobsight/schemas";
 import { decodeProtectedHeader } from "jose";
 import { ForbiddenError } from "../../errors.js";
-import type { Principal as ServerPrincipal, TokenVerifier } from "../../http/plugins/auth/principal.js";
 import { type ApiTokens, looksLikeApiToken } from "./api-tokens.js";
 import type { OidcVerifier } from "./oidc-verifier.js";
-import type { Principal } from "./principal.js";
+import type { Principal, TokenVerifier } from "./principal.js";
 import { TokenError } from "./token-error.js";
+import type { VerifiedIdentity } from "./verified-identity.js";
 
 // When identity-provider groups grant several roles, the request runs as the one that reaches
 // furthest: a platform engineer who is also a researcher sees what the platform role sees.
@@ -18,11 +18,11 @@ const ROLE_PRECEDENCE: readonly Role[] = ["platform", "scheduler", "researcher",
  *
  * @example
  * ```ts
- * toServerPrincipal({ subject: "u1", user: "alice", roles: ["researcher"], clusters: "all", source: "oidc" });
+ * toPrincipal({ subject: "u1", user: "alice", roles: ["researcher"], clusters: "all", source: "oidc" });
  * // { role: "researcher", user: "alice", tokenId: "oidc:u1", via: "oidc" }
  * ```
  */
-export function toServerPrincipal(principal: Principal): ServerPrincipal {
+export function toPrincipal(principal: VerifiedIdentity): Principal {
   const role = ROLE_PRECEDENCE.find((r) => principal.roles.includes(r));
   if (!role)
     throw new ForbiddenError("Your sign-in grants no Jobsight role; ask the platform team for a group");
@@ -39,24 +39,6 @@ export function toServerPrincipal(principal: Principal): ServerPrincipal {
       ? "Your sign-in grants no cluster"
       : `Your sign-in grants ${principal.clusters.length} clusters; one cluster or all are supported`,
   );
-}
-
-/**
- * A security principal for the auth plugin's principal, to run {@link authorize} on it.
- *
- * @example
- * ```ts
- * authorize(fromServerPrincipal(request.principal), route, { cluster: job.cluster, user: job.spec.user });
- * ```
- */
-export function fromServerPrincipal(principal: ServerPrincipal): Principal {
-  return {
-    subject: principal.tokenId,
-    ...(principal.user ? { user: principal.user } : {}),
-    roles: [principal.role],
-    clusters: principal.cluster ? [principal.cluster] : "all",
-    source: principal.via === "oidc" ? "oidc" : "api-token",
-  };
 }
 
 function looksLikeJwt(token: string): boolean {
@@ -82,7 +64,7 @@ export function oidcTokenVerifier(oidc: OidcVerifier): TokenVerifier {
     name: "oidc",
     async verify(token) {
       if (!looksLikeJwt(token)) return undefined;
-      return toServerPrincipal((await oidc.verify(token)).principal);
+      return toPrincipal((await oidc.verify(token)).principal);
     },
   };
 }
@@ -103,7 +85,7 @@ export function apiTokensVerifier(tokens: ApiTokens): TokenVerifier {
     async verify(token) {
       if (!looksLikeApiToken(token)) return undefined;
       try {
-        return toServerPrincipal((await tokens.verify(token)).principal);
+        return toPrincipal((await tokens.verify(token)).principal);
       } catch (error) {
         if (error instanceof TokenError && error.reason === "TOKEN_UNKNOWN") return undefined;
         throw error;

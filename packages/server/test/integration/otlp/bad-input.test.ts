@@ -8,7 +8,7 @@ import {
   encodeObservations,
 } from "@jobsight/otel-bridge";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { IngestGate } from "../../../src/http/routes/ingest-gate.js";
+import { IngestGate } from "../../../src/data-plane/ingest-gate.js";
 import { decodeStatus, grpcRetryDelay, postOtlp, RawGrpcClient } from "./otlp-clients.js";
 import { type OtlpFixture, richSamples, startOtlpFixture, TOKENS } from "./otlp-fixture.js";
 

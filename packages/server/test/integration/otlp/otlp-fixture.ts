@@ -1,7 +1,7 @@
 import type { UsageSample } from "@jobsight/schemas";
 import { parseServerConfig } from "../../../src/config/parse-config.js";
+import type { IngestGate } from "../../../src/data-plane/ingest-gate.js";
 import { type OtlpReceivers, startOtlpReceivers } from "../../../src/data-plane/otlp/otlp-receivers.js";
-import type { IngestGate } from "../../../src/http/routes/ingest-gate.js";
 import { openTestStorage, type StorageFixture } from "../storage-fixture.js";
 
 /** Tokens of the OTLP tests: a collector of each cluster, and a non-collector. */

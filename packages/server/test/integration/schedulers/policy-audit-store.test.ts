@@ -1,12 +1,12 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../../../test/services/index.js";
+import type { PolicyAuditRecord } from "../../../src/data-plane/stores/policy-audit-record.js";
 import {
   ensurePolicyAuditSchema,
   PolicyAuditStore,
 } from "../../../src/data-plane/stores/policy-audit-store.js";
 import { InvalidCursorError } from "../../../src/errors.js";
-import type { PolicyAuditRecord } from "../../../src/intelligence/policy/policy-audit.js";
 
 const GiB = 2 ** 30;
 

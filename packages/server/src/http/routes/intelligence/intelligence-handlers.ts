@@ -1,8 +1,8 @@
 import { EnsuredPolicyAuditStore } from "../../../data-plane/stores/ensured-policy-audit-store.js";
 import type { IntelligenceService } from "../../../intelligence/intelligence-service.js";
-import { schedulerHandlers } from "../../../intelligence/schedulers/scheduler-handlers.js";
 import type { RouteDeps } from "../route-deps.js";
 import type { RouteHandlers } from "../route-handler.js";
+import { schedulerHandlers } from "../scheduler-handlers.js";
 import { diagnosisRoutes } from "./intelligence-diagnosis.js";
 import { policyRoutes } from "./intelligence-policy.js";
 import { predictionRoutes } from "./intelligence-predictions.js";

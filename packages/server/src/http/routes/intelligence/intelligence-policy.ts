@@ -1,8 +1,9 @@
 import { checkPolicy, type Policy, type PolicySimulationRequest } from "@jobsight/schemas";
-import type pg from "pg";
-import { recordedSimulationJobs } from "../../../data-plane/stores/recorded-simulation-jobs.js";
+import type { SqlPool } from "../../../data-plane/storage/database.js";
+import { recordedPredictions } from "../../../data-plane/stores/recorded-predictions.js";
 import { ForbiddenError, ValidationError } from "../../../errors.js";
 import type { IntelligenceService } from "../../../intelligence/intelligence-service.js";
+import { beforePolicy } from "../../../intelligence/policy/before-policy.js";
 import { simulatePolicy } from "../../../intelligence/policy/policy-simulate.js";
 import { readScope } from "../access.js";
 import type { RouteContext, RouteHandlers } from "../route-handler.js";
@@ -20,7 +21,7 @@ const WEEK_MS = 7 * 86_400_000;
  * registerApiRoutes(app, { ...policyRoutes(service, storage.pool) });
  * ```
  */
-export function policyRoutes(service: IntelligenceService, pool: pg.Pool): RouteHandlers {
+export function policyRoutes(service: IntelligenceService, pool: SqlPool): RouteHandlers {
   return {
     getPolicy: async () => service.policy(),
     putPolicy: async ({ body, principal }: RouteContext<Policy>) => {
@@ -41,7 +42,12 @@ export function policyRoutes(service: IntelligenceService, pool: pg.Pool): Route
       const from = body.from ? new Date(body.from) : new Date(to.getTime() - WEEK_MS);
       if (from >= to) problems.push({ path: "/from", message: "must be before to" });
       if (problems.length > 0) throw new ValidationError(problems);
-      const jobs = await recordedSimulationJobs(pool, { from, to, cluster: scope.cluster });
+      const recorded = await recordedPredictions(pool, { from, to, cluster: scope.cluster });
+      // Each job with the model's own values, so the simulated policy sees every rule that limits one.
+      const jobs = recorded.map((r) => ({
+        spec: r.spec,
+        resources: beforePolicy(r.resources, r.recommendations),
+      }));
       const simulation = simulatePolicy(jobs, body.policy);
       return { ...simulation, from: from.toISOString(), to: to.toISOString() };
     },

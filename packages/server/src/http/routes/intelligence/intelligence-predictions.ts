@@ -3,7 +3,7 @@ import { BufferPool } from "../../../data-plane/copy/buffer-pool.js";
 import { ForbiddenError, NotFoundError } from "../../../errors.js";
 import type { IntelligenceService } from "../../../intelligence/intelligence-service.js";
 import { answerText, BatchAnswerJson } from "../../../intelligence/serving/answer-json.js";
-import type { Principal } from "../../plugins/auth/principal.js";
+import type { Principal } from "../../../platform/identity/principal.js";
 import { readScope } from "../access.js";
 import type { RouteContext, RouteHandlers } from "../route-handler.js";
 

@@ -1,4 +1,5 @@
-import { type CalibrationExample, fitConformal } from "../../calibration/conformal.js";
+import { fitConformal } from "../../calibration/conformal.js";
+import type { CalibrationExample } from "../../calibration/conformal-table.js";
 import type { FeatureTable } from "../../features/feature-table.js";
 import { describeLevel } from "../../features/group-keys.js";
 import type { ResourceModel } from "../../model/resource-model.js";

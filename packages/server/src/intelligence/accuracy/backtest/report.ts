@@ -1,4 +1,4 @@
-import type { ResourceName } from "../../history-job.js";
+import type { ResourceName } from "@jobsight/schemas";
 import type { PredictorMetrics } from "./metrics.js";
 
 /** The model's metrics plus what only the model has. */

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import type { ResourceName } from "../../history-job.js";
+import type { ResourceName } from "@jobsight/schemas";
 import { renderReport } from "./report.js";
 import { runBacktest } from "./run-backtest.js";
 

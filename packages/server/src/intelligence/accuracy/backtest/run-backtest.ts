@@ -1,13 +1,14 @@
 import { basename } from "node:path";
-import { loadSwfHistory } from "../../../data-plane/import/swf-history-loader.js";
+import type { ResourceName } from "@jobsight/schemas";
 import { buildFeatureTable } from "../../features/feature-table.js";
-import type { HistoryJob, ResourceName } from "../../history-job.js";
+import type { HistoryJob } from "../../history-job.js";
 import { ALL_RESOURCES, resourceSpec } from "../../resources.js";
 import type { TrainResourceModelOptions } from "../../training/train-resource-model.js";
 import { vpaBaseline } from "./baselines.js";
 import { computeMetrics, type ScoredJob } from "./metrics.js";
 import { firstEvaluatedIndex, runModelProtocol } from "./protocol.js";
 import type { BacktestReport, ResourceReport } from "./report.js";
+import { loadSwfHistory } from "./swf-history-loader.js";
 
 /** Options of {@link runBacktest}. */
 export type BacktestOptions = {

@@ -1,6 +1,6 @@
 import type { JobSpec, ResourcePrediction } from "@jobsight/schemas";
 import { describe, expect, it } from "vitest";
-import type { PolicyAuditRecord } from "../../policy/policy-audit.js";
+import type { PolicyAuditRecord } from "../../../data-plane/stores/policy-audit-record.js";
 import type { PredictFunction } from "../predict-function.js";
 import { SlurmAdvisor, type SlurmAdvisorOptions } from "./slurm-advisor.js";
 

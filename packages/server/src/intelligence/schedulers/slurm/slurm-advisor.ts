@@ -1,6 +1,7 @@
 import type { Policy, PredictionMode } from "@jobsight/schemas";
+import type { PolicyAuditSink } from "../../../data-plane/stores/policy-audit-record.js";
 import { applyPolicy } from "../../policy/apply-policy.js";
-import { auditRecordsFor, type PolicyAuditSink } from "../../policy/policy-audit.js";
+import { auditRecordsFor } from "../../policy/policy-audit.js";
 import { OutcomeCounter } from "../outcome-counter.js";
 import {
   type PredictFunction,

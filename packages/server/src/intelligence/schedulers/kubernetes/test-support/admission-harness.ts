@@ -1,5 +1,5 @@
 import type { JobSpec, ResourcePrediction } from "@jobsight/schemas";
-import type { PolicyAuditRecord } from "../../../policy/policy-audit.js";
+import type { PolicyAuditRecord } from "../../../../data-plane/stores/policy-audit-record.js";
 import { KubernetesAdmission, type KubernetesAdmissionOptions } from "../../kubernetes-admission.js";
 import type { PredictFunction } from "../../predict-function.js";
 import type { AdmissionReviewResponse } from "../admission-review.js";

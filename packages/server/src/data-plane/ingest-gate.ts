@@ -1,4 +1,4 @@
-import { RateLimitedError } from "../../errors.js";
+import { RateLimitedError } from "../errors.js";
 
 /**
  * Back-pressure for ingest: at most `limit` batches are written at once; the next caller gets a

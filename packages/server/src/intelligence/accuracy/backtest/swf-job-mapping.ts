@@ -1,5 +1,5 @@
-import type { HistoryJob, JobOutcomeKind } from "../../intelligence/history-job.js";
-import type { SwfRecord } from "./swf-parser.js";
+import type { SwfRecord } from "../../../data-plane/import/swf-parser.js";
+import type { HistoryJob, JobOutcomeKind } from "../../history-job.js";
 
 const KIB = 1024;
 

@@ -1,6 +1,11 @@
-import type { HistoryJob } from "../../intelligence/history-job.js";
+import {
+  type SwfBadLine,
+  type SwfHeader,
+  SwfReader,
+  type SwfReaderOptions,
+} from "../../../data-plane/import/swf-parser.js";
+import type { HistoryJob } from "../../history-job.js";
 import { swfRecordToHistoryJob } from "./swf-job-mapping.js";
-import { type SwfBadLine, type SwfHeader, SwfReader, type SwfReaderOptions } from "./swf-parser.js";
 
 /** Jobs of one SWF log, sorted by submit time, with what the parser could not read. */
 export type SwfHistory = {

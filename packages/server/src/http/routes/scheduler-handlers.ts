@@ -1,12 +1,12 @@
 import type { AdmissionReviewRequest, SlurmAdviceRequest } from "@jobsight/schemas";
+import type { PolicyAuditSink } from "../../data-plane/stores/policy-audit-record.js";
 import { ForbiddenError, ValidationError } from "../../errors.js";
-import type { Principal } from "../../http/plugins/auth/principal.js";
-import type { RouteContext, RouteHandlers } from "../../http/routes/route-handler.js";
-import type { IntelligenceService } from "../intelligence-service.js";
-import type { PolicyAuditSink } from "../policy/policy-audit.js";
-import { KubernetesAdmission } from "./kubernetes-admission.js";
-import { servicePredictor } from "./service-predictor.js";
-import { SlurmAdvisor } from "./slurm/slurm-advisor.js";
+import type { IntelligenceService } from "../../intelligence/intelligence-service.js";
+import { KubernetesAdmission } from "../../intelligence/schedulers/kubernetes-admission.js";
+import { servicePredictor } from "../../intelligence/schedulers/service-predictor.js";
+import { SlurmAdvisor } from "../../intelligence/schedulers/slurm/slurm-advisor.js";
+import type { Principal } from "../../platform/identity/principal.js";
+import type { RouteContext, RouteHandlers } from "./route-handler.js";
 
 /** Options of {@link schedulerHandlers}. */
 export type SchedulerHandlersOptions = {

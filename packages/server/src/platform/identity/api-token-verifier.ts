@@ -1,5 +1,5 @@
-import type { ApiTokenConfig } from "../../../config/server-config.js";
-import { type ApiTokenRecord, hashToken } from "../../../data-plane/stores/token-store.js";
+import type { ApiTokenConfig } from "../../config/server-config.js";
+import { type ApiTokenRecord, hashToken } from "../../data-plane/stores/token-store.js";
 import type { Principal, TokenVerifier } from "./principal.js";
 
 /** Options of {@link ApiTokenVerifier}. */
