@@ -1,8 +1,49 @@
+import type { ResourceName } from "@jobsight/schemas";
 import { describe, expect, it } from "vitest";
+import { FeatureBuilder } from "../features/feature-builder.js";
+import { describeGroup } from "../features/group-keys.js";
 import type { HistoryJob } from "../history-job.js";
-import { mulberry32 } from "../training/quantile-gbdt.js";
-import { trainJobModels } from "../training/train-job-models.js";
-import { JobPredictor } from "./job-predictor.js";
+import type { ResourceModel } from "../model/resource-model.js";
+import { resourceSpec } from "../resources.js";
+import { predictResource, type ResourcePrediction } from "../serving/predictor.js";
+import { mulberry32 } from "./quantile-gbdt.js";
+import { trainJobModels } from "./train-job-models.js";
+
+/** The trained models applied the way the backtest does: features of the history so far, then the predictor. */
+class PredictorOverHistory {
+  readonly #builders = new Map<ResourceName, FeatureBuilder>();
+
+  constructor(readonly models: Partial<Record<ResourceName, ResourceModel>>) {
+    for (const name of Object.keys(models) as ResourceName[]) {
+      this.#builders.set(name, new FeatureBuilder(resourceSpec(name)));
+    }
+  }
+
+  observeEnded(job: HistoryJob): void {
+    for (const b of this.#builders.values()) b.observeEnded(job);
+  }
+
+  predict(job: HistoryJob): Partial<Record<ResourceName, ResourcePrediction>> {
+    const out: Partial<Record<ResourceName, ResourcePrediction>> = {};
+    for (const [name, builder] of this.#builders) {
+      const row = builder.features(job);
+      const summary = builder.summary(job, 3);
+      out[name] = predictResource(this.models[name] as ResourceModel, row, {
+        request: builder.spec.request(job),
+        userJobs: Math.round(Math.expm1(row[builder.names.indexOf("user_count")])),
+        evidence: summary
+          ? {
+              group: describeGroup(job, summary.level),
+              jobs: summary.jobs,
+              censoredJobs: summary.censoredJobs,
+              since: summary.since,
+            }
+          : undefined,
+      });
+    }
+    return out;
+  }
+}
 
 const GIB = 2 ** 30;
 
@@ -29,12 +70,12 @@ function history(n: number): HistoryJob[] {
   });
 }
 
-describe("JobPredictor", () => {
+describe("trainJobModels, served over the history so far", () => {
   const jobs = history(3000);
   const models = trainJobModels(jobs, { minJobs: 100, trees: 20 });
 
   it("gives a tight, confident recommendation to a repetitive group and refuses a wide guess", () => {
-    const predictor = new JobPredictor(models);
+    const predictor = new PredictorOverHistory(models);
     for (const j of jobs) predictor.observeEnded(j);
     const next = (user: string, executable: string): HistoryJob => ({
       ...jobs[0],
@@ -64,8 +105,8 @@ describe("JobPredictor", () => {
 
   it("keeps the model as plain data that survives a JSON round trip", () => {
     const copy = JSON.parse(JSON.stringify(models));
-    const a = new JobPredictor(models);
-    const b = new JobPredictor(copy);
+    const a = new PredictorOverHistory(models);
+    const b = new PredictorOverHistory(copy);
     for (const j of jobs) {
       a.observeEnded(j);
       b.observeEnded(j);
