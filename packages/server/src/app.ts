@@ -4,6 +4,7 @@ import type { JWK } from "jose";
 import type { ServerConfig } from "./config/server-config.js";
 import { IngestGate } from "./data-plane/ingest-gate.js";
 import type { ObjectStore } from "./data-plane/objects/object-store.js";
+import { reportingNodes } from "./data-plane/queries/deployment-counts.js";
 import type { SqlPool } from "./data-plane/storage/database.js";
 import type { DataPlaneStorage } from "./data-plane/storage/storage.js";
 import { authPlugin } from "./http/plugins/auth.js";
@@ -204,14 +205,4 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   // served without a token.
   await app.register(webReportPlugin);
   return app;
-}
-
-// Nodes that sent samples in the last 24 hours: what the licence's node limit counts.
-async function reportingNodes(pool: SqlPool): Promise<number> {
-  const since = new Date(Date.now() - 86_400_000);
-  const { rows } = await pool.query<{ n: string }>(
-    "SELECT count(DISTINCT node) AS n FROM usage_samples WHERE time >= $1",
-    [since],
-  );
-  return Number(rows[0]?.n ?? 0);
 }

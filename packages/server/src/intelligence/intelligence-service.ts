@@ -7,11 +7,12 @@ import type {
   Prediction,
   PredictionRequest,
 } from "@jobsight/schemas";
+import { recordFirstStart } from "../data-plane/stores/deployment-state.js";
 import { DEFAULT_POLICY, loadPolicy, savePolicy } from "../data-plane/stores/policy-store.js";
 import type { RecordedPrediction } from "../data-plane/stores/prediction-store.js";
 import { buildAccuracyReport } from "./accuracy/accuracy-report.js";
 import { COMPARISON_THRESHOLDS } from "./accuracy/compare-backtests.js";
-import { type ModeState, modeAt, recordFirstStart } from "./accuracy/shadow-mode.js";
+import { type ModeState, modeAt } from "./accuracy/shadow-mode.js";
 import { BackgroundLoop } from "./background-loop.js";
 import { diagnose } from "./diagnosis/diagnose.js";
 import { loadDiagnosisInput } from "./diagnosis/diagnosis-input.js";

@@ -98,6 +98,26 @@ describe("SQL only through parameters", () => {
   });
 });
 
+// The data plane is the only room that speaks SQL (docs/architecture.md): a statement anywhere
+// else is a store method that has not been written yet.
+const STATEMENT = /["'`]\s*(SELECT|INSERT INTO|UPDATE \w+ SET|DELETE FROM|CREATE (TABLE|INDEX)|ALTER TABLE)\b/;
+
+describe("SQL only in the data plane", () => {
+  it("holds no SQL statement in a source file outside data-plane/", () => {
+    const outside = tsFiles(SRC)
+      .map((path) => relative(SRC, path).split("\\").join("/"))
+      .filter((file) => !file.startsWith("data-plane/") && !/\.test\.ts$|test-support\//.test(file))
+      .filter((file) => STATEMENT.test(readFileSync(join(SRC, file), "utf8")));
+    expect(outside).toEqual([]);
+  });
+
+  it("recognises a statement in a string", () => {
+    expect(STATEMENT.test('q("SELECT 1")')).toBe(true);
+    expect(STATEMENT.test("q(`\n  INSERT INTO jobs (a) VALUES ($1)`)")).toBe(true);
+    expect(STATEMENT.test("// select the rows")).toBe(false);
+  });
+});
+
 describe("scanSqlSource", () => {
   const scan = (code: string) => scanSqlSource("x.ts", code).map((f) => f.expression);
 

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import type { HeartbeatSource } from "../../platform/licence/heartbeat.js";
+import { reportingNodes } from "../queries/deployment-counts.js";
 
 /** Options of {@link storageHeartbeatCounts}. */
 export type StorageHeartbeatCountsOptions = {
@@ -38,7 +39,7 @@ export function storageHeartbeatCounts(
   return async () => {
     const since = new Date((options.now ?? (() => new Date()))().getTime() - DAY_MS);
     const [nodes, clusters, jobsPerDay, predictionsPerDay] = await Promise.all([
-      count("SELECT count(DISTINCT node) AS n FROM usage_samples WHERE time >= $1", [since]),
+      reportingNodes(pool, since),
       count("SELECT count(*) AS n FROM clusters"),
       count("SELECT count(*) AS n FROM jobs WHERE submitted_at >= $1", [since]),
       options.predictionsPerDay ? options.predictionsPerDay() : Promise.resolve(0),

@@ -1,6 +1,6 @@
 import type { JobRecord, NodeEvent } from "@jobsight/schemas";
 import { type ObjectStore, readAll } from "../../data-plane/objects/object-store.js";
-import { query } from "../../data-plane/storage/database.js";
+import { completedRunTimes, jobArtifactRefs } from "../../data-plane/queries/diagnosis-queries.js";
 import type { DataPlaneStorage } from "../../data-plane/storage/storage.js";
 import { eventDedupeKey } from "../../data-plane/stores/event-store.js";
 import type { DiagnosisInput, JobLogLine, RunTimeHistory } from "./input.js";
@@ -84,18 +84,17 @@ async function runTimeHistory(
   const { executable, jobName, user } = record.spec;
   if (executable === undefined && jobName === undefined) return undefined;
   const byExecutable = executable !== undefined;
-  const { rows } = await query<{ run: number }>(
-    storage.pool,
-    `SELECT run_time_seconds AS run FROM jobs
-     WHERE cluster = $1 AND user_name = $2 AND phase = 'ended' AND state = 'COMPLETED' AND job_id <> $3
-       AND run_time_seconds IS NOT NULL AND submitted_at < $4::timestamptz
-       AND ${byExecutable ? "executable = $5" : "record->'spec'->>'jobName' = $5"}
-     ORDER BY submitted_at DESC LIMIT $6`,
-    [record.cluster, user, record.jobId, record.submittedAt, byExecutable ? executable : jobName, limit],
-  );
-  if (rows.length === 0) return undefined;
+  const runs = await completedRunTimes(storage.pool, {
+    cluster: record.cluster,
+    user,
+    jobId: record.jobId,
+    submittedAt: record.submittedAt,
+    key: byExecutable ? { by: "executable", value: executable } : { by: "jobName", value: jobName as string },
+    limit,
+  });
+  if (runs.length === 0) return undefined;
   return {
-    runTimesSeconds: rows.map((r) => Number(r.run)),
+    runTimesSeconds: runs,
     group: byExecutable ? `user=${user},executable=${executable}` : `user=${user},jobName=${jobName}`,
   };
 }
@@ -106,13 +105,7 @@ async function jobArtifacts(
   record: JobRecord,
   maxBytes: number,
 ): Promise<{ submission?: string; logLines: JobLogLine[] }> {
-  const { rows } = await query<{ sha256: string; kind: string; size: string }>(
-    storage.pool,
-    `SELECT l.sha256, l.kind, a.size_bytes AS size FROM artifact_links l JOIN artifacts a USING (sha256)
-     WHERE l.cluster = $1 AND l.job_id = $2 AND l.kind IN ('script', 'manifest', 'log')
-     ORDER BY a.created_at, l.sha256`,
-    [record.cluster, record.jobId],
-  );
+  const refs = await jobArtifactRefs(storage.pool, record.cluster, record.jobId);
   const read = async (sha256: string): Promise<string | undefined> => {
     const stream = await objects.get(sha256);
     if (!stream) return undefined;
@@ -128,8 +121,8 @@ async function jobArtifacts(
   // The submission is the script the spec names by hash, else the newest linked script or manifest.
   const named = record.spec.scriptHash;
   if (named) submission = await read(named);
-  for (const r of rows) {
-    if (Number(r.size) > maxBytes) continue;
+  for (const r of refs) {
+    if (r.sizeBytes > maxBytes) continue;
     if (r.kind === "log") {
       const text = await read(r.sha256);
       for (const line of text?.split(/\r?\n/) ?? [])

@@ -1,7 +1,8 @@
 import type { ResourceName } from "@jobsight/schemas";
 import type { ObjectStore } from "../../data-plane/objects/object-store.js";
 import { readAll } from "../../data-plane/objects/object-store.js";
-import { query, type SqlPool, withTransaction } from "../../data-plane/storage/database.js";
+import type { SqlPool } from "../../data-plane/storage/database.js";
+import { ModelStore, type StoredModel } from "../../data-plane/stores/model-store.js";
 import type { ModelDecision } from "../accuracy/compare-backtests.js";
 import {
   type BacktestFigures,
@@ -10,74 +11,17 @@ import {
   type ModelManifest,
 } from "./model-manifest.js";
 
+/** A row of the `models` table, with the intelligence plane's figures and decision. */
+export type ModelRecord = StoredModel<Partial<Record<ResourceName, BacktestFigures>>, ModelDecision>;
+
 /** A stored file of a model. */
 export type ModelFile = { sha256: string; sizeBytes: number; contentType: string };
 
-/** Where a model stands: in service, replaced, refused at training, or taken out by a rollback. */
-export type ModelStatus = "active" | "retired" | "rejected" | "rolled_back";
-
-/** A row of the `models` table. */
-export type ModelRecord = {
-  version: string;
-  createdAt: string;
-  status: ModelStatus;
-  /** `schedule`, `demand`, `startup`, `cli`. */
-  trigger: string;
-  manifestSha256: string;
-  resources: ResourceName[];
-  trainingJobs: number;
-  dataStart?: string;
-  dataEnd?: string;
-  backtest: Partial<Record<ResourceName, BacktestFigures>>;
-  decision: ModelDecision;
-  trainSeconds?: number;
-  activatedAt?: string;
-};
-
-type Row = {
-  version: string;
-  created_at: string;
-  status: ModelStatus;
-  trigger: string;
-  manifest_sha256: string;
-  resources: ResourceName[];
-  training_jobs: number;
-  data_start: string | null;
-  data_end: string | null;
-  backtest: ModelRecord["backtest"];
-  decision: ModelDecision;
-  train_seconds: number | null;
-  activated_at: string | null;
-};
-
-const ISO = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-const COLUMNS = `version, ${ISO("created_at")} AS created_at, status, trigger, manifest_sha256, resources,
-  training_jobs, ${ISO("data_start")} AS data_start, ${ISO("data_end")} AS data_end, backtest, decision,
-  train_seconds, ${ISO("activated_at")} AS activated_at`;
-
-function toRecord(r: Row): ModelRecord {
-  const out: ModelRecord = {
-    version: r.version,
-    createdAt: r.created_at,
-    status: r.status,
-    trigger: r.trigger,
-    manifestSha256: r.manifest_sha256,
-    resources: r.resources,
-    trainingJobs: r.training_jobs,
-    backtest: r.backtest,
-    decision: r.decision,
-  };
-  if (r.data_start) out.dataStart = r.data_start;
-  if (r.data_end) out.dataEnd = r.data_end;
-  if (r.train_seconds !== null) out.trainSeconds = r.train_seconds;
-  if (r.activated_at) out.activatedAt = r.activated_at;
-  return out;
-}
-
 /**
  * Versioned models: the files (a manifest and one ONNX model per resource) in the
- * content-addressed object store, and a row per version in `models` with its training data range,
- * backtest figures, the decision taken on it, and which one is active (at most one).
+ * content-addressed object store, and a row per version in the data plane's `models` table
+ * ({@link ModelStore}) with its training data range, backtest figures, the decision taken on it,
+ * and which one is active (at most one).
  *
  * @example
  * ```ts
@@ -87,10 +31,14 @@ function toRecord(r: Row): ModelRecord {
  * ```
  */
 export class ModelRegistry {
+  readonly #rows: ModelStore<ModelRecord["backtest"], ModelDecision>;
+
   constructor(
-    private readonly pool: SqlPool,
+    pool: SqlPool,
     private readonly objects: ObjectStore,
-  ) {}
+  ) {
+    this.#rows = new ModelStore(pool);
+  }
 
   /** Stores the files of a model: each resource's ONNX model, then the manifest (listed last). */
   async storeFiles(
@@ -111,47 +59,18 @@ export class ModelRegistry {
    * Records a trained model; when `activate`, it becomes the active one and the previous active
    * model is retired, in one transaction.
    */
-  async record(
-    model: Omit<ModelRecord, "createdAt" | "activatedAt" | "status">,
-    activate: boolean,
-  ): Promise<void> {
-    await withTransaction(this.pool, async (client) => {
-      if (activate) await client.query("UPDATE models SET status = 'retired' WHERE status = 'active'");
-      await client.query(
-        `INSERT INTO models (version, status, trigger, manifest_sha256, resources, training_jobs, data_start,
-           data_end, backtest, decision, train_seconds, activated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, CASE WHEN $2 = 'active' THEN now() END)`,
-        [
-          model.version,
-          activate ? "active" : "rejected",
-          model.trigger,
-          model.manifestSha256,
-          model.resources,
-          model.trainingJobs,
-          model.dataStart ?? null,
-          model.dataEnd ?? null,
-          JSON.stringify(model.backtest),
-          JSON.stringify(model.decision),
-          model.trainSeconds ?? null,
-        ],
-      );
-    });
+  record(model: Omit<ModelRecord, "createdAt" | "activatedAt" | "status">, activate: boolean): Promise<void> {
+    return this.#rows.record(model, activate);
   }
 
   /** The active model's row, if any. */
-  async active(): Promise<ModelRecord | undefined> {
-    const { rows } = await query<Row>(this.pool, `SELECT ${COLUMNS} FROM models WHERE status = 'active'`);
-    return rows[0] ? toRecord(rows[0]) : undefined;
+  active(): Promise<ModelRecord | undefined> {
+    return this.#rows.active();
   }
 
   /** Every model, newest first. */
-  async list(limit = 100): Promise<ModelRecord[]> {
-    const { rows } = await query<Row>(
-      this.pool,
-      `SELECT ${COLUMNS} FROM models ORDER BY created_at DESC, version DESC LIMIT $1`,
-      [limit],
-    );
-    return rows.map(toRecord);
+  list(limit = 100): Promise<ModelRecord[]> {
+    return this.#rows.list(limit);
   }
 
   /**
@@ -159,27 +78,8 @@ export class ModelRegistry {
    * marked `rolled_back`. Returns the version now active, or `undefined` when there is nothing to
    * go back to.
    */
-  async rollback(): Promise<string | undefined> {
-    return withTransaction(this.pool, async (client) => {
-      const current = await client.query<{ version: string; activated_at: string }>(
-        "SELECT version, activated_at FROM models WHERE status = 'active' FOR UPDATE",
-      );
-      const now = current.rows[0];
-      const previous = await client.query<{ version: string }>(
-        `SELECT version FROM models WHERE status = 'retired' AND activated_at IS NOT NULL
-           AND ($1::timestamptz IS NULL OR activated_at < $1::timestamptz)
-         ORDER BY activated_at DESC LIMIT 1 FOR UPDATE`,
-        [now?.activated_at ?? null],
-      );
-      const back = previous.rows[0]?.version;
-      if (!back) return undefined;
-      if (now)
-        await client.query("UPDATE models SET status = 'rolled_back' WHERE version = $1", [now.version]);
-      await client.query("UPDATE models SET status = 'active', activated_at = now() WHERE version = $1", [
-        back,
-      ]);
-      return back;
-    });
+  rollback(): Promise<string | undefined> {
+    return this.#rows.rollback();
   }
 
   /** A stored manifest. */

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { ResourceName } from "@jobsight/schemas";
+import { withTryAdvisoryLock } from "../../data-plane/storage/advisory-lock.js";
 import type { SqlPool } from "../../data-plane/storage/database.js";
 import type { ArtifactStore } from "../../data-plane/stores/artifact-store.js";
 import { endedJobsPage } from "../../data-plane/stores/stored-jobs.js";
@@ -113,29 +114,18 @@ export async function trainAndRegister(
   settings: TrainSettings,
   run: TrainRun,
 ): Promise<TrainReport> {
-  const lock = await pool.connect();
-  try {
-    const { rows } = await lock.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1) AS ok", [
-      TRAINING_LOCK,
-    ]);
-    if (!rows[0].ok) {
-      return {
-        trained: false,
-        accepted: false,
-        jobs: 0,
-        resources: [],
-        backtest: {},
-        reason: "another server is training",
-      };
-    }
-    try {
-      return await trainLocked(pool, registry, artifacts, active, settings, run);
-    } finally {
-      await lock.query("SELECT pg_advisory_unlock($1)", [TRAINING_LOCK]);
-    }
-  } finally {
-    lock.release();
-  }
+  const result = await withTryAdvisoryLock(pool, TRAINING_LOCK, () =>
+    trainLocked(pool, registry, artifacts, active, settings, run),
+  );
+  if (result.locked) return result.value;
+  return {
+    trained: false,
+    accepted: false,
+    jobs: 0,
+    resources: [],
+    backtest: {},
+    reason: "another server is training",
+  };
 }
 
 async function trainLocked(

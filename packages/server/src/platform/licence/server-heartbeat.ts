@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import type { ControlPlaneConfig } from "../../config/security-config.js";
+import { predictionsPerDay } from "../../data-plane/queries/deployment-counts.js";
 import type { DataPlaneStorage } from "../../data-plane/storage/storage.js";
 import { storageHeartbeatCounts } from "../../data-plane/stores/storage-heartbeat-counts.js";
 import { SERVER_VERSION } from "../../version.js";
@@ -25,15 +26,6 @@ export type ServerHeartbeatOptions = {
   /** The fetch implementation (tests). @default globalThis.fetch */
   fetch?: typeof fetch;
 };
-
-// Predictions recorded in the last day: an aggregate over the intelligence plane's table, which
-// a data-plane-only database may not have (then 0).
-async function predictionsPerDay(pool: DataPlaneStorage["pool"]): Promise<number> {
-  const { rows } = await pool.query<{ n: string | null }>(
-    "SELECT CASE WHEN to_regclass('predictions') IS NULL THEN 0 ELSE (SELECT count(*) FROM predictions WHERE created_at >= now() - interval '1 day') END AS n",
-  );
-  return Number(rows[0]?.n ?? 0);
-}
 
 /**
  * The server's control-plane client: a {@link HeartbeatClient} whose source reads only versions,
