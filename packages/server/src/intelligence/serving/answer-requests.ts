@@ -4,9 +4,9 @@ import { rememberTail } from "./answer-json.js";
 import {
   type PredictionContext,
   type PredictionMemo,
-  type PredictionPlan,
-  planPredictions,
-  recordPredictions,
+  type DistinctJobOutcomes,
+  predictDistinctJobs,
+  answersAndRecords,
 } from "./make-predictions.js";
 
 /**
@@ -75,7 +75,7 @@ export async function answerEach(
   // The window's requests to predict: their indexes, the requests, and their plan.
   let todo: number[] = [];
   let todoRequests: PredictionRequest[] = [];
-  let plan: PredictionPlan | undefined;
+  let plan: DistinctJobOutcomes | undefined;
   // Where the slice's first request to predict is in `todo`.
   let next = 0;
   for (let start = 0; start < requests.length; start += SLICE) {
@@ -88,14 +88,14 @@ export async function answerEach(
       todo = [];
       for (let i = start; i < windowEnd; i++) if (answers[i] === undefined && !repeats.has(i)) todo.push(i);
       todoRequests = todo.map((i) => requests[i]);
-      plan = todo.length > 0 ? await planPredictions(todoRequests, context, memo) : undefined;
+      plan = todo.length > 0 ? await predictDistinctJobs(todoRequests, context, memo) : undefined;
       next = 0;
     }
     const end = Math.min(requests.length, start + SLICE);
     let last = next;
     while (last < todo.length && todo[last] < end) last++;
     if (plan && last > next) {
-      const recorded = recordPredictions(todoRequests, plan, context, next, last);
+      const recorded = answersAndRecords(todoRequests, plan, context, next, last);
       recorder.record(recorded);
       for (let k = next; k < last; k++) {
         answers[todo[k]] = recorded[k - next].answer;

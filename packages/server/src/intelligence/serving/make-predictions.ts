@@ -62,10 +62,10 @@ function requestKey(request: PredictionRequest, specJson: string): string {
 }
 
 /**
- * What a window of requests shares once their distinct jobs are predicted ({@link planPredictions}):
+ * What a window of requests shares once their distinct jobs are predicted ({@link predictDistinctJobs}):
  * per request its spec's JSON and its key, per key what was made, and what every answer has.
  */
-export type PredictionPlan = {
+export type DistinctJobOutcomes = {
   specJsons: string[];
   keys: string[];
   made: Map<string, Made>;
@@ -76,20 +76,20 @@ export type PredictionPlan = {
 /**
  * The work of a batch that depends on the job and not on the request: each distinct job of
  * `requests` not in `memo` is predicted (one model run for all of them), rounded for the
- * scheduler, policed and serialised; the rest comes from the memo. {@link recordPredictions}
+ * scheduler, policed and serialised; the rest comes from the memo. {@link answersAndRecords}
  * then makes each request's answer and record from the plan, a few at a time if the caller likes.
  *
  * @example
  * ```ts
- * const plan = await planPredictions(requests, context, memo);
- * const recorded = recordPredictions(requests, plan, context, 0, requests.length);
+ * const plan = await predictDistinctJobs(requests, context, memo);
+ * const recorded = answersAndRecords(requests, plan, context, 0, requests.length);
  * ```
  */
-export async function planPredictions(
+export async function predictDistinctJobs(
   requests: readonly PredictionRequest[],
   ctx: PredictionContext,
   memo: PredictionMemo = new Map(),
-): Promise<PredictionPlan> {
+): Promise<DistinctJobOutcomes> {
   // The spec's JSON is both the key and what the record stores.
   const specJsons: string[] = new Array(requests.length);
   const keys: string[] = new Array(requests.length);
@@ -164,18 +164,18 @@ export async function planPredictions(
 }
 
 /**
- * What to record and answer for `requests[from, to)` of a {@link planPredictions} plan, in order:
+ * What to record and answer for `requests[from, to)` of a {@link predictDistinctJobs} plan, in order:
  * each request gets an id, an answer (with no resources in shadow mode, where only the record
  * keeps them) and a record of its own, sharing its job's outcome and bytes with the others.
  *
  * @example
  * ```ts
- * recorder.record(recordPredictions(requests, plan, context, 0, 128));
+ * recorder.record(answersAndRecords(requests, plan, context, 0, 128));
  * ```
  */
-export function recordPredictions(
+export function answersAndRecords(
   requests: readonly PredictionRequest[],
-  plan: PredictionPlan,
+  plan: DistinctJobOutcomes,
   ctx: PredictionContext,
   from: number,
   to: number,
@@ -236,6 +236,6 @@ export async function makePredictions(
   ctx: PredictionContext,
   memo: PredictionMemo = new Map(),
 ): Promise<RecordedPrediction[]> {
-  const plan = await planPredictions(requests, ctx, memo);
-  return recordPredictions(requests, plan, ctx, 0, requests.length);
+  const plan = await predictDistinctJobs(requests, ctx, memo);
+  return answersAndRecords(requests, plan, ctx, 0, requests.length);
 }
