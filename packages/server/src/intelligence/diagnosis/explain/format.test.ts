@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatBytes, formatDuration, formatShare } from "./explain/format.js";
+import { formatBytes, formatDuration, formatShare } from "./format.js";
 
 describe("format", () => {
   it("writes bytes in binary units", () => {
