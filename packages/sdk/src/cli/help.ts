@@ -93,12 +93,15 @@ package: this command runs its 'jobsight-server import' with the same arguments.
 
 ${connection}
 `,
-  backtest: `Usage: jobsight backtest <trace> [--format swf|sacct] [--window 0.3] [--json]
+  backtest: `Usage: jobsight backtest <trace> [--format swf] [--window 0.3] [--json]
+         [--resources memory,walltime] [--predictions FILE]
 
-Imports the trace into a throwaway store, replays it without look-ahead (the last 30% by submit
-time is scored) and prints coverage, under-prediction, slack, range coverage and calibration per
-resource, next to the users' own requests and a VPA-style baseline. Runs 'jobsight-server
-backtest' from the Jobsight server package with the same arguments.
+Replays a Standard Workload Format trace without look-ahead (the last 30% by submit time is
+scored) and prints coverage, under-prediction, slack, range coverage and calibration per
+resource, next to the users' own requests and a VPA-style baseline. --predictions FILE also
+writes every scored prediction as one JSON line (job, resource, status, value, low, high,
+confidence, actual, censored, request, modelVersion), so every figure can be recomputed.
+Runs 'jobsight-server backtest' from the Jobsight server package with the same arguments.
 `,
   server: `Usage: jobsight server [options]
 

@@ -1,16 +1,18 @@
 import type { Prediction } from "@jobsight/schemas";
-import type { BufferPool } from "../../data-plane/copy/buffer-pool.js";
+import { BufferPool } from "../../data-plane/copy/buffer-pool.js";
 import { Utf8Writer } from "../../data-plane/copy/utf8-writer.js";
 
 /**
  * The JSON of answers after their ids, as UTF-8 ({@link AnswerJson.tail}), by answer, for answers
- * that leave without theirs ({@link rememberTail}). A batch answer is a megabyte and a half of
- * JSON per thousand predictions: the part after the id is the same for every request for the
- * same job in a batch, so it is encoded once (from the resources, which the record needs as JSON
- * too) and copied as bytes wherever the answer goes. Answers are not changed once made, so a
- * text never goes stale; one that is not known is serialised as usual.
+ * that leave without theirs ({@link rememberTail}). The part after the id is the same for every
+ * request for the same job in a batch: encoded once, then copied as bytes wherever the answer
+ * goes. Answers are not changed once made, so a text never goes stale; one that is not known is
+ * serialised as usual.
  */
 const tails = new WeakMap<Prediction, Uint8Array>();
+
+/** Where batch answers are written, each buffer reused once its answer is sent (`release`). */
+const BATCH_BUFFERS = new BufferPool({ maxPooledBytes: 16 * 1024 * 1024 });
 
 /** The parts of an answer that every answer of one batch shares. */
 export type AnswerCommon = Pick<Prediction, "createdAt" | "mode" | "modelVersion" | "shadowUntil" | "notice">;
@@ -96,10 +98,9 @@ const ANSWER_BYTES = 1600;
 
 /**
  * The JSON of a batch answer (`PredictionBatch`) as UTF-8 bytes, each answer written into one
- * buffer as soon as its text is at hand (so a batch's answers need not be kept until the end):
- * joining a megabyte-sized string first and encoding it afterwards costs several times as much
- * (the join, its length in bytes, then the encoding). With a `pool`, the buffer comes from it:
- * the caller gives it back (`release()` of {@link finish}'s writer) once sent.
+ * buffer as soon as its text is at hand, rather than joined into one long string and encoded
+ * afterwards (see docs/performance.md). With a `pool`, the buffer comes from it: the caller gives
+ * it back (`release()` of {@link finish}'s writer) once sent.
  *
  * @example
  * ```ts
@@ -114,8 +115,11 @@ export class BatchAnswerJson {
   readonly #out: Utf8Writer;
   #count = 0;
 
-  /** @param expected answers the batch will hold, to size the buffer. */
-  constructor(expected: number, pool?: BufferPool) {
+  /**
+   * @param expected answers the batch will hold, to size the buffer.
+   * @param pool where the buffer comes from. @default the module's pool of batch buffers
+   */
+  constructor(expected: number, pool: BufferPool = BATCH_BUFFERS) {
     // Sized for ASCII answers of the usual length, which they almost always are; grown otherwise.
     this.#out = new Utf8Writer(32 + expected * ANSWER_BYTES, pool);
     this.#out.write(`{"predictions":[`);

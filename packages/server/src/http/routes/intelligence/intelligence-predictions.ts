@@ -1,5 +1,4 @@
 import type { FieldError, JobSpec, PredictionBatchRequest, PredictionRequest } from "@jobsight/schemas";
-import { BufferPool } from "../../../data-plane/copy/buffer-pool.js";
 import { ForbiddenError, NotFoundError } from "../../../errors.js";
 import type { IntelligenceService } from "../../../intelligence/intelligence-service.js";
 import { answerText, BatchAnswerJson } from "../../../intelligence/serving/answer-json.js";
@@ -38,9 +37,6 @@ function assertMayPredict(
 // content type Fastify gives a serialised object.
 const JSON_TYPE = "application/json; charset=utf-8";
 
-/** Where batch answers are written: a megabyte and a half per thousand, each reused once sent. */
-const ANSWER_BUFFERS = new BufferPool({ maxPooledBytes: 16 * 1024 * 1024 });
-
 /**
  * Predictions (one or a batch, recorded, shadow mode first), reading them back, and the accuracy
  * report of what was recorded against what the jobs then did.
@@ -64,7 +60,7 @@ export function predictionRoutes(service: IntelligenceService): RouteHandlers {
         body.requests.map((r) => r.spec),
         (i) => `/requests/${i}/spec`,
       );
-      const batch = new BatchAnswerJson(body.requests.length, ANSWER_BUFFERS);
+      const batch = new BatchAnswerJson(body.requests.length);
       await service.predictEach(body.requests, principal?.user ?? "unknown", (a, tail) => batch.add(a, tail));
       reply.type(JSON_TYPE);
       const out = batch.finish();

@@ -39,6 +39,8 @@ export type ProtocolOptions = {
 export type ProtocolResult = {
   firstEvaluated: number;
   predictions: ResourcePrediction[];
+  /** `trainingOf[k]`: the training (from 1) whose model made `predictions[k]`. */
+  trainingOf: Int32Array;
   trainings: number;
   lastModel?: ResourceModel;
   trainSeconds: number;
@@ -69,6 +71,7 @@ export function runModelProtocol(table: FeatureTable, options: ProtocolOptions =
   for (let i = 0; i < n; i++) if (!Number.isNaN(table.y[i])) byEnd.push(i);
   byEnd.sort((a, b) => table.end[a] - table.end[b] || a - b);
   const predictions: ResourcePrediction[] = [];
+  const trainingOf = new Int32Array(Math.max(0, n - first));
   let model: ResourceModel | undefined;
   let pool: CalibrationExample[] = [];
   let trainedAt = Number.NEGATIVE_INFINITY;
@@ -100,6 +103,7 @@ export function runModelProtocol(table: FeatureTable, options: ProtocolOptions =
       calibratedAt = now;
     }
     const level = table.evidenceLevel[i];
+    trainingOf[i - first] = trainings;
     predictions.push(
       predictResource(model, table.x.subarray(i * F, (i + 1) * F), {
         request: table.request[i],
@@ -117,5 +121,5 @@ export function runModelProtocol(table: FeatureTable, options: ProtocolOptions =
     );
   }
   options.onProgress?.(n - first, n - first);
-  return { firstEvaluated: first, predictions, trainings, lastModel: model, trainSeconds };
+  return { firstEvaluated: first, predictions, trainingOf, trainings, lastModel: model, trainSeconds };
 }

@@ -1,10 +1,11 @@
 import { parseArgs } from "node:util";
 import type { ResourceName } from "@jobsight/schemas";
+import { openPredictionFile, type PredictionFile } from "./prediction-lines.js";
 import { renderReport } from "./report.js";
 import { runBacktest } from "./run-backtest.js";
 
 const USAGE =
-  "usage: jobsight backtest <trace.swf[.gz]> [--format swf] [--window 0.3] [--json] [--resources memory,walltime] [--retrain days]\n";
+  "usage: jobsight backtest <trace.swf[.gz]> [--format swf] [--window 0.3] [--json] [--resources memory,walltime] [--retrain days] [--predictions FILE]\n";
 
 /**
  * `jobsight backtest`: replays a trace under the evaluation protocol (no look-ahead, last `window`
@@ -44,6 +45,13 @@ export async function runBacktestCommand(args: string[]): Promise<number> {
     process.stderr.write(`--window ${values.window}: must be a fraction between 0 and 1\n`);
     return 2;
   }
+  let predictions: PredictionFile | undefined;
+  try {
+    predictions = values.predictions ? openPredictionFile(values.predictions) : undefined;
+  } catch (error) {
+    process.stderr.write(`--predictions ${values.predictions}: ${(error as Error).message}\n`);
+    return 2;
+  }
   const tty = process.stderr.isTTY;
   let lastShown = -1;
   const report = await runBacktest({
@@ -51,6 +59,7 @@ export async function runBacktestCommand(args: string[]): Promise<number> {
     window,
     resources: values.resources ? (values.resources.split(",") as ResourceName[]) : undefined,
     retrainEverySeconds: values.retrain ? Number(values.retrain) * 86_400 : undefined,
+    onPrediction: predictions?.sink,
     onProgress: (phase, done) => {
       const percent = Math.round(100 * done);
       // On a terminal the bar redraws in place; in a log, one line per 10%.
@@ -63,6 +72,7 @@ export async function runBacktestCommand(args: string[]): Promise<number> {
     },
   });
   if (tty) process.stderr.write("\n");
+  await predictions?.close();
   process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report));
   return 0;
 }
@@ -77,6 +87,7 @@ function parse(args: string[]) {
       json: { type: "boolean", default: false },
       retrain: { type: "string" },
       resources: { type: "string" },
+      predictions: { type: "string" },
       help: { type: "boolean", default: false },
     },
   });

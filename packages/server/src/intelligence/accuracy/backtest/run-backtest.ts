@@ -6,6 +6,7 @@ import { ALL_RESOURCES, resourceSpec } from "../../resources.js";
 import type { TrainResourceModelOptions } from "../../training/train-resource-model.js";
 import { vpaBaseline } from "./baselines.js";
 import { computeMetrics, type ScoredJob } from "./metrics.js";
+import type { PredictionSink } from "./prediction-lines.js";
 import { firstEvaluatedIndex, runModelProtocol } from "./protocol.js";
 import type { BacktestReport, ResourceReport } from "./report.js";
 import { loadSwfHistory } from "./swf-history-loader.js";
@@ -35,6 +36,8 @@ export type BacktestOptions = {
    */
   retrainEverySeconds?: number;
   training?: TrainResourceModelOptions;
+  /** Receives every scored prediction (completed and censored jobs), e.g. for `--predictions`. */
+  onPrediction?: PredictionSink;
   /** Progress: a phase name and a share done (0..1). */
   onProgress?: (phase: string, done: number) => void;
 };
@@ -117,6 +120,19 @@ function backtestResource(
     const p = protocol.predictions[i - first];
     const req = spec.request(jobs[i]);
     const limit = cap ? req : undefined;
+    options.onPrediction?.({
+      job: jobs[i].id,
+      resource: name,
+      status: p.status === "ok" ? "recommended" : "insufficient_evidence",
+      value: p.status === "ok" ? p.value : null,
+      low: p.status === "ok" ? p.low : null,
+      high: p.status === "ok" ? p.high : null,
+      confidence: p.status === "ok" ? p.confidence : null,
+      actual,
+      censored: jobs[i].outcome !== "completed",
+      request: req ?? null,
+      modelVersion: `bt-${protocol.trainingOf[i - first]}`,
+    });
     if (jobs[i].outcome !== "completed") {
       censored++;
       if (p.status === "ok") {
