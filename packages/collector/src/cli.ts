@@ -1,8 +1,6 @@
 #!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=1 --max-old-space-size=128 --max-opt=1 --expose-gc
-// Why these flags (measured with `pnpm bench collector`, see the README's "Resource use"): a 1 MiB
-// young generation; no optimising compiler (`--max-opt=1`: TurboFan's own code pages and compile
-// zones cost ~7 MB resident, for rounds that mostly wait on system calls); `gc` exposed so node mode
-// can run one full collection between rounds (HeapTrim) instead of letting round garbage pile up.
+// Flags for a small resident size (rounds mostly wait on system calls): a 1 MiB young generation,
+// no optimising compiler, `gc` exposed for HeapTrim; see docs/performance.md.
 import { readFileSync } from "node:fs";
 import { helpText, loadConfig, parseArgv } from "./config/load-config.js";
 import { ConfigError } from "./errors.js";

@@ -52,9 +52,8 @@ export function parseProcStat(text: string): ProcStat | undefined {
   const open = text.indexOf("(");
   const close = text.lastIndexOf(")");
   if (open < 0 || close < open) return undefined;
-  // Walk the space-separated fields after the command name, keeping only the ones needed and
-  // reading their digits in place: this runs for every process every round, so it builds no
-  // string per field (garbage that would otherwise be promoted and grow the old heap).
+  // Only the fields needed, their digits read in place: this runs for every process every round,
+  // and a string per field would be garbage promoted into the old heap.
   const values = fieldValues;
   let state = "";
   let taken = 0;
@@ -172,9 +171,8 @@ export class ProcReader {
 
   /** `VmRSS` of `/proc/<pid>/status` in bytes (absent for kernel threads and zombies). */
   vmRssBytes(pid: number): number | undefined {
-    // Read for the top processes of every job each round: kept open beside `stat` (one pread
-    // instead of open + read + close) and the number is taken from the bytes, so the 1–2 KB
-    // status text never becomes a string.
+    // Read for every job's top processes each round: kept open beside `stat` (one pread) and
+    // parsed from the bytes, so the status text never becomes a string.
     return this.files.scan(`${this.root}/${pid}`, "status", vmRssFromStatus);
   }
 

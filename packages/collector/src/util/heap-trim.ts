@@ -24,15 +24,9 @@ function oldSpaceUsedNow(): number {
 }
 
 /**
- * Keeps the old generation near what is really alive between collection rounds.
- *
- * Why: a round builds its samples, records and frames, which outlive a 1 MiB young generation's
- * scavenges and are promoted, then die. Node.js 20's V8 lets the old generation grow about 8 MiB past
- * what was alive after its last full collection before starting the next one (measured with
- * `--trace-gc`: 5.6 MiB live, next full collection at 13.8 MiB), and keeps those pages resident;
- * its memory reducer frees them only after seconds of idleness. The collector knows when a round
- * is over and it will sleep until the next tick: a full collection then costs a few milliseconds,
- * happens every few rounds, never runs inside a round, and caps the old generation at live + step.
+ * Keeps the old generation near what is really alive between collection rounds: left to itself,
+ * V8 lets megabytes of promoted round garbage pile up, resident, before it collects (see
+ * docs/performance.md).
  *
  * @example
  * ```ts

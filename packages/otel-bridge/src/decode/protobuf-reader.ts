@@ -187,10 +187,8 @@ export class ProtobufReader {
     // distinct short string once per body and hand out the same string after that.
     const bytes = this.#bytes;
     const view = this.#view;
-    // The slot comes from every byte: names alike but for a byte or two (cn001…cn064, job ids)
-    // are the common case, and a hash of a few bytes only put them in one slot, where each
-    // evicted the other on every point. Four bytes a step (multiply, then fold the high bits
-    // down, so a byte anywhere in a word reaches the slot bits); this was a fifth of decoding.
+    // The slot comes from every byte, so names alike but for a byte (cn001…cn064) do not evict
+    // each other; four bytes a step, high bits folded down so every byte reaches the slot bits.
     let mixed = 0x811c9dc5 ^ length;
     let i = start;
     for (; i + 4 <= stop; i += 4) {

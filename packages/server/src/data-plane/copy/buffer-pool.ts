@@ -14,11 +14,9 @@ export type BufferPoolOptions = {
 
 /**
  * Large buffers kept for reuse once their bytes are no longer needed (a batch's COPY text once
- * committed, a batch answer once sent). A fresh large buffer is memory the process has not
- * touched, and touching it is a page fault per 4 KiB: on a virtual machine that hands freed
- * memory back to its host, measured at up to ~15 µs each, so a megabyte-sized buffer per request
- * cost more to fault in than to fill. Sizes are powers of two, so a buffer fits the next request
- * of its class whatever its exact size.
+ * committed, a batch answer once sent): a fresh one costs a page fault per 4 KiB touched, more
+ * than filling it (see docs/performance.md). Sizes are powers of two, so a buffer fits the next
+ * request of its class whatever its exact size.
  *
  * @example
  * ```ts

@@ -31,8 +31,7 @@ export function copyTextField(value: CopyValue): string {
 
 const NEEDS_ESCAPE = /[\\\n\r\t]/;
 
-// A long text (a JSON document as text) is searched character by character four times faster
-// than a character class scans it: measured 65 vs 340 ns for 700 characters.
+// On a long text (a JSON document as text), four `includes` are faster than one character class.
 function needsEscape(value: string): boolean {
   if (value.length < 64) return NEEDS_ESCAPE.test(value);
   return value.includes("\\") || value.includes("\n") || value.includes("\t") || value.includes("\r");
@@ -87,7 +86,7 @@ export function* copyTextChunks(rows: Iterable<readonly CopyValue[]>): Generator
  */
 export function copyTextBuffer(rows: readonly (readonly CopyValue[])[], pool?: BufferPool): Buffer {
   // Sized for rows of about 1 KiB (a usage sample's), grown when they are longer; no larger for
-  // one row: a fresh 64 KiB buffer cost a single row's write ~6 µs to allocate.
+  // one row, whose write would pay more to allocate the buffer than to fill it.
   const out = new Utf8Writer(Math.max(1024, rows.length * 1024), pool);
   copyTextInto(out, rows);
   return out.bytes();

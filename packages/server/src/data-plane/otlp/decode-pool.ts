@@ -131,9 +131,8 @@ export class OtlpDecodePool {
 
   #start(index: number): Slot | undefined {
     const worker = startModuleWorker("otlp-decode-worker", import.meta.url, {
-      // A body's samples live until its batch is encoded: with V8's default young generation
-      // (16 MiB semi-spaces) most of them are copied by a scavenge or two and promoted. Measured
-      // with the ingest benchmark: about a tenth more throughput with 128 MiB.
+      // A body's samples live until its batch is encoded: a larger young generation lets them die
+      // there rather than be promoted (see docs/performance.md).
       resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
     });
     if (!worker) {

@@ -15,9 +15,9 @@ export type OnnxModelPart = { prefix: string; bytes: Uint8Array };
  * Merges models exported by `exportTreeEnsemblesToOnnx` into one model whose graph holds each of
  * them side by side, unchanged but for their names: every input, output, node and intermediate
  * value of part `p` is renamed `p/name`. One ONNX Runtime session then evaluates every part in
- * one run: a run has a fixed cost (measured 22 µs for one row, against under 2 µs for 200 trees),
- * which a prediction of three resources paid three times. The parts' own nodes are served as they
- * were stored, so the files in the object store stay what is evaluated.
+ * one run, so a run's fixed cost is paid once per prediction, not once per resource (see
+ * docs/performance.md). The parts' own nodes are served as they were stored, so the files in the
+ * object store stay what is evaluated.
  *
  * Throws {@link OnnxModelLoadError} when a part is not a model or the parts disagree on the IR or
  * operator set versions.

@@ -27,9 +27,8 @@ export type PredictionRecorderOptions = {
   maxBatch?: number;
   /**
    * A write starts as soon as this many predictions wait and no write is under way, and again
-   * when a write ends with this many waiting, rather than at the next interval: under a steady
-   * stream of batches PostgreSQL keeps pace instead of idling between ticks and leaving a
-   * second's worth to write at the end. At most `maxBatch`.
+   * when a write ends with this many waiting, rather than at the next interval, so PostgreSQL
+   * keeps pace with a stream of batches. At most `maxBatch`.
    * @default 1024
    */
   writeAtPending?: number;
@@ -62,17 +61,12 @@ type Pending = {
 
 /**
  * COPY rows of predictions recorded one after the other, and how many of them still wait.
- * Outside the JavaScript heap: kept as strings until written, rows outlived the young generation
- * and were copied into the old one, two kilobytes per prediction for the full collector to mark.
+ * Outside the JavaScript heap, so rows waiting for their write give the garbage collector no work.
  */
 type Segment = { text: Utf8Writer; waiting: number };
 
-// Lines are appended to a segment until it is full: a buffer per call cost a single prediction
-// more to allocate (~10 µs) than to encode. A segment's buffer goes back to the pool once its
-// lines are written and a newer one took its place; a record larger than a segment gets one of
-// its own size. A megabyte holds several slices of a batch (see answer-requests.ts): at 64 KiB,
-// each slice took a segment of its own, and two batches in flight churned through more buffers
-// than the pool keeps.
+// Shared by many records (a buffer each cost more to allocate than to encode), and large enough
+// for several slices of a batch so the pool keeps up; see docs/performance.md.
 const SEGMENT_BYTES = 1024 * 1024;
 
 /**
@@ -81,9 +75,7 @@ const SEGMENT_BYTES = 1024 * 1024;
  * meanwhile. A failed write is retried on the next tick; `close()` writes what is left.
  *
  * What waits is already encoded: each prediction's COPY row (outside the JavaScript heap) and
- * its answer's JSON text, not the objects it was made of. Kept as objects until the write, a
- * batch of predictions outlived two garbage collections of the young generation, which copied it
- * twice and then left it for a full collection: more work than making it.
+ * its answer's JSON, not the objects it was made of (see docs/performance.md).
  *
  * @example
  * ```ts
@@ -169,9 +161,8 @@ export class PredictionRecorder {
 
   /** A prediction by id: from memory while it waits, else from PostgreSQL. */
   async get(id: string): Promise<Prediction | undefined> {
-    // Searched rather than indexed: a map by id cost every prediction more than this costs the
-    // rare read of one not yet written. The list is a write's worth (a few thousand), or up to
-    // `maxPending` while PostgreSQL is unreachable: a millisecond or so to search.
+    // Searched, not indexed: a map by id cost every prediction more than this rare read costs;
+    // the list is a write's worth, or up to `maxPending` while PostgreSQL is unreachable.
     const pending = this.#pending;
     for (let i = pending.length - 1; i >= 0; i--) if (pending[i].id === id) return answerOf(pending[i]);
     return await findPrediction(this.pool, id);

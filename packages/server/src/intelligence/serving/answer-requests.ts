@@ -2,26 +2,22 @@ import type { Prediction, PredictionRequest } from "@jobsight/schemas";
 import type { PredictionRecorder } from "../recording/prediction-recorder.js";
 import { rememberTail } from "./answer-json.js";
 import {
+  answersAndRecords,
+  type DistinctJobOutcomes,
   type PredictionContext,
   type PredictionMemo,
-  type DistinctJobOutcomes,
   predictDistinctJobs,
-  answersAndRecords,
 } from "./make-predictions.js";
 
 /**
- * Requests answered together. A large batch is answered a slice at a time, each slice's answers
- * and records made, recorded and handed on before the next: made whole, the thousands of objects
- * of a batch outlived the young generation's collections and were copied into the old one, most
- * of a batch's garbage collection work; a slice's die young.
+ * Requests answered together: each slice's answers and records are made, recorded and handed on
+ * before the next, so their objects die young (see docs/performance.md).
  */
 const SLICE = 128;
 
 /**
- * Requests whose distinct jobs are predicted together, in one model run: ONNX Runtime took about
- * a fifth less per job for the jobs of a thousand requests at once than for those of a slice.
- * Only what a job's outcome is made of (its rows, its outcome, its bytes) is kept that long;
- * each request's answer and record are still made a slice at a time.
+ * Requests whose distinct jobs are predicted together, in one model run (cheaper per job than a
+ * slice's run); only the jobs' outcomes are kept that long, answers are still made per slice.
  */
 // A multiple of SLICE: a window starts with a slice.
 const WINDOW = 8 * SLICE;
@@ -79,9 +75,8 @@ export async function answerEach(
   // Where the slice's first request to predict is in `todo`.
   let next = 0;
   for (let start = 0; start < requests.length; start += SLICE) {
-    // The event loop gets a turn between slices: a batch of thousands kept it for tens of
-    // milliseconds, and the prediction log's COPY (a round trip and several socket drains per
-    // write), other requests and health checks waited for the whole batch at each step.
+    // The event loop gets a turn between slices, so the prediction log's COPY, other requests and
+    // health checks do not wait for the whole batch.
     if (start > 0) await nextTurn();
     if (start % WINDOW === 0) {
       const windowEnd = Math.min(requests.length, start + WINDOW);

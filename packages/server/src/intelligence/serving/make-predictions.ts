@@ -48,10 +48,9 @@ type Made = {
 /**
  * What a batch made so far, by request (spec and resources asked for, as JSON), shared by the
  * slices of one batch: a prediction is a function of the request, the model, the live state and
- * the moment, which one batch shares. Job arrays and sweeps ask for many jobs with the same spec
- * (1,000 consecutive LANL-CM5 jobs have 246 distinct ones): each is predicted, rounded,
- * policed and serialised once. Bounded (1,024 jobs) so that a batch of distinct jobs does not
- * keep every outcome it made until it ends.
+ * the moment, which one batch shares. Job arrays and sweeps ask for many jobs with the same spec:
+ * each is predicted, rounded, policed and serialised once. Bounded (1,024 jobs) so that a batch
+ * of distinct jobs does not keep every outcome it made until it ends.
  */
 export type PredictionMemo = Map<string, Made>;
 

@@ -8,8 +8,6 @@ import type { PredictionLine } from "./prediction-lines.js";
 import type { BacktestReport } from "./report.js";
 import { runBacktestCommand } from "./run-backtest-cli.js";
 
-const KB = 1024;
-
 /**
  * A small Standard Workload Format log: six users, each with a habit of memory and run time, who
  * ask for about twice what they use; one job in twenty fails, a few run into their time limit.
