@@ -1,4 +1,5 @@
 import { type Prediction, type ResourcePrediction, validateSubmissionEdit } from "@jobsight/schemas";
+import { applyPatch } from "diff";
 import { describe, expect, it } from "vitest";
 import { detectFormat } from "./detect-format.js";
 import { editSubmission, parseSubmission, planSubmissionEdit } from "./edit-submission.js";
@@ -68,6 +69,15 @@ describe("editSubmission", () => {
       expect(after.gpus).toBe(before.gpus);
       expect(plan.edit.changes.map((c) => c.resource)).not.toContain("memory");
       expect(plan.skipped.map((s) => s.resource)).toEqual(expect.arrayContaining(["memory", "gpus"]));
+    }
+  });
+
+  it("writes a diff that jsdiff's applyPatch turns the submission into the edited text with", () => {
+    const prediction = live(ok("memory", 24 * GiB), ok("gpus", 1), ok("walltime", 7200));
+    for (const text of [script, manifest, script.replaceAll("\n", "\r\n"), script.slice(0, -1)]) {
+      const edit = editSubmission(text, prediction);
+      expect(edit.diff).not.toBe("");
+      expect(applyPatch(text, edit.diff, { autoConvertLineEndings: false })).toBe(edit.text);
     }
   });
 

@@ -2,9 +2,10 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { applyPatch } from "diff";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { unifiedDiff } from "./unified-diff.js";
+import { type UnifiedDiffOptions, unifiedDiff } from "./unified-diff.js";
 
 // Apply a diff with git, the way a user would, and return the patched file.
 function gitApply(before: string, diff: string): string {
@@ -17,6 +18,12 @@ function gitApply(before: string, diff: string): string {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+// Apply a diff with jsdiff. Each line of the diff carries its own end-of-line, so jsdiff must not
+// guess one: by default it turns an LF line added to a CRLF file into CRLF.
+function jsdiffApply(before: string, diff: string): string | false {
+  return applyPatch(before, diff, { autoConvertLineEndings: false });
 }
 
 describe("unifiedDiff", () => {
@@ -59,6 +66,36 @@ describe("unifiedDiff", () => {
         expect(gitApply(a, diff)).toBe(b);
       }),
       { numRuns: 25 },
+    );
+  });
+
+  it("produces diffs that jsdiff's applyPatch turns the old text into the new one with", () => {
+    const ten = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", ""].join("\n");
+    const twenty = Array.from({ length: 20 }, (_, i) => `l${i}\n`).join("");
+    const cases: [string, string, UnifiedDiffOptions?][] = [
+      [ten, ten.replace("5\n", "five\n").replace("10\n", "10\n11\n"), { fromName: "a/f", toName: "b/f" }],
+      [twenty, `new\n${twenty.replace("l18\n", "L18\n")}`],
+      ["a\n", ""],
+      ["", "a\n"],
+      ["x\r\ny", "x\r\nz"],
+      ["a\r\nb", "a\r\nb\nb", { context: 0 }],
+    ];
+    for (const [a, b, options] of cases) expect(jsdiffApply(a, unifiedDiff(a, b, options))).toBe(b);
+
+    const line = fc.constantFrom("#SBATCH --mem=4G", "#SBATCH -c 2", "", "run", "  memory: 1Gi", "x");
+    const eol = fc.constantFrom("\n", "\r\n");
+    const text = fc
+      .tuple(fc.array(fc.tuple(line, eol), { maxLength: 30 }), fc.boolean())
+      .map(([lines, final]) => {
+        const joined = lines.map(([l, e]) => l + e).join("");
+        return final || lines.length === 0 ? joined : joined.slice(0, -lines[lines.length - 1][1].length);
+      });
+    fc.assert(
+      fc.property(text, text, fc.integer({ min: 0, max: 4 }), (a, b, context) => {
+        fc.pre(a !== b);
+        expect(jsdiffApply(a, unifiedDiff(a, b, { context }))).toBe(b);
+      }),
+      { numRuns: 300 },
     );
   });
 });

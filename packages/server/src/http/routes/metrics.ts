@@ -1,4 +1,4 @@
-import { PROMETHEUS_CONTENT_TYPE, type ServerMetrics } from "../../platform/observability/server-metrics.js";
+import type { ServerMetrics } from "../../platform/observability/server-metrics.js";
 import type { RouteHandlers } from "./route-handler.js";
 
 /**
@@ -12,6 +12,6 @@ import type { RouteHandlers } from "./route-handler.js";
  */
 export function metricsRoutes(metrics: ServerMetrics): RouteHandlers {
   return {
-    getMetrics: async ({ reply }) => reply.type(PROMETHEUS_CONTENT_TYPE).send(metrics.render()),
+    getMetrics: async ({ reply }) => reply.type(metrics.contentType).send(await metrics.render()),
   };
 }

@@ -19,13 +19,14 @@ export type ServerMetricsSources = {
 /**
  * The server's own metrics: requests by operation and status with their durations, the process
  * (CPU, memory, event-loop delay), the database pool, the licence state and the served model.
- * Only counts and timings: no user, job or token ever becomes a label.
+ * Only counts and timings: no user, job or token ever becomes a label (each metric declares its
+ * label names). The metrics live in a prom-client registry of this instance's own.
  *
  * @example
  * ```ts
  * const metrics = new ServerMetrics({ licence: () => app.licence.status().state });
  * metrics.observeRequest("listJobs", 200, 0.004);
- * reply.type(PROMETHEUS_CONTENT_TYPE).send(metrics.render());
+ * reply.type(metrics.contentType).send(await metrics.render());
  * ```
  */
 export class ServerMetrics {
@@ -33,10 +34,12 @@ export class ServerMetrics {
   readonly #requests = this.#registry.counter(
     "jobsight_http_requests_total",
     "HTTP requests answered, by operation of the route table and status code.",
+    ["operation", "status"],
   );
   readonly #durations = this.#registry.histogram(
     "jobsight_http_request_duration_seconds",
     "Time from receiving a request to sending its answer, by operation.",
+    ["operation"],
     DURATION_BUCKETS,
   );
   readonly #loopDelay = monitorEventLoopDelay({ resolution: 20 });
@@ -47,23 +50,24 @@ export class ServerMetrics {
     r.gauge(
       "process_cpu_seconds_total",
       "User and system CPU time of the server process.",
+      [],
       () => {
         const { user, system } = process.cpuUsage();
         return one((user + system) / 1e6);
       },
       "counter",
     );
-    r.gauge("process_resident_memory_bytes", "Resident memory of the server process.", () =>
+    r.gauge("process_resident_memory_bytes", "Resident memory of the server process.", [], () =>
       one(process.memoryUsage.rss()),
     );
-    r.gauge("nodejs_heap_used_bytes", "V8 heap in use.", () => one(process.memoryUsage().heapUsed));
+    r.gauge("nodejs_heap_used_bytes", "V8 heap in use.", [], () => one(process.memoryUsage().heapUsed));
     this.#loopDelay.enable();
-    r.gauge("nodejs_eventloop_delay_p99_seconds", "99th percentile event-loop delay since start.", () =>
+    r.gauge("nodejs_eventloop_delay_p99_seconds", "99th percentile event-loop delay since start.", [], () =>
       one(this.#loopDelay.percentile(99) / 1e9),
     );
     const { pool, licence, model } = sources;
     if (pool) {
-      r.gauge("jobsight_db_pool_connections", "Database pool connections by state.", () => {
+      r.gauge("jobsight_db_pool_connections", "Database pool connections by state.", ["state"], () => {
         const p = pool();
         return [
           { labels: { state: "idle" }, value: p.idle },
@@ -73,16 +77,26 @@ export class ServerMetrics {
       });
     }
     if (licence) {
-      r.gauge("jobsight_licence_state", "1 for the licence's current state, 0 for the others.", () => {
-        const now = licence();
-        return LICENCE_STATES.map((state) => ({ labels: { state }, value: state === now ? 1 : 0 }));
-      });
+      r.gauge(
+        "jobsight_licence_state",
+        "1 for the licence's current state, 0 for the others.",
+        ["state"],
+        () => {
+          const now = licence();
+          return LICENCE_STATES.map((state) => ({ labels: { state }, value: state === now ? 1 : 0 }));
+        },
+      );
     }
     if (model) {
-      r.gauge("jobsight_model_info", "The model being served (1) and the prediction mode.", () => {
-        const m = model();
-        return [{ labels: { version: m.version ?? "none", mode: m.mode }, value: 1 }];
-      });
+      r.gauge(
+        "jobsight_model_info",
+        "The model being served (1) and the prediction mode.",
+        ["version", "mode"],
+        () => {
+          const m = model();
+          return [{ labels: { version: m.version ?? "none", mode: m.mode }, value: 1 }];
+        },
+      );
     }
   }
 
@@ -92,9 +106,14 @@ export class ServerMetrics {
     this.#durations.observe({ operation }, seconds);
   }
 
-  /** The Prometheus text exposition. */
-  render(): string {
+  /** The Prometheus text exposition; a source that throws leaves only its own metric out. */
+  render(): Promise<string> {
     return this.#registry.render();
+  }
+
+  /** Content type of {@link render}'s text (the Prometheus text format 0.0.4). */
+  get contentType(): string {
+    return this.#registry.contentType;
   }
 
   /** Stops the event-loop monitor. */
@@ -102,6 +121,3 @@ export class ServerMetrics {
     this.#loopDelay.disable();
   }
 }
-
-/** Content type of the Prometheus text format. */
-export const PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
