@@ -5,7 +5,6 @@ import type { ServerConfig } from "./config/server-config.js";
 import { IngestGate } from "./data-plane/ingest-gate.js";
 import type { ObjectStore } from "./data-plane/objects/object-store.js";
 import { reportingNodes } from "./data-plane/queries/deployment-counts.js";
-import type { SqlPool } from "./data-plane/storage/database.js";
 import type { DataPlaneStorage } from "./data-plane/storage/storage.js";
 import { authPlugin } from "./http/plugins/auth.js";
 import { errorHandlerPlugin, sendApiError } from "./http/plugins/error-handler.js";
@@ -30,7 +29,6 @@ import { wasteReportHandlers } from "./http/routes/waste-report.js";
 import { webReportPlugin } from "./http/web/web-report-plugin.js";
 import { IntelligenceService } from "./intelligence/intelligence-service.js";
 import type { IntelligenceServiceOptions } from "./intelligence/service-options.js";
-import { ApiTokenVerifier } from "./platform/identity/api-token-verifier.js";
 import type { TokenVerifier } from "./platform/identity/principal.js";
 import { serverVerifiers } from "./platform/identity/server-verifiers.js";
 import { LicenceMonitor } from "./platform/licence/licence-monitor.js";
@@ -138,13 +136,12 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     objectStorePlugin,
     options.objectStore ? { store: options.objectStore } : { config: config.objectStore },
   );
-  const apiTokens = new ApiTokenVerifier({
+  const verifiers = serverVerifiers({
     tokens: config.auth.tokens,
-    lookup: (hash) => app.storage.tokens.findByHash(hash),
+    store: app.storage.tokens,
+    oidc: config.oidc,
   });
-  // Issued API tokens come first: they are checked uncached, so a revocation holds at once.
-  const issued = await serverVerifiers({ pool: app.storage.pool, oidc: config.oidc });
-  await app.register(authPlugin, { verifiers: [...issued, apiTokens, ...(options.verifiers ?? [])] });
+  await app.register(authPlugin, { verifiers: [...verifiers, ...(options.verifiers ?? [])] });
   const licenceOptions = options.licence ?? {};
   await app.register(licenceStatusPlugin, {
     monitor: await LicenceMonitor.load({

@@ -69,6 +69,8 @@ export { openStorage } from "./data-plane/storage/open-storage.js";
 export type { SqlResult, SqlSession, SqlSessionSource } from "./data-plane/storage/sql-session.js";
 export type { DataPlaneStorage, JobStore } from "./data-plane/storage/storage.js";
 export { createDataPlaneStorage } from "./data-plane/storage/storage.js";
+export type { ApiTokenRecord, ApiTokenStore } from "./data-plane/stores/api-token-store.js";
+export { hashApiToken, PostgresApiTokenStore } from "./data-plane/stores/api-token-store.js";
 export type { ArtifactLink } from "./data-plane/stores/artifact-store.js";
 export { ArtifactStore } from "./data-plane/stores/artifact-store.js";
 export { ClusterStore } from "./data-plane/stores/cluster-store.js";
@@ -77,8 +79,6 @@ export type { ImportCheckpoint } from "./data-plane/stores/import-checkpoints.js
 export { readImportCheckpoint, resetImportCheckpoint } from "./data-plane/stores/import-checkpoints.js";
 export type { JobUsageSummary } from "./data-plane/stores/sample-store.js";
 export { SampleStore } from "./data-plane/stores/sample-store.js";
-export type { ApiTokenRecord } from "./data-plane/stores/token-store.js";
-export { hashToken, TokenStore } from "./data-plane/stores/token-store.js";
 export type { ErrorCode, JobsightErrorOptions } from "./errors.js";
 export {
   errorCatalogue,
@@ -104,6 +104,8 @@ export type { RouteDeps } from "./http/routes/route-deps.js";
 export type { RouteContext, RouteHandler, RouteHandlers } from "./http/routes/route-handler.js";
 export type { ApiTokenVerifierOptions } from "./platform/identity/api-token-verifier.js";
 export { ApiTokenVerifier } from "./platform/identity/api-token-verifier.js";
+export type { ApiTokenRole, ApiTokensOptions, IssueApiTokenRequest } from "./platform/identity/api-tokens.js";
+export { ApiTokens, generateApiToken } from "./platform/identity/api-tokens.js";
 export type { Principal, TokenVerifier } from "./platform/identity/principal.js";
 export { toJobsightError } from "./to-jobsight-error.js";
 export { SERVER_VERSION } from "./version.js";

@@ -100,7 +100,8 @@ describe("SQL only through parameters", () => {
 
 // The data plane is the only room that speaks SQL (docs/architecture.md): a statement anywhere
 // else is a store method that has not been written yet.
-const STATEMENT = /["'`]\s*(SELECT|INSERT INTO|UPDATE \w+ SET|DELETE FROM|CREATE (TABLE|INDEX)|ALTER TABLE)\b/;
+const STATEMENT =
+  /["'`]\s*(SELECT|INSERT INTO|UPDATE \w+ SET|DELETE FROM|CREATE (TABLE|INDEX)|ALTER TABLE)\b/;
 
 describe("SQL only in the data plane", () => {
   it("holds no SQL statement in a source file outside data-plane/", () => {

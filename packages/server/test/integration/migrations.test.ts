@@ -34,6 +34,7 @@ describe("migrations", () => {
       { version: 3, flavour: "common" },
       { version: 4, flavour: "common" },
       { version: 5, flavour: "common" },
+      { version: 6, flavour: "common" },
     ]);
     // The prediction log keeps its documents as the text served (text: not re-checked as json, not re-encoded as jsonb).
     const types = await pool.query(
@@ -62,6 +63,44 @@ describe("migrations", () => {
     // Rows of a few kilobytes are stored as written, not compressed on the way in.
     const options = await pool.query("SELECT reloptions FROM pg_class WHERE relname = 'predictions'");
     expect(options.rows).toEqual([{ reloptions: ["toast_tuple_target=8160"] }]);
+  });
+
+  it("create the api_tokens table the token store reads and writes, from SQL alone", async () => {
+    const { pool } = await database();
+    await migrate(pool);
+    const columns = await pool.query(
+      `SELECT column_name, data_type, is_nullable, column_default FROM information_schema.columns
+       WHERE table_name = 'api_tokens' ORDER BY column_name`,
+    );
+    const text = (nullable: boolean, byDefault: string | null = null) => ({
+      data_type: "text",
+      is_nullable: nullable ? "YES" : "NO",
+      column_default: byDefault,
+    });
+    expect(Object.fromEntries(columns.rows.map(({ column_name, ...rest }) => [column_name, rest]))).toEqual({
+      cluster: text(true),
+      created_at: { data_type: "timestamp with time zone", is_nullable: "NO", column_default: "now()" },
+      id: text(false),
+      label: text(true),
+      prefix: text(true),
+      revoked_at: { data_type: "timestamp with time zone", is_nullable: "YES", column_default: null },
+      role: text(false),
+      token_sha256: text(false),
+      user_name: text(false, "''::text"),
+    });
+    const keys = await pool.query(
+      `SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'api_tokens' ORDER BY indexname`,
+    );
+    expect(keys.rows).toEqual([
+      {
+        indexname: "api_tokens_id_key",
+        indexdef: "CREATE UNIQUE INDEX api_tokens_id_key ON public.api_tokens USING btree (id)",
+      },
+      {
+        indexname: "api_tokens_pkey",
+        indexdef: "CREATE UNIQUE INDEX api_tokens_pkey ON public.api_tokens USING btree (token_sha256)",
+      },
+    ]);
   });
 
   it("are applied exactly once by servers starting at the same time", async () => {

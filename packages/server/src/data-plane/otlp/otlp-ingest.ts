@@ -9,7 +9,7 @@ import type { Principal, TokenVerifier } from "../../platform/identity/principal
 import { TokenBuckets } from "../../platform/token-bucket.js";
 import type { IngestGate } from "../ingest-gate.js";
 import type { DataPlaneStorage } from "../storage/storage.js";
-import { hashToken } from "../stores/token-store.js";
+import { hashApiToken } from "../stores/api-token-store.js";
 import type { ClusterRegistry } from "./cluster-registry.js";
 import type { DecodedBatch } from "./decode-batch.js";
 import { OtlpDecodePool } from "./decode-pool.js";
@@ -99,7 +99,7 @@ export class OtlpIngest {
     const token = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] : undefined;
     if (!token) throw new UnauthenticatedError("A bearer token (Authorization: Bearer …) is required");
     // Limited by the token's hash before verification, so floods of bad tokens never reach the database.
-    const wait = this.#buckets?.take(`t:${hashToken(token)}`) ?? 0;
+    const wait = this.#buckets?.take(`t:${hashApiToken(token)}`) ?? 0;
     if (wait > 0) throw new RateLimitedError(wait, "Too many OTLP requests for this token; slow down");
     let principal: Principal | undefined;
     for (const verifier of this.#options.verifiers) {

@@ -60,10 +60,7 @@ export async function startOtlpReceivers(options: OtlpReceiversOptions): Promise
   const { config, storage, log } = options;
   // Read before anything listens, so a bad certificate path fails fast with nothing to undo.
   const tls = config.tls ? await loadTlsMaterial(config.tls) : undefined;
-  const apiTokens = new ApiTokenVerifier({
-    tokens: config.auth.tokens,
-    lookup: (hash) => storage.tokens.findByHash(hash),
-  });
+  const apiTokens = new ApiTokenVerifier({ tokens: config.auth.tokens, store: storage.tokens });
   const ingest = new OtlpIngest({
     storage,
     verifiers: [apiTokens, ...(options.verifiers ?? [])],

@@ -12,6 +12,10 @@ describe("migration files", () => {
     const samples = migrations.find((m) => m.version === 2)!;
     expect(samples.variants.plain?.transactional).toBe(true);
     expect(samples.variants.timescale?.transactional).toBe(false);
+    // The api_tokens table is the same on both flavours: one common file.
+    const apiTokens = migrations.find((m) => m.name === "api-tokens")!;
+    expect(apiTokens.version).toBe(6);
+    expect(Object.keys(apiTokens.variants)).toEqual(["common"]);
   });
 
   it("splits scripts at top-level semicolons only", () => {

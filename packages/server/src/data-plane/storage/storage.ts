@@ -14,12 +14,12 @@ import {
 } from "../queries/job-queries.js";
 import { SamplePartitions } from "../queries/sample-partitions.js";
 import { applySamplePolicies, type SamplePolicyOptions } from "../queries/sample-policies.js";
+import { type ApiTokenStore, PostgresApiTokenStore } from "../stores/api-token-store.js";
 import { ArtifactStore } from "../stores/artifact-store.js";
 import { ClusterStore } from "../stores/cluster-store.js";
 import { EventStore } from "../stores/event-store.js";
 import { upsertJobRecords } from "../stores/job-store.js";
 import { SampleStore } from "../stores/sample-store.js";
-import { TokenStore } from "../stores/token-store.js";
 import type { StorageFlavour } from "./migration-files.js";
 
 /** Job records: ingest and queries. */
@@ -42,7 +42,8 @@ export type DataPlaneStorage = {
   readonly events: EventStore;
   readonly artifacts: ArtifactStore;
   readonly clusters: ClusterStore;
-  readonly tokens: TokenStore;
+  /** API tokens (the `api_tokens` table): issued, looked up by hash, revoked. */
+  readonly tokens: ApiTokenStore;
   /** Per-group history summaries for the predictor. */
   history(options?: HistorySummaryOptions): Promise<GroupSummary[]>;
   /** Retention (and, on TimescaleDB, compression) of samples; call at start and periodically. */
@@ -79,7 +80,7 @@ export function createDataPlaneStorage(
     events: new EventStore(pool),
     artifacts: new ArtifactStore(pool),
     clusters: new ClusterStore(pool),
-    tokens: new TokenStore(pool),
+    tokens: new PostgresApiTokenStore(pool),
     history: (options) => historySummaries(pool, options),
     applyPolicies: () => applySamplePolicies(pool, flavour, partitions, policies),
     ping: async () => {

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from "fastify";
-import { hashToken } from "../../data-plane/stores/token-store.js";
+import { hashApiToken } from "../../data-plane/stores/api-token-store.js";
 import { RateLimitedError } from "../../errors.js";
 import { TokenBuckets } from "../../platform/token-bucket.js";
 import { bearerToken } from "./auth.js";
@@ -47,7 +47,7 @@ export const rateLimitPlugin = globalPlugin<RateLimitPluginOptions>(
     app.decorate("rateLimit", (request: FastifyRequest) => {
       if (!enabled) return;
       const token = bearerToken(request);
-      const key = token ? `t:${hashToken(token)}` : `ip:${request.ip}`;
+      const key = token ? `t:${hashApiToken(token)}` : `ip:${request.ip}`;
       const wait = buckets.take(key);
       if (wait > 0) throw new RateLimitedError(wait, "Too many requests for this token; slow down");
     });

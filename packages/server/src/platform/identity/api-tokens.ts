@@ -1,42 +1,13 @@
-import { randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
-import { hashToken } from "../../data-plane/stores/token-store.js";
+import { randomBytes, randomUUID } from "node:crypto";
+import {
+  type ApiTokenRecord,
+  type ApiTokenStore,
+  hashApiToken,
+} from "../../data-plane/stores/api-token-store.js";
 import { ValidationError } from "../../errors.js";
-import { TokenError } from "./token-error.js";
-import type { VerifiedIdentity } from "./verified-identity.js";
 
-/** The roles a scoped API token can carry: machines bound to one cluster. */
+/** The roles `jobsight-server token create` issues tokens for: machines bound to one cluster. */
 export type ApiTokenRole = "collector" | "scheduler";
-
-/** A scoped API token as stored: never the token, only its sha256 and a display prefix. */
-export type ApiTokenRecord = {
-  /** Stable id, used to revoke and named in logs. */
-  id: string;
-  /** The token's first characters (`jst_` and 8 more), to recognise it in listings. */
-  prefix: string;
-  /** Lower-case hex sha256 of the whole token. */
-  tokenSha256: string;
-  role: ApiTokenRole;
-  /** The one cluster the token acts on. */
-  cluster: string;
-  /** The user the token acts as, if any (e.g. the scheduler's service account). */
-  user?: string;
-  /** A note for people, e.g. "slurmctld on hpc1". */
-  label?: string;
-  createdAt: Date;
-  revokedAt?: Date;
-};
-
-/** Where token records live. Implementations: {@link InMemoryApiTokenStore}, `PostgresApiTokenStore`. */
-export interface ApiTokenStore {
-  /** Stores a new record. */
-  insert(record: ApiTokenRecord): Promise<void>;
-  /** Every record (live or revoked) whose prefix is `prefix`. */
-  findByPrefix(prefix: string): Promise<ApiTokenRecord[]>;
-  /** Marks the token revoked at `at`; `true` if it was live. */
-  revoke(id: string, at: Date): Promise<boolean>;
-  /** Every record, newest first. */
-  list(): Promise<ApiTokenRecord[]>;
-}
 
 /** What {@link ApiTokens.issue} needs. */
 export type IssueApiTokenRequest = { role: ApiTokenRole; cluster: string; user?: string; label?: string };
@@ -52,14 +23,8 @@ export type ApiTokensOptions = {
 
 /** Every Jobsight API token starts with this, so secret scanners and people can recognise one. */
 export const API_TOKEN_PREFIX = "jst_";
-const TOKEN_PATTERN = /^jst_[A-Za-z0-9_-]{43}$/;
 const PREFIX_LENGTH = API_TOKEN_PREFIX.length + 8;
 const ROLES: readonly ApiTokenRole[] = ["collector", "scheduler"];
-
-/** sha256 (lower-case hex) of a token: the only form in which tokens are stored. */
-export function hashApiToken(token: string): string {
-  return hashToken(token);
-}
 
 /**
  * A new random token, `jst_` followed by 32 random bytes in base64url (256 bits), with the
@@ -75,20 +40,15 @@ export function generateApiToken(): { token: string; prefix: string; tokenSha256
   return { token, prefix: token.slice(0, PREFIX_LENGTH), tokenSha256: hashApiToken(token) };
 }
 
-/** True for strings shaped like a Jobsight API token (not whether it exists). */
-export function looksLikeApiToken(value: string): boolean {
-  return TOKEN_PATTERN.test(value);
-}
-
 /**
  * Scoped API tokens for collectors and schedulers: issued once (the caller sees the token, the
- * store only its hash), verified by comparing hashes in constant time, revocable.
+ * store only its hash), listed, revoked. Requests present them to the `ApiTokenVerifier`.
  *
  * @example
  * ```ts
- * const tokens = new ApiTokens(new PostgresApiTokenStore(pool));
- * const { token } = await tokens.issue({ role: "collector", cluster: "hpc1", label: "node collectors" });
- * const { principal } = await tokens.verify(token); // { roles: ["collector"], clusters: ["hpc1"], … }
+ * const tokens = new ApiTokens(storage.tokens);
+ * const { token, record } = await tokens.issue({ role: "collector", cluster: "hpc1", label: "node collectors" });
+ * await tokens.revoke(record.id); // refused from the next request on
  * ```
  */
 export class ApiTokens {
@@ -129,28 +89,6 @@ export class ApiTokens {
     return { token, record };
   }
 
-  /**
-   * The principal of a live token.
-   *
-   * @throws {TokenError} `TOKEN_MALFORMED`, `TOKEN_UNKNOWN` or `TOKEN_REVOKED`.
-   */
-  async verify(token: string): Promise<{ principal: VerifiedIdentity; record: ApiTokenRecord }> {
-    if (!looksLikeApiToken(token)) throw new TokenError("TOKEN_MALFORMED", "Not a Jobsight API token");
-    const presented = Buffer.from(hashApiToken(token), "hex");
-    const candidates = await this.#store.findByPrefix(token.slice(0, PREFIX_LENGTH));
-    let match: ApiTokenRecord | undefined;
-    // Every candidate is compared, and one comparison happens even without candidates, so the time
-    // taken says nothing about how much of the token was right.
-    for (const candidate of candidates.length > 0 ? candidates : [undefined]) {
-      const stored = Buffer.from(candidate?.tokenSha256 ?? "0".repeat(64), "hex");
-      if (stored.length === presented.length && timingSafeEqual(stored, presented) && candidate)
-        match = candidate;
-    }
-    if (!match) throw new TokenError("TOKEN_UNKNOWN", "No such API token");
-    if (match.revokedAt) throw new TokenError("TOKEN_REVOKED", `API token ${match.id} was revoked`);
-    return { principal: apiTokenPrincipal(match), record: match };
-  }
-
   /** Revokes a token by id; `true` if it was live. Effective for the next request. */
   revoke(id: string): Promise<boolean> {
     return this.#store.revoke(id, this.#now());
@@ -162,17 +100,6 @@ export class ApiTokens {
   }
 }
 
-/** The principal a token record stands for. */
-export function apiTokenPrincipal(record: ApiTokenRecord): VerifiedIdentity {
-  return {
-    subject: `api-token:${record.id}`,
-    ...(record.user ? { user: record.user } : {}),
-    roles: [record.role],
-    clusters: [record.cluster],
-    source: "api-token",
-  };
-}
-
 /** A store in memory: for tests and single-process tools. */
 export class InMemoryApiTokenStore implements ApiTokenStore {
   readonly #records = new Map<string, ApiTokenRecord>();
@@ -182,8 +109,9 @@ export class InMemoryApiTokenStore implements ApiTokenStore {
     this.#records.set(record.id, { ...record });
   }
 
-  async findByPrefix(prefix: string): Promise<ApiTokenRecord[]> {
-    return [...this.#records.values()].filter((r) => r.prefix === prefix).map((r) => ({ ...r }));
+  async findByHash(tokenSha256: string): Promise<ApiTokenRecord | undefined> {
+    const record = [...this.#records.values()].find((r) => r.tokenSha256 === tokenSha256);
+    return record && { ...record };
   }
 
   async revoke(id: string, at: Date): Promise<boolean> {

@@ -1,18 +1,17 @@
 import type { OidcConfig } from "../../config/security-config.js";
-import type { SqlPool } from "../../data-plane/storage/database.js";
-import {
-  ensureApiTokenSchema,
-  PostgresApiTokenStore,
-} from "../../data-plane/stores/postgres-api-token-store.js";
-import { ApiTokens } from "./api-tokens.js";
+import type { ApiTokenConfig } from "../../config/server-config.js";
+import type { ApiTokenStore } from "../../data-plane/stores/api-token-store.js";
+import { ApiTokenVerifier } from "./api-token-verifier.js";
 import { OidcVerifier } from "./oidc-verifier.js";
 import type { TokenVerifier } from "./principal.js";
-import { apiTokensVerifier, oidcTokenVerifier } from "./token-verifiers.js";
+import { oidcTokenVerifier } from "./token-verifiers.js";
 
 /** Options of {@link serverVerifiers}. */
 export type ServerVerifiersOptions = {
-  /** The data plane's pool: scoped API tokens live in its `api_tokens` table. */
-  pool: SqlPool;
+  /** The tokens of the configuration file (`auth.tokens`). @default [] */
+  tokens?: readonly ApiTokenConfig[];
+  /** Issued API tokens: the data plane's `storage.tokens`. */
+  store: Pick<ApiTokenStore, "findByHash">;
   /** OIDC sign-in; absent: no OIDC verifier. @default undefined */
   oidc?: OidcConfig;
 };
@@ -44,19 +43,17 @@ export function oidcVerifierFromConfig(oidc: OidcConfig): OidcVerifier {
 }
 
 /**
- * The verifiers the server adds to the configured tokens: scoped API tokens issued with
- * `jobsight-server token create` (checked without a cache, so a revocation takes effect on the
- * next request) and, when configured, OIDC sign-in. Completes the `api_tokens` table first.
+ * The server's verifiers: OIDC sign-in when configured (it decides JWT-shaped tokens only), then
+ * the {@link ApiTokenVerifier} for the configured tokens and the issued ones (a revocation with
+ * `jobsight-server token revoke` takes effect on the next request).
  *
  * @example
  * ```ts
- * const verifiers = await serverVerifiers({ pool: storage.pool, oidc: config.oidc });
- * await app.register(authPlugin, { verifiers: [...verifiers, configTokens] });
+ * const verifiers = serverVerifiers({ tokens: config.auth.tokens, store: storage.tokens, oidc: config.oidc });
+ * await app.register(authPlugin, { verifiers });
  * ```
  */
-export async function serverVerifiers(options: ServerVerifiersOptions): Promise<TokenVerifier[]> {
-  await ensureApiTokenSchema(options.pool);
-  const verifiers = [apiTokensVerifier(new ApiTokens(new PostgresApiTokenStore(options.pool)))];
-  if (options.oidc) verifiers.push(oidcTokenVerifier(oidcVerifierFromConfig(options.oidc)));
-  return verifiers;
+export function serverVerifiers(options: ServerVerifiersOptions): TokenVerifier[] {
+  const apiTokens = new ApiTokenVerifier({ tokens: options.tokens ?? [], store: options.store });
+  return options.oidc ? [oidcTokenVerifier(oidcVerifierFromConfig(options.oidc)), apiTokens] : [apiTokens];
 }

@@ -2,12 +2,9 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { loadServerConfig, setPath } from "../../config/config-sources.js";
 import { openStorage } from "../../data-plane/storage/open-storage.js";
-import {
-  ensureApiTokenSchema,
-  PostgresApiTokenStore,
-} from "../../data-plane/stores/postgres-api-token-store.js";
+import type { ApiTokenRecord } from "../../data-plane/stores/api-token-store.js";
 import { JobsightError } from "../../errors.js";
-import { type ApiTokenRecord, type ApiTokenRole, ApiTokens } from "./api-tokens.js";
+import { type ApiTokenRole, ApiTokens } from "./api-tokens.js";
 
 /** Where the command writes (tests capture it). */
 export type TokenCommandIo = { out: (text: string) => void; err: (text: string) => void };
@@ -95,9 +92,9 @@ function usage(io: TokenCommandIo, problem?: string): number {
 function listed(r: ApiTokenRecord) {
   return {
     id: r.id,
-    prefix: r.prefix,
+    ...(r.prefix ? { prefix: r.prefix } : {}),
     role: r.role,
-    cluster: r.cluster,
+    ...(r.cluster ? { cluster: r.cluster } : {}),
     ...(r.user ? { user: r.user } : {}),
     ...(r.label ? { label: r.label } : {}),
     createdAt: r.createdAt.toISOString(),
@@ -107,7 +104,9 @@ function listed(r: ApiTokenRecord) {
 
 function line(r: ApiTokenRecord): string {
   const state = r.revokedAt ? `revoked ${r.revokedAt.toISOString()}` : "live";
-  return `${r.id}  ${r.prefix}…  ${r.role}  ${r.cluster}  ${state}  ${r.label ?? ""}\n`;
+  // Tokens stored without a prefix (created through the store directly) show "-"; unbound ones "all".
+  const prefix = r.prefix ? `${r.prefix}…` : "-";
+  return `${r.id}  ${prefix}  ${r.role}  ${r.cluster ?? "all"}  ${state}  ${r.label ?? ""}\n`;
 }
 
 /**
@@ -141,8 +140,7 @@ export async function runTokenCommand(args: string[]): Promise<number> {
     timescale: config.postgres.timescale,
   });
   try {
-    await ensureApiTokenSchema(opened.storage.pool);
-    const tokens = new ApiTokens(new PostgresApiTokenStore(opened.storage.pool));
+    const tokens = new ApiTokens(opened.storage.tokens);
     const rest = args.filter((_a, i) => !isCommonOption(args, i) && !isCommonOption(args, i - 1));
     return await tokenCommand(rest, tokens, {
       out: (t) => process.stdout.write(t),

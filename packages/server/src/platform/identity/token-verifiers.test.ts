@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ForbiddenError } from "../../errors.js";
 import { LocalOidcIssuer } from "../test-support/local-oidc-issuer.js";
-import { ApiTokens, InMemoryApiTokenStore } from "./api-tokens.js";
 import { OidcVerifier } from "./oidc-verifier.js";
 import { TokenError } from "./token-error.js";
-import { apiTokensVerifier, oidcTokenVerifier, toPrincipal } from "./token-verifiers.js";
+import { oidcTokenVerifier, toPrincipal } from "./token-verifiers.js";
 import type { VerifiedIdentity } from "./verified-identity.js";
 
 const p = (over: Partial<VerifiedIdentity>): VerifiedIdentity => ({
@@ -63,22 +62,5 @@ describe("oidcTokenVerifier", () => {
     await expect(
       verifier.verify(await issuer.sign({ sub: "u" }, { expiresInSeconds: -600 })),
     ).rejects.toThrow(TokenError);
-  });
-});
-
-describe("apiTokensVerifier", () => {
-  it("accepts its live tokens, passes on unknown ones and refuses revoked ones", async () => {
-    const tokens = new ApiTokens(new InMemoryApiTokenStore());
-    const verifier = apiTokensVerifier(tokens);
-    const { token, record } = await tokens.issue({ role: "collector", cluster: "hpc1" });
-    await expect(verifier.verify(token)).resolves.toMatchObject({
-      role: "collector",
-      cluster: "hpc1",
-      via: "api-token",
-    });
-    await expect(verifier.verify(`jst_${"A".repeat(43)}`)).resolves.toBeUndefined();
-    await expect(verifier.verify("eyJ.x.y")).resolves.toBeUndefined();
-    await tokens.revoke(record.id);
-    await expect(verifier.verify(token)).rejects.toMatchObject({ reason: "TOKEN_REVOKED" });
   });
 });

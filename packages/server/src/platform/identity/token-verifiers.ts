@@ -1,10 +1,8 @@
 import type { Role } from "@jobsight/schemas";
 import { decodeProtectedHeader } from "jose";
 import { ForbiddenError } from "../../errors.js";
-import { type ApiTokens, looksLikeApiToken } from "./api-tokens.js";
 import type { OidcVerifier } from "./oidc-verifier.js";
 import type { Principal, TokenVerifier } from "./principal.js";
-import { TokenError } from "./token-error.js";
 import type { VerifiedIdentity } from "./verified-identity.js";
 
 // When identity-provider groups grant several roles, the request runs as the one that reaches
@@ -52,7 +50,7 @@ function looksLikeJwt(token: string): boolean {
 
 /**
  * The OIDC verifier as one of the auth plugin's verifiers: JWT-shaped tokens are its to decide
- * (a refusal is a 401 {@link TokenError} naming the reason), anything else is left to the others.
+ * (a refusal is a 401 `TokenError` naming the reason), anything else is left to the others.
  *
  * @example
  * ```ts
@@ -65,31 +63,6 @@ export function oidcTokenVerifier(oidc: OidcVerifier): TokenVerifier {
     async verify(token) {
       if (!looksLikeJwt(token)) return undefined;
       return toPrincipal((await oidc.verify(token)).principal);
-    },
-  };
-}
-
-/**
- * Scoped API tokens ({@link ApiTokens}) as one of the auth plugin's verifiers. Tokens it has never
- * issued are left to the next verifier (e.g. tokens from the configuration); revoked ones are
- * refused with `TOKEN_REVOKED`.
- *
- * @example
- * ```ts
- * const app = await buildApp({ config, verifiers: [apiTokensVerifier(new ApiTokens(new PostgresApiTokenStore(pool)))] });
- * ```
- */
-export function apiTokensVerifier(tokens: ApiTokens): TokenVerifier {
-  return {
-    name: "api-token",
-    async verify(token) {
-      if (!looksLikeApiToken(token)) return undefined;
-      try {
-        return toPrincipal((await tokens.verify(token)).principal);
-      } catch (error) {
-        if (error instanceof TokenError && error.reason === "TOKEN_UNKNOWN") return undefined;
-        throw error;
-      }
     },
   };
 }

@@ -1,26 +1,27 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../../../test/services/index.js";
+import { loadMigrations } from "../../../src/data-plane/storage/migration-files.js";
 import { migrate } from "../../../src/data-plane/storage/migrator.js";
-import {
-  ensureApiTokenSchema,
-  PostgresApiTokenStore,
-} from "../../../src/data-plane/stores/postgres-api-token-store.js";
-import { TokenStore } from "../../../src/data-plane/stores/token-store.js";
-import { ApiTokens } from "../../../src/platform/identity/api-tokens.js";
+import { hashApiToken, PostgresApiTokenStore } from "../../../src/data-plane/stores/api-token-store.js";
+import { ApiTokenVerifier } from "../../../src/platform/identity/api-token-verifier.js";
+import { ApiTokens, generateApiToken } from "../../../src/platform/identity/api-tokens.js";
 import { TokenError } from "../../../src/platform/identity/token-error.js";
 
-// Scoped API tokens against a real PostgreSQL: what is stored, verification, revocation, and the
-// schema function living next to the core migration's table of the same name.
+// API tokens against a real PostgreSQL migrated by the migrations alone: what is stored, look-up
+// by hash, revocation seen by the verifier on the next request, and the upgrade of a table that
+// older servers completed from TypeScript at start.
 
 describe("PostgresApiTokenStore", () => {
   let db: TestDatabase;
   let pool: pg.Pool;
+  let store: PostgresApiTokenStore;
 
   beforeAll(async () => {
     db = await createTestDatabase("api_tokens");
     pool = new pg.Pool({ connectionString: db.url, max: 4 });
-    await Promise.all([ensureApiTokenSchema(pool), ensureApiTokenSchema(pool)]);
+    await migrate(pool, { timescale: "off" });
+    store = new PostgresApiTokenStore(pool);
   });
 
   afterAll(async () => {
@@ -29,7 +30,7 @@ describe("PostgresApiTokenStore", () => {
   });
 
   it("stores the hash, prefix, role, cluster and times, never the token", async () => {
-    const tokens = new ApiTokens(new PostgresApiTokenStore(pool));
+    const tokens = new ApiTokens(store);
     const { token, record } = await tokens.issue({ role: "collector", cluster: "hpc1", label: "nodes" });
     const { rows } = await pool.query("SELECT * FROM api_tokens WHERE id = $1", [record.id]);
     expect(rows).toHaveLength(1);
@@ -38,7 +39,7 @@ describe("PostgresApiTokenStore", () => {
     expect(stored).not.toContain(token.slice(12));
     expect(rows[0]).toMatchObject({
       prefix: token.slice(0, 12),
-      token_sha256: record.tokenSha256,
+      token_sha256: hashApiToken(token),
       role: "collector",
       cluster: "hpc1",
       user_name: "",
@@ -48,54 +49,85 @@ describe("PostgresApiTokenStore", () => {
     expect(rows[0].created_at).toBeInstanceOf(Date);
   });
 
-  it("verifies, lists and revokes", async () => {
-    const tokens = new ApiTokens(new PostgresApiTokenStore(pool));
+  it("finds a token by its hash, lists it and revokes it once", async () => {
+    const tokens = new ApiTokens(store);
     const { token, record } = await tokens.issue({ role: "scheduler", cluster: "k8s-a", user: "svc-sched" });
-    await expect(tokens.verify(token)).resolves.toMatchObject({
-      principal: { user: "svc-sched", roles: ["scheduler"], clusters: ["k8s-a"] },
-    });
+    await expect(store.findByHash(hashApiToken(token))).resolves.toEqual(record);
     expect((await tokens.list()).map((r) => r.id)).toContain(record.id);
     expect(await tokens.revoke(record.id)).toBe(true);
     expect(await tokens.revoke(record.id)).toBe(false);
-    const error = await tokens.verify(token).catch((e: unknown) => e);
+    const revoked = await store.findByHash(record.tokenSha256);
+    expect(revoked?.revokedAt).toBeInstanceOf(Date);
+    expect((await tokens.list()).find((r) => r.id === record.id)?.revokedAt).toEqual(revoked?.revokedAt);
+    await expect(store.findByHash(hashApiToken(generateApiToken().token))).resolves.toBeUndefined();
+  });
+
+  it("keeps a token of any role, without prefix, user or cluster, as written", async () => {
+    const { token, tokenSha256 } = generateApiToken();
+    const record = { id: "platform-ops", tokenSha256, role: "platform" as const, createdAt: new Date() };
+    await store.insert(record);
+    await expect(store.findByHash(hashApiToken(token))).resolves.toEqual(record);
+  });
+
+  it("is refused by the verifier on the next request after a revocation from another process", async () => {
+    const verifier = new ApiTokenVerifier({ store });
+    const { token, record } = await new ApiTokens(store).issue({ role: "collector", cluster: "hpc1" });
+    await expect(verifier.verify(token)).resolves.toMatchObject({ role: "collector", cluster: "hpc1" });
+    // Another pool on the same database: `jobsight-server token revoke` in its own process.
+    const other = new pg.Pool({ connectionString: db.url, max: 1 });
+    try {
+      expect(await new ApiTokens(new PostgresApiTokenStore(other)).revoke(record.id)).toBe(true);
+    } finally {
+      await other.end();
+    }
+    const error = await verifier.verify(token).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TokenError);
     expect((error as TokenError).reason).toBe("TOKEN_REVOKED");
-    const [row] = (await tokens.list()).filter((r) => r.id === record.id);
-    expect(row.revokedAt).toBeInstanceOf(Date);
   });
 
   it("treats hostile values as data", async () => {
-    const tokens = new ApiTokens(new PostgresApiTokenStore(pool));
+    const tokens = new ApiTokens(store);
     const label = "x'); DROP TABLE api_tokens; --";
     const { token } = await tokens.issue({ role: "collector", cluster: "c'--", label });
-    await expect(tokens.verify(token)).resolves.toMatchObject({ record: { label, cluster: "c'--" } });
-    const store = new PostgresApiTokenStore(pool);
-    expect(await store.findByPrefix("' OR '1'='1")).toEqual([]);
+    await expect(store.findByHash(hashApiToken(token))).resolves.toMatchObject({ label, cluster: "c'--" });
+    expect(await store.findByHash("' OR '1'='1")).toBeUndefined();
+    expect(await store.revoke("' OR '1'='1", new Date())).toBe(false);
   });
 
-  it("completes the core migration's api_tokens table and works on it", async () => {
-    const migrated = await createTestDatabase("api_tokens_core");
-    const corePool = new pg.Pool({ connectionString: migrated.url, max: 2 });
+  it("takes over the table older servers completed at start, keeping their tokens", async () => {
+    const older = await createTestDatabase("api_tokens_older");
+    const olderPool = new pg.Pool({ connectionString: older.url, max: 2 });
     try {
-      await migrate(corePool, { timescale: "off" });
-      await ensureApiTokenSchema(corePool);
-      await ensureApiTokenSchema(corePool);
-      const tokens = new ApiTokens(new PostgresApiTokenStore(corePool));
-      const { token, record } = await tokens.issue({ role: "collector", cluster: "hpc1" });
-      await expect(tokens.verify(token)).resolves.toMatchObject({ principal: { clusters: ["hpc1"] } });
-      // The data plane's own look-up by hash sees the same token, and its revocation.
-      const core = new TokenStore(corePool);
-      await expect(core.findByHash(record.tokenSha256)).resolves.toEqual({
-        id: record.id,
+      const all = await loadMigrations();
+      await migrate(olderPool, { timescale: "off", migrations: all.filter((m) => m.version < 6) });
+      // What an older server ran at every start, and a token it issued.
+      await olderPool.query("ALTER TABLE api_tokens ADD COLUMN IF NOT EXISTS prefix text");
+      await olderPool.query("ALTER TABLE api_tokens ADD COLUMN IF NOT EXISTS label text");
+      await olderPool.query("CREATE INDEX IF NOT EXISTS api_tokens_by_prefix ON api_tokens (prefix)");
+      const { token, prefix, tokenSha256 } = generateApiToken();
+      await olderPool.query(
+        `INSERT INTO api_tokens (token_sha256, id, prefix, role, user_name, cluster, label)
+         VALUES ($1, 'old', $2, 'collector', '', 'hpc1', 'rack 1')`,
+        [tokenSha256, prefix],
+      );
+
+      expect((await migrate(olderPool, { timescale: "off" })).applied).toEqual([6]);
+      expect((await migrate(olderPool, { timescale: "off" })).applied).toEqual([]);
+      const verifier = new ApiTokenVerifier({ store: new PostgresApiTokenStore(olderPool) });
+      await expect(verifier.verify(token)).resolves.toEqual({
         role: "collector",
-        user: "",
+        user: "api-token:old",
         cluster: "hpc1",
+        tokenId: "api-token:old",
+        via: "api-token",
       });
-      await tokens.revoke(record.id);
-      await expect(core.findByHash(record.tokenSha256)).resolves.toBeUndefined();
+      const { rows } = await olderPool.query(
+        "SELECT indexname FROM pg_indexes WHERE tablename = 'api_tokens'",
+      );
+      expect(rows.map((r) => r.indexname).sort()).toEqual(["api_tokens_id_key", "api_tokens_pkey"]);
     } finally {
-      await corePool.end();
-      await migrated.drop();
+      await olderPool.end();
+      await older.drop();
     }
   });
 });

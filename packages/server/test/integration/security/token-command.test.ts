@@ -5,8 +5,7 @@ import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../../src/app.js";
 import { parseServerConfig } from "../../../src/config/parse-config.js";
-import { PostgresApiTokenStore } from "../../../src/data-plane/stores/postgres-api-token-store.js";
-import { ApiTokens } from "../../../src/platform/identity/api-tokens.js";
+import { ApiTokens, generateApiToken } from "../../../src/platform/identity/api-tokens.js";
 import { tokenCommand } from "../../../src/platform/identity/token-command.js";
 import { jobRecord, openTestStorage, type StorageFixture } from "../storage-fixture.js";
 
@@ -31,7 +30,7 @@ describe("jobsight-server token", () => {
     objects = await mkdtemp(join(tmpdir(), "jobsight-token-"));
     const config = parseServerConfig({ objectStore: { dir: objects }, http: { logLevel: "silent" } });
     app = await buildApp({ config, storage: fx.storage });
-    tokens = new ApiTokens(new PostgresApiTokenStore(fx.storage.pool));
+    tokens = new ApiTokens(fx.storage.tokens);
   });
 
   afterAll(async () => {
@@ -77,5 +76,19 @@ describe("jobsight-server token", () => {
     expect(badRole.code).toBe(2);
     expect(badRole.err).toMatch(/role/);
     expect(badRole.out).toBe("");
+  });
+
+  it("lists every stored token, those created without the command too", async () => {
+    const { tokenSha256 } = generateApiToken();
+    await fx.storage.tokens.insert({
+      id: "site-ops",
+      tokenSha256,
+      role: "platform",
+      user: "ops",
+      createdAt: new Date(),
+    });
+    const listed = await run(["list"]);
+    expect(listed.code).toBe(0);
+    expect(listed.out).toMatch(/^site-ops {2}- {2}platform {2}all {2}live {2}$/m);
   });
 });
