@@ -2,8 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { diagnose } from "../diagnose.js";
-import { addProse, LlmProseAdapter } from "./llm-adapter.js";
 import { diagnosisScenarios } from "../scenarios/all-scenarios.js";
+import { addProse, LlmProseAdapter } from "./llm-adapter.js";
 
 const diagnosis = diagnose(diagnosisScenarios.find((s) => s.name === "oom-heap-leak")!.input, {
   now: "2026-12-01T00:00:00Z",

@@ -1,8 +1,8 @@
 import type { Diagnosis } from "@jobsight/schemas";
 import { describe, expect, it } from "vitest";
 import { diagnose } from "../diagnose.js";
-import { renderDiagnosisMarkdown } from "./render-markdown.js";
 import { diagnosisScenarios } from "../scenarios/all-scenarios.js";
+import { renderDiagnosisMarkdown } from "./render-markdown.js";
 
 const of = (name: string) =>
   diagnose(diagnosisScenarios.find((s) => s.name === name)!.input, { now: "2026-12-01T00:00:00Z" });
