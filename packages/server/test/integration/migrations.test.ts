@@ -35,6 +35,7 @@ describe("migrations", () => {
       { version: 4, flavour: "common" },
       { version: 5, flavour: "common" },
       { version: 6, flavour: "common" },
+      { version: 7, flavour: "common" },
     ]);
     // The prediction log keeps its documents as the text served (text: not re-checked as json, not re-encoded as jsonb).
     const types = await pool.query(

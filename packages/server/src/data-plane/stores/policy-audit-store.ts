@@ -3,45 +3,6 @@ import { InvalidCursorError } from "../../errors.js";
 import { query } from "../storage/database.js";
 import type { PolicyAuditRecord, PolicyAuditSink } from "./policy-audit-record.js";
 
-/**
- * The audit table and its indexes. Idempotent; the lead folds it into the migrations, and
- * {@link ensurePolicyAuditSchema} runs it meanwhile.
- */
-export const POLICY_AUDIT_SCHEMA_SQL = `
-CREATE TABLE IF NOT EXISTS policy_audit (
-  id bigserial PRIMARY KEY,
-  recorded_at timestamptz NOT NULL,
-  cluster text NOT NULL,
-  actor text NOT NULL,
-  user_name text NOT NULL,
-  submitted_by text,
-  job text NOT NULL,
-  resource text NOT NULL CHECK (resource IN ('memory', 'cores', 'gpus', 'gpuMemory', 'walltime')),
-  before_value double precision,
-  after_value double precision NOT NULL,
-  model_version text NOT NULL,
-  policy_name text NOT NULL,
-  limited_by text,
-  adjustments jsonb NOT NULL DEFAULT '[]'::jsonb,
-  mode text NOT NULL CHECK (mode IN ('live', 'shadow')),
-  prediction_id text
-);
-CREATE INDEX IF NOT EXISTS policy_audit_by_cluster ON policy_audit (cluster, recorded_at DESC, id DESC);
-CREATE INDEX IF NOT EXISTS policy_audit_by_user ON policy_audit (user_name, recorded_at DESC, id DESC);
-`;
-
-/**
- * Create the audit table if it is missing.
- *
- * @example
- * ```ts
- * await ensurePolicyAuditSchema(pool);
- * ```
- */
-export async function ensurePolicyAuditSchema(pool: pg.Pool): Promise<void> {
-  await query(pool, POLICY_AUDIT_SCHEMA_SQL);
-}
-
 /** What to look for in the audit; every field narrows the result. */
 export type PolicyAuditQuery = {
   cluster?: string;

@@ -49,7 +49,7 @@ function memo<T>(cache: Map<string, T>, key: string, make: () => T): T {
  *
  * @example
  * ```ts
- * registerApiRoutes(app, { ...schedulerHandlers(service, { audit: new EnsuredPolicyAuditStore(pool) }) });
+ * registerApiRoutes(app, { ...schedulerHandlers(service, { audit: new PolicyAuditStore(pool) }) });
  * ```
  */
 export function schedulerHandlers(

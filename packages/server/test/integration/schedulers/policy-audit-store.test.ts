@@ -1,11 +1,9 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../../../test/services/index.js";
+import { migrate } from "../../../src/data-plane/storage/migrator.js";
 import type { PolicyAuditRecord } from "../../../src/data-plane/stores/policy-audit-record.js";
-import {
-  ensurePolicyAuditSchema,
-  PolicyAuditStore,
-} from "../../../src/data-plane/stores/policy-audit-store.js";
+import { PolicyAuditStore } from "../../../src/data-plane/stores/policy-audit-store.js";
 import { InvalidCursorError } from "../../../src/errors.js";
 
 const GiB = 2 ** 30;
@@ -35,8 +33,7 @@ describe("PolicyAuditStore on PostgreSQL", () => {
   beforeAll(async () => {
     db = await createTestDatabase("policy_audit");
     pool = new pg.Pool({ connectionString: db.url, max: 2 });
-    await ensurePolicyAuditSchema(pool);
-    await ensurePolicyAuditSchema(pool); // idempotent
+    await migrate(pool, { timescale: "off" });
     store = new PolicyAuditStore(pool);
     await store.record([
       record(0),

@@ -191,11 +191,20 @@ describe("scheduler routes served by buildApp over the intelligence service", ()
     expect(Number(limited!["set.mem"])).toBeGreaterThanOrEqual(Math.floor(asked * 0.9));
     expect(Number(limited!["set.mem"])).toBeLessThan(asked);
     expect(limited!.message).toContain("policy gentle");
-    const ofLimited = (r: { policy: string; resource: string; user: string; recordedAt: string }) =>
+    // The memory record of that very call: the value it set (MiB in the advice, bytes in the audit).
+    // An earlier call's record can be written after `since`, so time alone does not pick it out.
+    const ofLimited = (r: {
+      policy: string;
+      resource: string;
+      user: string;
+      recordedAt: string;
+      after: number;
+    }) =>
       r.policy === "gentle" &&
       r.resource === "memory" &&
       r.user === spec!.user &&
-      Date.parse(r.recordedAt) >= since;
+      Date.parse(r.recordedAt) >= since &&
+      r.after === Number(limited!["set.mem"]) * 2 ** 20;
     const page = await eventually(
       async () =>
         (

@@ -1,4 +1,4 @@
-import { EnsuredPolicyAuditStore } from "../../../data-plane/stores/ensured-policy-audit-store.js";
+import { PolicyAuditStore } from "../../../data-plane/stores/policy-audit-store.js";
 import type { IntelligenceService } from "../../../intelligence/intelligence-service.js";
 import type { RouteDeps } from "../route-deps.js";
 import type { RouteHandlers } from "../route-handler.js";
@@ -21,7 +21,7 @@ import { policyAuditRoutes } from "./policy-audit.js";
  * ```
  */
 export function intelligenceHandlers(deps: RouteDeps, service: IntelligenceService): RouteHandlers {
-  const audit = new EnsuredPolicyAuditStore(deps.storage.pool);
+  const audit = new PolicyAuditStore(deps.storage.pool);
   return {
     ...predictionRoutes(service),
     ...policyRoutes(service, deps.storage.pool),

@@ -16,7 +16,7 @@ export type PolicyAuditReader = { query(q: StoreQuery): Promise<PolicyAuditPage>
  *
  * @example
  * ```ts
- * registerApiRoutes(app, { ...policyAuditRoutes(new EnsuredPolicyAuditStore(pool)) });
+ * registerApiRoutes(app, { ...policyAuditRoutes(new PolicyAuditStore(pool)) });
  * ```
  */
 export function policyAuditRoutes(audit: PolicyAuditReader): RouteHandlers {
