@@ -9,7 +9,7 @@ import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeSlurm, slurmClient, slurmCluster } from "../../../../test/slurm/index.js";
 import type { IntelligenceService } from "../../src/intelligence/intelligence-service.js";
-import { SLURM_ADVICE_PATH } from "../../src/intelligence/schedulers/slurm-advice-route.js";
+import { SLURM_ADVICE_PATH } from "../../src/intelligence/schedulers/test-support/scheduler-routes.js";
 import {
   bearer,
   type IntelligenceFixture,

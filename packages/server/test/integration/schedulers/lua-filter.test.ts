@@ -3,7 +3,7 @@ import type { JobSpec, ResourcePrediction } from "@jobsight/schemas";
 import fastify, { type FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SlurmAdvisor } from "../../../src/intelligence/schedulers/slurm/slurm-advisor.js";
-import { slurmAdviceRoute } from "../../../src/intelligence/schedulers/slurm-advice-route.js";
+import { slurmAdviceRoute } from "../../../src/intelligence/schedulers/test-support/scheduler-routes.js";
 import { type LuaValue, removeInputs, runPlugin, tools } from "./lua/lua-runner.js";
 
 const GiB = 2 ** 30;

@@ -1,7 +1,9 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { ADMISSION_PATH } from "../../../src/intelligence/schedulers/admission-route.js";
-import { SLURM_ADVICE_PATH } from "../../../src/intelligence/schedulers/slurm-advice-route.js";
+import {
+  ADMISSION_PATH,
+  SLURM_ADVICE_PATH,
+} from "../../../src/intelligence/schedulers/test-support/scheduler-routes.js";
 
 // The example manifests and scripts name routes, ports and secrets of the server; these checks
 // keep them from drifting apart. (Plain text: the server does not depend on a YAML parser.)

@@ -1,10 +1,9 @@
-import { parseQuantity } from "@jobsight/schemas";
+import { formatQuantityLike, parseQuantity, type QuantityKind } from "@jobsight/schemas";
 import { isObject, type JsonPatchOperation, jsonPointer } from "./json-patch.js";
 import type { ContainerRef } from "./pod-workloads.js";
-import { formatCpuQuantity, formatMemoryQuantity } from "./quantity.js";
 
 /** The resources the webhook sets on containers. */
-export type PodResource = "memory" | "cores" | "gpus";
+export type PodResource = QuantityKind;
 
 /** The `resources.requests/limits` key of each. */
 export const RESOURCE_KEYS: Record<PodResource, string> = {
@@ -49,14 +48,17 @@ export function readAmount(container: Record<string, unknown>, resource: PodReso
   return { request, limit, effective, unreadable };
 }
 
-/** The quantity as the webhook writes it, and the number Kubernetes will read back from it. */
-export function formatAmount(resource: PodResource, value: number): { text: string; value: number } {
-  const text =
-    resource === "memory"
-      ? formatMemoryQuantity(value)
-      : resource === "cores"
-        ? formatCpuQuantity(value)
-        : String(Math.ceil(value));
+/**
+ * The quantity as the webhook writes it, and the number Kubernetes will read back from it: in the
+ * unit of `original` (the container's quantity before) when the value is whole in it, else by the
+ * rules of `formatQuantity` of @jobsight/schemas, the same the SDK writes manifests with.
+ */
+export function formatAmount(
+  resource: PodResource,
+  value: number,
+  original?: unknown,
+): { text: string; value: number } {
+  const text = formatQuantityLike(original, value, resource);
   return { text, value: parseQuantity(text)! };
 }
 
@@ -65,6 +67,7 @@ export function formatAmount(resource: PodResource, value: number): { text: stri
  * and its pattern: a request equal to its limit stays equal (the pod keeps its QoS class); a
  * limit alone stays alone; a limit is raised when the new request would pass it, never lowered
  * otherwise. GPUs are set in limits, and in requests too when they are there (they must match).
+ * Each quantity keeps the unit it is written in when the new value is whole in it.
  */
 export function planWrites(
   container: Record<string, unknown>,
@@ -73,14 +76,30 @@ export function planWrites(
 ): ResourceWrite[] {
   const key = RESOURCE_KEYS[resource];
   const a = readAmount(container, resource);
-  const { text, value } = formatAmount(resource, target);
-  const write = (s: Section): ResourceWrite => ({ section: s, key, value: text });
+  const original = (s: Section) => section(container, s)?.[key];
+  // The amount the container gets, as written in the quantity that decides it. A request and its
+  // equal limit get one amount: the larger, when one of their units cannot carry `target` exactly.
+  const pair = resource !== "gpus" && a.request !== undefined && a.request === a.limit;
+  // GPUs are decided by their limit, the others by their request (each defaults to the other).
+  const order: [Section, Section] = resource === "gpus" ? ["limits", "requests"] : ["requests", "limits"];
+  const decides = original(order[0]) ?? original(order[1]);
+  const value = pair
+    ? Math.max(
+        formatAmount(resource, target, original("requests")).value,
+        formatAmount(resource, target, original("limits")).value,
+      )
+    : formatAmount(resource, target, decides).value;
+  const write = (s: Section): ResourceWrite => ({
+    section: s,
+    key,
+    value: formatAmount(resource, value, original(s)).text,
+  });
   if (resource === "gpus") {
     if (a.limit === value && (a.request === undefined || a.request === value)) return [];
     return a.request !== undefined ? [write("limits"), write("requests")] : [write("limits")];
   }
   if (a.request !== undefined && a.limit !== undefined) {
-    if (a.request === a.limit) return a.request === value ? [] : [write("requests"), write("limits")];
+    if (pair) return a.request === value ? [] : [write("requests"), write("limits")];
     const writes = a.request === value ? [] : [write("requests")];
     if (a.limit < value) writes.push(write("limits"));
     return writes;

@@ -1,8 +1,8 @@
 import fastify from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
-import { admissionRoute } from "./admission-route.js";
 import { admissionReview, trainingPod } from "./kubernetes/test-support/admission-fixtures.js";
 import { KubernetesAdmission } from "./kubernetes-admission.js";
+import { admissionRoute } from "./test-support/scheduler-routes.js";
 
 const GiB = 2 ** 30;
 
