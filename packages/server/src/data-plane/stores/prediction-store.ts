@@ -49,10 +49,10 @@ export type RecordedPrediction = {
   /** `spec` as JSON text, when it was serialised already. */
   specJson?: string;
   /**
-   * {@link predictionCopyTail} of this prediction, when it was encoded already (once for every
-   * request for the same job in a batch).
+   * Any object shared by the records whose rows are the same apart from id and idempotency key
+   * (the requests for one job in one batch): the store encodes that part once for all of them.
    */
-  copyTail?: Uint8Array;
+  sameRowAs?: object;
   /**
    * The answer's JSON after its id (`AnswerJson.tail`), when it was encoded already (once
    * for every request for the same job in a batch).
@@ -123,7 +123,7 @@ function writeMiddle(out: Utf8Writer, p: RecordedPrediction): void {
 
 /**
  * Appends a prediction's row of `predictions` (every column, in order) in the binary COPY
- * format, its middle from {@link predictionCopyTail} when it was encoded already.
+ * format; the middle is encoded once for the records that share a `sameRowAs`.
  *
  * @example
  * ```ts
@@ -135,8 +135,15 @@ function writeMiddle(out: Utf8Writer, p: RecordedPrediction): void {
 export function writePredictionRow(out: Utf8Writer, p: RecordedPrediction): void {
   copyBinaryRow(out, COLUMNS.length);
   copyBinaryText(out, p.answer.id);
-  if (p.copyTail) out.writeBytes(p.copyTail);
-  else writeMiddle(out, p);
+  if (p.sameRowAs === undefined) writeMiddle(out, p);
+  else {
+    let middle = middles.get(p.sameRowAs);
+    if (!middle) {
+      middle = encodeMiddle(p);
+      middles.set(p.sameRowAs, middle);
+    }
+    out.writeBytes(middle);
+  }
   copyBinaryText(out, p.idempotencyKey);
 }
 
@@ -147,19 +154,11 @@ export function predictionRows(items: readonly RecordedPrediction[]): Buffer {
   return out.bytes();
 }
 
-/**
- * A prediction's row between its id and its idempotency key, encoded for COPY: every request
- * for the same job in a batch has the same, so it is encoded once and copied into each row.
- *
- * @example
- * ```ts
- * recorded.copyTail = predictionCopyTail(recorded);
- * writePredictionRow(out, recorded); // the same bytes as without it
- * ```
- */
-export function predictionCopyTail(p: RecordedPrediction): Buffer {
-  // One writer for every tail, each copied out at once: a fresh 3 KiB buffer per job cost more
-  // than encoding into it.
+// The encoded middles of rows by their `sameRowAs`, so that each is encoded once per job.
+const middles = new WeakMap<object, Buffer>();
+
+function encodeMiddle(p: RecordedPrediction): Buffer {
+  // One writer for every middle, each copied out at once (see docs/performance.md).
   tails ??= new Utf8Writer(PREDICTION_LINE_BYTES);
   tails.reset();
   writeMiddle(tails, p);

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Policy, Prediction, PredictionRequest, ResourcePrediction } from "@jobsight/schemas";
 import {
-  predictionCopyTail,
   type RecordedPrediction,
   type ScoredOutcome,
   scoredOutcome,
@@ -41,8 +40,6 @@ type Made = {
   linkKey: string;
   /** The answers' JSON after the id (see {@link AnswerJson.tail}). */
   answerTail: Buffer;
-  /** The record's COPY row between id and idempotency key, encoded with the first request's record. */
-  copyTail?: Buffer;
 };
 
 /**
@@ -210,8 +207,7 @@ export function answersAndRecords(
       answerTail: m.answerTail,
     };
     if (request.idempotencyKey) recorded.idempotencyKey = request.idempotencyKey;
-    m.copyTail ??= predictionCopyTail(recorded);
-    recorded.copyTail = m.copyTail;
+    recorded.sameRowAs = m;
     out[i - from] = recorded;
   }
   return out;
