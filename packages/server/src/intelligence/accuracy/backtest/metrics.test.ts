@@ -19,6 +19,8 @@ describe("computeMetrics", () => {
     expect(m.weightedUnderPredictionRate).toBeCloseTo(20 / 60);
     expect(m.rangeCoverage).toBeCloseTo(2 / 3);
     expect(m.nominalRangeCoverage).toBe(0.9);
+    // 15 ∉ [8, 12], 18 ∈ [15, 25], 30 ∉ [31, 40]: one recommendation of three agrees with its range.
+    expect(m.valueInRange).toBeCloseTo(1 / 3);
     expect(m.calibration).toEqual([
       { confidence: 0.9, jobs: 2, observed: 0.5 },
       { confidence: 0.99, jobs: 1, observed: 1 },

@@ -24,6 +24,8 @@ export type PredictorMetrics = {
   safetyFactor: number;
   rangeCoverage?: number;
   nominalRangeCoverage?: number;
+  /** Share of recommendations whose own value lies in their range, `low ≤ value ≤ high` (advice that agrees with itself: 1). */
+  valueInRange?: number;
   calibration?: CalibrationBucket[];
 };
 
@@ -46,6 +48,7 @@ export function computeMetrics(jobs: ScoredJob[], nominalRangeCoverage?: number)
   let underActual = 0;
   let inRange = 0;
   let withRange = 0;
+  let valueInRange = 0;
   for (const j of rec) {
     const v = j.value as number;
     sumActual += j.actual;
@@ -57,6 +60,7 @@ export function computeMetrics(jobs: ScoredJob[], nominalRangeCoverage?: number)
     if (j.low !== undefined && j.high !== undefined) {
       withRange++;
       if (j.low <= j.actual && j.actual <= j.high) inRange++;
+      if (j.low <= v && v <= j.high) valueInRange++;
     }
   }
   const n = rec.length;
@@ -73,6 +77,7 @@ export function computeMetrics(jobs: ScoredJob[], nominalRangeCoverage?: number)
   if (withRange > 0) {
     out.rangeCoverage = inRange / withRange;
     out.nominalRangeCoverage = nominalRangeCoverage;
+    out.valueInRange = valueInRange / withRange;
   }
   if (rec.some((j) => j.confidence !== undefined)) out.calibration = calibrationBuckets(rec);
   return out;

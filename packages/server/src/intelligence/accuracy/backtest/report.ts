@@ -99,7 +99,8 @@ export function renderReport(report: BacktestReport): string {
       .map(([k, v]) => `${k} ${v}`)
       .join(", ");
     lines.push(
-      `abstained: ${abst || "none"}; censored jobs under-predicted: ${pct(r.model.censoredUnderPredictionRate, 2)}%`,
+      `abstained: ${abst || "none"}; censored jobs under-predicted: ${pct(r.model.censoredUnderPredictionRate, 2)}%; ` +
+        `value inside its own range: ${pct(r.model.valueInRange)}%`,
     );
     if (r.model.calibration) {
       lines.push(
