@@ -55,6 +55,13 @@ export { killedForMemory } from "./jobs/memory-kill.js";
 export type { NodeEventKind } from "./jobs/node-event.js";
 export { NodeEvent } from "./jobs/node-event.js";
 export { parseQuantity } from "./jobs/quantity.js";
+export type { QuantityKind } from "./jobs/quantity-format.js";
+export {
+  formatCpuQuantity,
+  formatMemoryQuantity,
+  formatQuantity,
+  formatQuantityLike,
+} from "./jobs/quantity-format.js";
 export { UsageBatch, UsageSample } from "./jobs/usage-sample.js";
 export type { WasteRow } from "./jobs/waste-report.js";
 export { WasteReport } from "./jobs/waste-report.js";

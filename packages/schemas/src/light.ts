@@ -20,6 +20,13 @@ export type { ArrayInfo, JobSpec, ResourceRequest } from "./jobs/job-spec.js";
 export { killedForMemory } from "./jobs/memory-kill.js";
 export type { NodeEvent, NodeEventKind } from "./jobs/node-event.js";
 export { parseQuantity } from "./jobs/quantity.js";
+export type { QuantityKind } from "./jobs/quantity-format.js";
+export {
+  formatCpuQuantity,
+  formatMemoryQuantity,
+  formatQuantity,
+  formatQuantityLike,
+} from "./jobs/quantity-format.js";
 export type { UsageSample } from "./jobs/usage-sample.js";
 export type { CheckPolicyOptions } from "./policy/check-policy.js";
 export { checkPolicy } from "./policy/check-policy.js";

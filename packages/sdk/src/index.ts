@@ -1,6 +1,6 @@
 // Kept on the SDK's surface for its users; one implementation, in @jobsight/schemas.
 export type { ResourceName } from "@jobsight/schemas";
-export { parseQuantity } from "@jobsight/schemas";
+export { formatCpuQuantity, formatMemoryQuantity, parseQuantity } from "@jobsight/schemas";
 export type { ClientOptions, Health, JobsightClient } from "./client.js";
 export { createClient } from "./client.js";
 export type { HttpErrorDetails, SdkErrorCode } from "./errors.js";
@@ -43,7 +43,6 @@ export type { EditSubmissionOptions, SubmissionEditPlan } from "./submissions/ed
 export { editSubmission, parseSubmission, planSubmissionEdit } from "./submissions/edit-submission.js";
 export type { ManifestContext } from "./submissions/kubernetes/parse-manifest.js";
 export { parseManifest } from "./submissions/kubernetes/parse-manifest.js";
-export { formatCpuQuantity, formatMemoryQuantity } from "./submissions/kubernetes/quantity.js";
 export { parseSbatch } from "./submissions/sbatch/parse-sbatch.js";
 export type { SlurmTime } from "./submissions/sbatch/slurm-units.js";
 export {

@@ -32,6 +32,22 @@ describe("parseQuantity", () => {
     expect(parseQuantity("500m")).toBe(0.5);
   });
 
+  it("reads the number nearest the decimal value, not a product of rounded factors", () => {
+    expect(parseQuantity("9m")).toBe(0.009);
+    expect(parseQuantity("32380m")).toBe(32.38);
+    expect(parseQuantity("16.1k")).toBe(16100);
+    expect(parseQuantity("0.1k")).toBe(100);
+    expect(parseQuantity("1.5e3")).toBe(1500);
+    expect(parseQuantity("1E3")).toBe(1000);
+    expect(parseQuantity("1.5Gi")).toBe(1.5 * 2 ** 30);
+  });
+
+  it("reads zero with either sign as zero", () => {
+    expect(Object.is(parseQuantity("-0"), 0)).toBe(true);
+    expect(Object.is(parseQuantity(-0), 0)).toBe(true);
+    expect(parseQuantity("+2Gi")).toBe(2 * 2 ** 30);
+  });
+
   it.each([
     "",
     "1GB",

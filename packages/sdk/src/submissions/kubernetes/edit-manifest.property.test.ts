@@ -16,6 +16,7 @@ const quote = fc.constantFrom(
 const memory = fc.oneof(
   fc.integer({ min: 1, max: 128 }).map((n) => `${n}Gi`),
   fc.integer({ min: 1, max: 64 }).map((n) => `${n * 512}Mi`),
+  fc.integer({ min: 1, max: 64 }).map((n) => `${n * 500}M`),
 );
 const cpu = fc.oneof(
   fc.integer({ min: 1, max: 64 }).map(String),

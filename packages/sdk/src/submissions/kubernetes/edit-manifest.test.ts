@@ -94,7 +94,8 @@ describe("editManifest", () => {
     expect(requested(out).cores).toBe(4);
     const proxy = editManifest(text, { cores: 10 }, { container: "proxy" }).text;
     expect(proxy).toContain("resources: {requests: {cpu: 8}}");
-    expect(proxy).toContain("resources: {requests: {cpu: 2}}");
+    // The proxy's request was in millicores: it stays in millicores.
+    expect(proxy).toContain("resources: {requests: {cpu: 2000m}}");
     expect(requested(proxy).cores).toBe(10);
     const tooSmall = editManifest(text, { cores: 2 }, { container: "proxy" });
     expect(tooSmall.text).toBe(text);
@@ -119,11 +120,11 @@ describe("editManifest", () => {
     expect(requested(out).memoryBytes).toBe(GiB);
   });
 
-  it("keeps a JSON manifest JSON", () => {
+  it("keeps a JSON manifest JSON, and a number of bytes a number of bytes", () => {
     const text = `{\n  "kind": "Pod",\n  "metadata": {"name": "p"},\n  "spec": {"containers": [{"name": "c", "image": "x", "resources": {"limits": {"memory": 1073741824}}}]}\n}\n`;
     const out = editManifest(text, { memory: 2 * GiB, cores: 2 }).text;
     expect(JSON.parse(out).spec.containers[0].resources).toEqual({
-      limits: { memory: "2Gi" },
+      limits: { memory: 2 * GiB },
       requests: { cpu: "2" },
     });
   });

@@ -1,11 +1,16 @@
-import { parseQuantity, type ResourceName, type SubmissionEdit } from "@jobsight/schemas";
+import {
+  formatQuantityLike,
+  parseQuantity,
+  type QuantityKind,
+  type ResourceName,
+  type SubmissionEdit,
+} from "@jobsight/schemas";
 import { isMap, isScalar, type Pair, type Scalar, type YAMLMap } from "yaml";
 import type { ResourceTargets, SkippedResource } from "../edit-plan.js";
 import type { FormatEdit } from "../sbatch/edit-sbatch.js";
 import { dominantEol } from "../text-lines.js";
 import { readResource, resourceKeys } from "./container-resources.js";
 import { readManifest, selectWorkload, type Workload } from "./manifest-workloads.js";
-import { formatCpuQuantity, formatMemoryQuantity } from "./quantity.js";
 import {
   addToMap,
   applyTextEdits,
@@ -34,26 +39,32 @@ const editable = [
   ["gpus", resourceKeys.gpus],
 ] as const;
 
-function format(resource: ResourceName, value: number): string {
-  if (resource === "memory") return formatMemoryQuantity(value);
-  if (resource === "cores") return formatCpuQuantity(value);
-  return String(Math.ceil(value));
-}
-
 // Decide which of requests/limits to write so the pod asks for `value` and stays valid
-// (request ≤ limit), keeping the user's pattern: request = limit stays equal.
-function plan(resource: ResourceName, key: string, container: YAMLMap, value: number): Write[] {
+// (request ≤ limit), keeping the user's pattern (request = limit stays equal) and the unit each
+// quantity is written in (`cpu: "8"` becomes `"4"`, `memory: 64Gi` becomes `24Gi`).
+function plan(resource: QuantityKind, key: string, container: YAMLMap, value: number): Write[] {
   const r = readResource(container, key);
-  const text = format(resource, value);
-  const written = parseQuantity(text)!;
-  const write = (section: Section, node?: Scalar): Write => ({ resource, section, key, value: text, node });
+  const amountLike = (node?: Scalar) => parseQuantity(formatQuantityLike(node?.value, value, resource))!;
+  // The amount the pod gets, as written in the quantity that decides it. A request and its equal
+  // limit get one amount: the larger, when one of their units cannot carry `value` exactly.
+  const pair =
+    resource !== "gpus" && r.requestNode !== undefined && r.limitNode !== undefined && r.request === r.limit;
+  const primary = resource === "gpus" ? (r.limitNode ?? r.requestNode) : (r.requestNode ?? r.limitNode);
+  const written = pair ? Math.max(amountLike(r.requestNode), amountLike(r.limitNode)) : amountLike(primary);
+  const write = (section: Section, node?: Scalar): Write => ({
+    resource,
+    section,
+    key,
+    value: formatQuantityLike(node?.value, written, resource),
+    node,
+  });
   if (resource === "gpus") {
     if (written === 0 && !r.limitNode && !r.requestNode) return [];
     if (r.limit === written && (r.requestNode === undefined || r.request === written)) return [];
     return [write("limits", r.limitNode), ...(r.requestNode ? [write("requests", r.requestNode)] : [])];
   }
   if (r.requestNode && r.limitNode) {
-    if (r.request === r.limit)
+    if (pair)
       return r.request === written ? [] : [write("requests", r.requestNode), write("limits", r.limitNode)];
     const writes = r.request === written ? [] : [write("requests", r.requestNode)];
     if (r.limit !== undefined && r.limit < written) writes.push(write("limits", r.limitNode));
@@ -109,9 +120,9 @@ function mainContainer(workload: Workload, name: string | undefined): YAMLMap | 
 
 /**
  * Edit the resources of one container of a Kubernetes manifest in place: the quantities that are
- * there are replaced (quoting kept), missing ones are added under the container's `resources` in
- * the manifest's own style. Every other byte stays as it was. Targets are for the whole pod; other
- * containers' requests are subtracted.
+ * there are replaced (quoting kept, and their unit when the new value is whole in it), missing
+ * ones are added under the container's `resources` in the manifest's own style. Every other byte
+ * stays as it was. Targets are for the whole pod; other containers' requests are subtracted.
  */
 export function editManifest(
   text: string,
