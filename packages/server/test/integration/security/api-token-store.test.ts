@@ -111,7 +111,8 @@ describe("PostgresApiTokenStore", () => {
         [tokenSha256, prefix],
       );
 
-      expect((await migrate(olderPool, { timescale: "off" })).applied).toEqual([6]);
+      const later = all.filter((m) => m.version >= 6).map((m) => m.version);
+      expect((await migrate(olderPool, { timescale: "off" })).applied).toEqual(later);
       expect((await migrate(olderPool, { timescale: "off" })).applied).toEqual([]);
       const verifier = new ApiTokenVerifier({ store: new PostgresApiTokenStore(olderPool) });
       await expect(verifier.verify(token)).resolves.toEqual({
