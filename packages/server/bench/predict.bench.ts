@@ -97,10 +97,12 @@ async function main(): Promise<void> {
   // The floor: the same server, plugins, rate limit, authentication and JSON body parsing as a
   // prediction, and nothing else.
   app.post(FLOOR, {
-    onRequest: async (request: FastifyRequest) => {
-      app.rateLimit(request);
-      await app.authorize(request, ["platform"]);
-    },
+    onRequest: [
+      app.rateLimit(),
+      async (request: FastifyRequest) => {
+        await app.authorize(request, ["platform"]);
+      },
+    ],
     handler: async () => ({}),
   });
   let timer: HttpTimer | undefined;

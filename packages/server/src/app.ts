@@ -110,7 +110,6 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
   registerJsonBodyParser(app);
   await app.register(errorHandlerPlugin, { bodyLimitBytes: config.http.bodyLimitBytes });
-  await app.register(rateLimitPlugin, config.rateLimit);
   await app.register(
     postgresPlugin,
     options.storage
@@ -132,6 +131,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
           },
         },
   );
+  // After the pool: the counts of every replica on the database limit together.
+  await app.register(rateLimitPlugin, { ...config.rateLimit, pool: app.storage.pool });
   await app.register(
     objectStorePlugin,
     options.objectStore ? { store: options.objectStore } : { config: config.objectStore },

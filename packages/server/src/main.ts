@@ -2,7 +2,8 @@
 import { parseArgs } from "node:util";
 import { buildApp } from "./app.js";
 import { ConfigError } from "./config/config-error.js";
-import { loadServerConfig, setPath } from "./config/config-sources.js";
+import { loadServerConfig } from "./config/config-sources.js";
+import { configFromFlags, serveFlagOptions, serveFlagsUsage } from "./config/serve-flags.js";
 import { runImportCommand } from "./data-plane/import/import-command.js";
 import { IngestGate } from "./data-plane/ingest-gate.js";
 import { type OtlpReceivers, startOtlpReceivers } from "./data-plane/otlp/otlp-receivers.js";
@@ -23,55 +24,16 @@ Commands:
   backtest  Replay a trace under the evaluation protocol: backtest <trace.swf[.gz]> [--json] [--window 0.3]
   token     API tokens: token create --role collector|scheduler --cluster <id> | token list | token revoke <id>
 
-Options of serve (flags win over JOBSIGHT_* variables, which win over the config file):
-  --config <file>        JSON configuration file
-  --host <address>       listen address (default 127.0.0.1)
-  --port <port>          listen port, 0 for any (default 8080)
-  --data-dir <dir>       data folder for the embedded PostgreSQL and objects (default ./.jobsight)
-  --database-url <url>   PostgreSQL URL (default: embedded)
-  --log-level <level>    fatal|error|warn|info|debug|trace|silent
-  --otlp-host <address>  OTLP listen address (default 127.0.0.1)
-  --otlp-grpc-port <n>   OTLP/gRPC port, 0 for any (default 4317)
-  --otlp-http-port <n>   OTLP/HTTP port, 0 for any (default 4318)
-  --no-otlp              do not start the OTLP receivers
+Options of serve (flags win over JOBSIGHT_* variables, which win over the config file; every
+setting and its variable: packages/server/README.md, "Configuration"):
+${serveFlagsUsage()}
   --version, --help
 `;
 
-const FLAG_SETTINGS: Record<string, string> = {
-  host: "http.host",
-  port: "http.port",
-  "data-dir": "dataDir",
-  "database-url": "postgres.url",
-  "log-level": "http.logLevel",
-  "otlp-host": "otlp.host",
-  "otlp-grpc-port": "otlp.grpcPort",
-  "otlp-http-port": "otlp.httpPort",
-};
-
 async function serve(args: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      config: { type: "string" },
-      host: { type: "string" },
-      port: { type: "string" },
-      "data-dir": { type: "string" },
-      "database-url": { type: "string" },
-      "log-level": { type: "string" },
-      "otlp-host": { type: "string" },
-      "otlp-grpc-port": { type: "string" },
-      "otlp-http-port": { type: "string" },
-      "no-otlp": { type: "boolean" },
-    },
-    strict: true,
-  });
-  const overrides: Record<string, unknown> = {};
-  for (const [flag, path] of Object.entries(FLAG_SETTINGS)) {
-    const value = values[flag as keyof typeof values];
-    if (value !== undefined) setPath(overrides, path, value);
-  }
-  if (values["no-otlp"]) setPath(overrides, "otlp.enabled", false);
-  const config = await loadServerConfig({ file: values.config, env: process.env, overrides });
+  const { values } = parseArgs({ args, options: serveFlagOptions(), strict: true });
+  const file = typeof values.config === "string" ? values.config : undefined;
+  const config = await loadServerConfig({ file, env: process.env, overrides: configFromFlags(values) });
   // One gate for REST and OTLP ingest: back-pressure bounds the database work of both together.
   const ingestGate = new IngestGate(config.ingest.maxConcurrentBatches);
   const intel = config.intelligence;
@@ -123,6 +85,7 @@ async function serve(args: string[]): Promise<void> {
         config,
         storage: app.storage,
         ingestGate,
+        rateLimits: app.rateLimits,
         log: app.log.child({ component: "otlp" }),
       });
     }

@@ -1,4 +1,6 @@
 import type { ConfigIssue } from "./config-error.js";
+import type { OptionSpec } from "./option-spec.js";
+import { type OptionPath, type OptionValue, optionSpec } from "./options.js";
 
 type Raw = Record<string, unknown>;
 
@@ -7,7 +9,8 @@ const isObject = (v: unknown): v is Raw => typeof v === "object" && v !== null &
 /**
  * Reads typed values out of an untrusted, layered configuration object, converting strings (from
  * the environment and flags) to numbers and booleans, and collecting every problem instead of
- * stopping at the first. Keys never read are reported as unknown, which catches typos.
+ * stopping at the first. Values are read only through the option table ({@link ConfigReader.option}),
+ * so the keys read are the keys documented; keys never read are reported as unknown.
  */
 export class ConfigReader {
   readonly issues: ConfigIssue[] = [];
@@ -61,8 +64,8 @@ export class ConfigReader {
     return value.map((item, i) => new ConfigReader(item, `${this.path(key)}[${i}]`, this.issues));
   }
 
-  /** A string or a list of strings at `key` (absent: `undefined`), e.g. an OIDC audience. */
-  strings(key: string): string[] | undefined {
+  /** A string or a list of strings at `key`; items outside the option's `values` are reported and dropped. */
+  #strings(key: string, spec: OptionSpec): string[] | undefined {
     const value = this.#get(key);
     if (value === undefined || value === null) return undefined;
     const list = Array.isArray(value) ? value : [value];
@@ -70,7 +73,13 @@ export class ConfigReader {
       this.issue(key, "must be a non-empty string or a non-empty list of non-empty strings");
       return undefined;
     }
-    return list as string[];
+    const { values } = spec;
+    if (!values) return list as string[];
+    for (const item of list) {
+      if (!values.includes(item))
+        this.issue(key, `${item} is not a ${spec.itemName ?? "allowed value"} (${values.join(", ")})`);
+    }
+    return (list as string[]).filter((item) => values.includes(item));
   }
 
   /** The entries of the object at `key` (a map keyed by names), each with its own reader. */
@@ -87,7 +96,35 @@ export class ConfigReader {
     ]);
   }
 
-  string(
+  /**
+   * The value of the option at `path` (its last key, below this reader), typed, bounded and
+   * defaulted as the option table says; a wrong value is reported and gives the default.
+   *
+   * @example
+   * ```ts
+   * reader.child("http").option("http.port"); // 8080 when absent
+   * ```
+   */
+  option<P extends OptionPath>(path: P, overrides: { default?: OptionValue<P> } = {}): OptionValue<P> {
+    const spec: OptionSpec = optionSpec(path);
+    const key = path.slice(path.lastIndexOf(".") + 1);
+    const fallback = "default" in overrides ? overrides.default : spec.default;
+    const def = Array.isArray(fallback) ? [...fallback] : fallback;
+    switch (spec.type) {
+      case "string":
+        return this.#string(key, { default: def as string, nonEmpty: !spec.allowEmpty }) as OptionValue<P>;
+      case "enum":
+        return this.#string(key, { default: def as string, oneOf: spec.values }) as OptionValue<P>;
+      case "integer":
+        return this.#integer(key, { default: def as number, min: spec.min, max: spec.max }) as OptionValue<P>;
+      case "boolean":
+        return this.#boolean(key, { default: def as boolean }) as OptionValue<P>;
+      case "list":
+        return (this.#strings(key, spec) ?? def) as OptionValue<P>;
+    }
+  }
+
+  #string(
     key: string,
     options: { default?: string; oneOf?: readonly string[]; nonEmpty?: boolean } = {},
   ): string | undefined {
@@ -108,7 +145,7 @@ export class ConfigReader {
     return value;
   }
 
-  integer(key: string, options: { default?: number; min?: number; max?: number } = {}): number | undefined {
+  #integer(key: string, options: { default?: number; min?: number; max?: number } = {}): number | undefined {
     const value = this.#get(key);
     if (value === undefined || value === null || value === "") return options.default;
     const n = typeof value === "string" && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
@@ -127,7 +164,7 @@ export class ConfigReader {
     return n;
   }
 
-  boolean(key: string, options: { default?: boolean } = {}): boolean | undefined {
+  #boolean(key: string, options: { default?: boolean } = {}): boolean | undefined {
     const value = this.#get(key);
     if (value === undefined || value === null || value === "") return options.default;
     if (typeof value === "boolean") return value;

@@ -53,6 +53,33 @@ describe("config sources", () => {
     expect((error as ConfigError).issues[0].message).toMatch(/^is not valid JSON/);
   });
 
+  it("reports every problem of a file at once, unknown keys by their path", async () => {
+    const file = join(dir, "server.json");
+    await writeFile(
+      file,
+      JSON.stringify({
+        http: { port: "eighty", hots: "0.0.0.0" },
+        tls: { certFile: "cert.pem" },
+        objectStore: { kind: "s3" },
+        intelligence: { llm: { modle: "m" } },
+        colour: "blue",
+      }),
+    );
+    const error = await loadServerConfig({ file, cwd: dir }).catch((e) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).issues.map((i) => `${i.path}: ${i.message}`).sort()).toEqual([
+      "colour: is not a known setting",
+      "http.hots: is not a known setting",
+      'http.port: must be an integer, got "eighty"',
+      "intelligence.llm.modle: is not a known setting",
+      "objectStore.bucket: is required for kind s3",
+      "tls.keyFile: is required with certFile",
+    ]);
+    expect((error as ConfigError).message).toMatch(
+      /^Invalid configuration \(6 problems\):\n {2}http\.port: /,
+    );
+  });
+
   it("reports problems from the environment with their setting path", async () => {
     const error = await loadServerConfig({
       env: { JOBSIGHT_PORT: "eighty", JOBSIGHT_TIMESCALE: "maybe" },

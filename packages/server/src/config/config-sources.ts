@@ -1,49 +1,23 @@
 import { readFile } from "node:fs/promises";
 import { ConfigError } from "./config-error.js";
+import type { OptionSpec } from "./option-spec.js";
+import { serverOptions } from "./options.js";
 import { type ParseConfigOptions, parseServerConfig } from "./parse-config.js";
 import type { ServerConfig } from "./server-config.js";
 
 type Raw = Record<string, unknown>;
 
-/** Environment variables and the setting each one fills. */
-export const ENV_SETTINGS: Readonly<Record<string, string>> = {
-  JOBSIGHT_DATA_DIR: "dataDir",
-  JOBSIGHT_HOST: "http.host",
-  JOBSIGHT_PORT: "http.port",
-  JOBSIGHT_BODY_LIMIT_BYTES: "http.bodyLimitBytes",
-  JOBSIGHT_LOG_LEVEL: "http.logLevel",
-  JOBSIGHT_DATABASE_URL: "postgres.url",
-  JOBSIGHT_DATABASE_POOL_SIZE: "postgres.poolSize",
-  JOBSIGHT_TIMESCALE: "postgres.timescale",
-  JOBSIGHT_OBJECT_STORE: "objectStore.kind",
-  JOBSIGHT_OBJECT_DIR: "objectStore.dir",
-  JOBSIGHT_S3_BUCKET: "objectStore.bucket",
-  JOBSIGHT_S3_PREFIX: "objectStore.prefix",
-  JOBSIGHT_S3_ENDPOINT: "objectStore.endpoint",
-  JOBSIGHT_S3_REGION: "objectStore.region",
-  JOBSIGHT_S3_FORCE_PATH_STYLE: "objectStore.forcePathStyle",
-  JOBSIGHT_S3_ACCESS_KEY_ID: "objectStore.accessKeyId",
-  JOBSIGHT_S3_SECRET_ACCESS_KEY: "objectStore.secretAccessKey",
-  JOBSIGHT_RATE_LIMIT_RPS: "rateLimit.requestsPerSecond",
-  JOBSIGHT_RATE_LIMIT_BURST: "rateLimit.burst",
-  JOBSIGHT_REQUIRE_REGISTERED_CLUSTER: "ingest.requireRegisteredCluster",
-  JOBSIGHT_OTLP_ENABLED: "otlp.enabled",
-  JOBSIGHT_OTLP_HOST: "otlp.host",
-  JOBSIGHT_OTLP_GRPC_PORT: "otlp.grpcPort",
-  JOBSIGHT_OTLP_HTTP_PORT: "otlp.httpPort",
-  JOBSIGHT_OTLP_DECODE_THREADS: "otlp.decodeThreads",
-  JOBSIGHT_MODE: "intelligence.mode",
-  JOBSIGHT_SHADOW_DAYS: "intelligence.shadowDays",
-  JOBSIGHT_RETRAIN_INTERVAL_HOURS: "intelligence.retrainIntervalHours",
-  JOBSIGHT_INTELLIGENCE_ENABLED: "intelligence.enabled",
-  JOBSIGHT_OIDC_ISSUER: "oidc.issuer",
-  JOBSIGHT_OIDC_AUDIENCE: "oidc.audience",
-  JOBSIGHT_LICENCE: "licence.jws",
-  JOBSIGHT_LICENCE_FILE: "licence.file",
-  JOBSIGHT_CONTROL_PLANE_URL: "controlPlane.url",
-  JOBSIGHT_TLS_CERT_FILE: "tls.certFile",
-  JOBSIGHT_TLS_KEY_FILE: "tls.keyFile",
-};
+/**
+ * Environment variables and the setting each one fills, from the option table (`options.ts`).
+ *
+ * @example
+ * ```ts
+ * ENV_SETTINGS.JOBSIGHT_PORT; // "http.port"
+ * ```
+ */
+export const ENV_SETTINGS: Readonly<Record<string, string>> = Object.fromEntries(
+  serverOptions.flatMap((spec: OptionSpec) => (spec.env ? [[spec.env, spec.path]] : [])),
+);
 
 /** Sets `value` at a dotted path of `target`, creating objects on the way. */
 export function setPath(target: Raw, path: string, value: unknown): void {
@@ -57,7 +31,10 @@ export function setPath(target: Raw, path: string, value: unknown): void {
   node[keys[keys.length - 1]] = value;
 }
 
-/** The settings given by `JOBSIGHT_*` environment variables, as a raw config layer. */
+/**
+ * The settings given by `JOBSIGHT_*` environment variables, as a raw config layer of strings (the
+ * parser converts them); empty variables are ignored.
+ */
 export function configFromEnv(env: NodeJS.ProcessEnv): Raw {
   const layer: Raw = {};
   for (const [name, path] of Object.entries(ENV_SETTINGS)) {

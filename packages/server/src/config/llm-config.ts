@@ -30,11 +30,11 @@ export type LlmConfig = {
  * ```
  */
 export function readLlm(r: ConfigReader): LlmConfig | undefined {
-  const baseUrl = r.string("baseUrl");
-  const model = r.string("model");
-  const apiKeyEnv = r.string("apiKeyEnv");
-  const timeoutMs = r.integer("timeoutMs", { default: 20_000, min: 100, max: 600_000 })!;
-  const maxTokens = r.integer("maxTokens", { default: 400, min: 16, max: 8192 })!;
+  const baseUrl = r.option("intelligence.llm.baseUrl");
+  const model = r.option("intelligence.llm.model");
+  const apiKeyEnv = r.option("intelligence.llm.apiKeyEnv");
+  const timeoutMs = r.option("intelligence.llm.timeoutMs");
+  const maxTokens = r.option("intelligence.llm.maxTokens");
   r.rejectUnknownKeys();
   if (baseUrl === undefined && model === undefined && apiKeyEnv === undefined) return undefined;
   if (baseUrl === undefined) r.issue("baseUrl", "is required when a language model is configured");

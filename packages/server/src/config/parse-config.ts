@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
-import { availableParallelism } from "node:os";
 import { isAbsolute, resolve } from "node:path";
-import { ROLES, type Role } from "@jobsight/schemas";
+import { ROLES } from "@jobsight/schemas";
 import { ConfigError } from "./config-error.js";
 import { ConfigReader } from "./config-reader.js";
 import { readLlm } from "./llm-config.js";
@@ -18,7 +17,6 @@ import type {
   ServerConfig,
 } from "./server-config.js";
 
-const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 const CLUSTER_ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 const SHA256_HEX = /^[a-f0-9]{64}$/;
 
@@ -30,7 +28,8 @@ export type ParseConfigOptions = {
 
 /**
  * Parses, normalises and checks a raw configuration (file, environment and flags already merged),
- * reporting every problem at once.
+ * reporting every problem at once. Types, bounds and defaults come from the option table
+ * (`options.ts`); each section's cross-field rules run after its values are read.
  *
  * @throws {ConfigError} listing each problem as `path: message`.
  * @example
@@ -41,7 +40,7 @@ export type ParseConfigOptions = {
 export function parseServerConfig(raw: unknown, options: ParseConfigOptions = {}): ServerConfig {
   const cwd = options.cwd ?? process.cwd();
   const root = new ConfigReader(raw);
-  const dataDir = resolvePath(cwd, root.string("dataDir", { default: "./.jobsight" })!);
+  const dataDir = resolvePath(cwd, root.option("dataDir"));
   const config: ServerConfig = {
     dataDir,
     http: readHttp(root.child("http")),
@@ -66,49 +65,46 @@ export function parseServerConfig(raw: unknown, options: ParseConfigOptions = {}
 
 function readHttp(r: ConfigReader): HttpConfig {
   const http: HttpConfig = {
-    host: r.string("host", { default: "127.0.0.1" })!,
-    port: r.integer("port", { default: 8080, min: 0, max: 65535 })!,
-    bodyLimitBytes: r.integer("bodyLimitBytes", { default: 16 * 1024 * 1024, min: 1024 })!,
-    requestTimeoutMs: r.integer("requestTimeoutMs", { default: 120_000, min: 0 })!,
-    shutdownTimeoutMs: r.integer("shutdownTimeoutMs", { default: 20_000, min: 0 })!,
-    logLevel: r.string("logLevel", { default: "info", oneOf: LOG_LEVELS }) as HttpConfig["logLevel"],
+    host: r.option("http.host"),
+    port: r.option("http.port"),
+    bodyLimitBytes: r.option("http.bodyLimitBytes"),
+    requestTimeoutMs: r.option("http.requestTimeoutMs"),
+    shutdownTimeoutMs: r.option("http.shutdownTimeoutMs"),
+    logLevel: r.option("http.logLevel"),
   };
   r.rejectUnknownKeys();
   return http;
 }
 
 function readPostgres(r: ConfigReader, cwd: string): PostgresConfig {
-  const url = r.string("url");
+  const url = r.option("postgres.url");
+  const binDir = r.option("postgres.embeddedBinDir");
+  const config: PostgresConfig = {
+    poolSize: r.option("postgres.poolSize"),
+    statementTimeoutMs: r.option("postgres.statementTimeoutMs"),
+    migrate: r.option("postgres.migrate"),
+    timescale: r.option("postgres.timescale"),
+    embeddedPort: r.option("postgres.embeddedPort"),
+  };
+  r.rejectUnknownKeys();
   if (url !== undefined && !/^postgres(ql)?:\/\//.test(url))
     r.issue("url", "must start with postgres:// or postgresql://");
-  const binDir = r.string("embeddedBinDir");
-  const config: PostgresConfig = {
-    poolSize: r.integer("poolSize", { default: 10, min: 1, max: 1000 })!,
-    statementTimeoutMs: r.integer("statementTimeoutMs", { default: 60_000, min: 0 })!,
-    migrate: r.boolean("migrate", { default: true })!,
-    timescale: r.string("timescale", {
-      default: "auto",
-      oneOf: ["auto", "off", "require"],
-    }) as PostgresConfig["timescale"],
-    embeddedPort: r.integer("embeddedPort", { default: 0, min: 0, max: 65535 })!,
-  };
   if (url !== undefined) config.url = url;
   if (binDir !== undefined) config.embeddedBinDir = resolvePath(cwd, binDir);
-  r.rejectUnknownKeys();
   return config;
 }
 
 function readObjectStore(r: ConfigReader, dataDir: string, cwd: string): ObjectStoreConfig {
   // A bucket alone (e.g. JOBSIGHT_S3_BUCKET) is enough to choose S3.
-  const kind = r.string("kind", { default: r.has("bucket") ? "s3" : "local", oneOf: ["local", "s3"] });
-  const dir = r.string("dir");
-  const bucket = r.string("bucket");
-  const prefix = r.string("prefix", { default: "", nonEmpty: false })!;
-  const endpoint = r.string("endpoint");
-  const region = r.string("region", { default: "us-east-1" })!;
-  const forcePathStyle = r.boolean("forcePathStyle", { default: false })!;
-  const accessKeyId = r.string("accessKeyId");
-  const secretAccessKey = r.string("secretAccessKey");
+  const kind = r.option("objectStore.kind", { default: r.has("bucket") ? "s3" : "local" });
+  const dir = r.option("objectStore.dir");
+  const bucket = r.option("objectStore.bucket");
+  const prefix = r.option("objectStore.prefix");
+  const endpoint = r.option("objectStore.endpoint");
+  const region = r.option("objectStore.region");
+  const forcePathStyle = r.option("objectStore.forcePathStyle");
+  const accessKeyId = r.option("objectStore.accessKeyId");
+  const secretAccessKey = r.option("objectStore.secretAccessKey");
   r.rejectUnknownKeys();
   if (kind !== "s3") {
     for (const key of ["bucket", "endpoint", "accessKeyId", "secretAccessKey"]) {
@@ -137,12 +133,12 @@ function readTokens(r: ConfigReader): ApiTokenConfig[] {
   const tokens: ApiTokenConfig[] = [];
   const seenHashes = new Map<string, number>();
   r.list("tokens").forEach((t, i) => {
-    const token = t.string("token");
-    const hash = t.string("tokenSha256");
-    const role = t.string("role", { oneOf: ROLES }) as Role | undefined;
-    const user = t.string("user");
-    const cluster = t.string("cluster");
-    const id = t.string("id", { default: `config-${i + 1}` })!;
+    const token = t.option("auth.tokens[].token");
+    const hash = t.option("auth.tokens[].tokenSha256");
+    const role = t.option("auth.tokens[].role");
+    const user = t.option("auth.tokens[].user");
+    const cluster = t.option("auth.tokens[].cluster");
+    const id = t.option("auth.tokens[].id") ?? `config-${i + 1}`;
     t.rejectUnknownKeys();
     if (token === undefined && hash === undefined) t.issue("", "needs token or tokenSha256");
     if (token !== undefined && hash !== undefined) t.issue("token", "give token or tokenSha256, not both");
@@ -173,9 +169,9 @@ function readTokens(r: ConfigReader): ApiTokenConfig[] {
 
 function readRateLimit(r: ConfigReader): RateLimitConfig {
   const config: RateLimitConfig = {
-    enabled: r.boolean("enabled", { default: true })!,
-    requestsPerSecond: r.integer("requestsPerSecond", { default: 50, min: 1 })!,
-    burst: r.integer("burst", { default: 200, min: 1 })!,
+    enabled: r.option("rateLimit.enabled"),
+    requestsPerSecond: r.option("rateLimit.requestsPerSecond"),
+    burst: r.option("rateLimit.burst"),
   };
   r.rejectUnknownKeys();
   return config;
@@ -183,11 +179,11 @@ function readRateLimit(r: ConfigReader): RateLimitConfig {
 
 function readIngest(r: ConfigReader): IngestConfig {
   const config: IngestConfig = {
-    maxConcurrentBatches: r.integer("maxConcurrentBatches", { default: 8, min: 1, max: 1000 })!,
-    artifactMaxBytes: r.integer("artifactMaxBytes", { default: 32 * 1024 * 1024, min: 1 })!,
-    retentionDays: r.integer("retentionDays", { default: 90, min: 0 })!,
-    compressAfterDays: r.integer("compressAfterDays", { default: 7, min: 1 })!,
-    requireRegisteredCluster: r.boolean("requireRegisteredCluster", { default: true })!,
+    maxConcurrentBatches: r.option("ingest.maxConcurrentBatches"),
+    artifactMaxBytes: r.option("ingest.artifactMaxBytes"),
+    retentionDays: r.option("ingest.retentionDays"),
+    compressAfterDays: r.option("ingest.compressAfterDays"),
+    requireRegisteredCluster: r.option("ingest.requireRegisteredCluster"),
   };
   r.rejectUnknownKeys();
   if (config.retentionDays > 0 && config.retentionDays <= config.compressAfterDays) {
@@ -198,16 +194,12 @@ function readIngest(r: ConfigReader): IngestConfig {
 
 function readOtlp(r: ConfigReader): OtlpConfig {
   const config: OtlpConfig = {
-    enabled: r.boolean("enabled", { default: true })!,
-    host: r.string("host", { default: "127.0.0.1" })!,
-    grpcPort: r.integer("grpcPort", { default: 4317, min: 0, max: 65535 })!,
-    httpPort: r.integer("httpPort", { default: 4318, min: 0, max: 65535 })!,
-    maxMessageBytes: r.integer("maxMessageBytes", { default: 20 * 1024 * 1024, min: 1024 })!,
-    decodeThreads: r.integer("decodeThreads", {
-      default: Math.min(4, Math.max(0, availableParallelism() - 1)),
-      min: 0,
-      max: 64,
-    })!,
+    enabled: r.option("otlp.enabled"),
+    host: r.option("otlp.host"),
+    grpcPort: r.option("otlp.grpcPort"),
+    httpPort: r.option("otlp.httpPort"),
+    maxMessageBytes: r.option("otlp.maxMessageBytes"),
+    decodeThreads: r.option("otlp.decodeThreads"),
   };
   r.rejectUnknownKeys();
   if (config.enabled && config.grpcPort !== 0 && config.grpcPort === config.httpPort) {
@@ -218,14 +210,11 @@ function readOtlp(r: ConfigReader): OtlpConfig {
 
 function readIntelligence(r: ConfigReader): IntelligenceConfig {
   const config: IntelligenceConfig = {
-    enabled: r.boolean("enabled", { default: true })!,
-    mode: r.string("mode", {
-      default: "auto",
-      oneOf: ["auto", "shadow", "live"],
-    }) as IntelligenceConfig["mode"],
-    shadowDays: r.integer("shadowDays", { default: 30, min: 0, max: 3650 })!,
-    retrainIntervalHours: r.integer("retrainIntervalHours", { default: 24, min: 0, max: 24 * 365 })!,
-    trainOnStart: r.boolean("trainOnStart", { default: true })!,
+    enabled: r.option("intelligence.enabled"),
+    mode: r.option("intelligence.mode"),
+    shadowDays: r.option("intelligence.shadowDays"),
+    retrainIntervalHours: r.option("intelligence.retrainIntervalHours"),
+    trainOnStart: r.option("intelligence.trainOnStart"),
   };
   const llm = readLlm(r.child("llm"));
   if (llm) config.llm = llm;

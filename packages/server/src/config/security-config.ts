@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from "node:path";
-import { ROLES, type Role } from "@jobsight/schemas";
+import type { Role } from "@jobsight/schemas";
 import { ASYMMETRIC_ALGORITHMS } from "../platform/identity/oidc-verifier.js";
 import type { ConfigReader } from "./config-reader.js";
 
@@ -96,38 +96,30 @@ function checkHttpsUrl(r: ConfigReader, key: string, value: string | undefined, 
   r.issue(key, "must be an https URL (http only on loopback)");
 }
 
-function readRoles(r: ConfigReader, key: string): Role[] {
-  const roles = r.strings(key) ?? [];
-  for (const role of roles) {
-    if (!ROLES.includes(role as Role)) r.issue(key, `${role} is not a role (${ROLES.join(", ")})`);
-  }
-  return roles.filter((role): role is Role => ROLES.includes(role as Role));
-}
-
 /** Reads `oidc`; `undefined` when no issuer is configured. */
 export function readOidc(r: ConfigReader): OidcConfig | undefined {
-  const issuer = r.string("issuer");
-  const audience = r.strings("audience");
-  const algorithms = r.strings("algorithms") ?? ["RS256", "ES256", "EdDSA"];
-  const clockToleranceSeconds = r.integer("clockToleranceSeconds", { default: 30, min: 0, max: 600 })!;
-  const jwksUri = r.string("jwksUri");
-  const jwksCooldownSeconds = r.integer("jwksCooldownSeconds", { default: 30, min: 0, max: 3600 })!;
+  const issuer = r.option("oidc.issuer");
+  const audience = r.option("oidc.audience");
+  const algorithms = r.option("oidc.algorithms");
+  const clockToleranceSeconds = r.option("oidc.clockToleranceSeconds");
+  const jwksUri = r.option("oidc.jwksUri");
+  const jwksCooldownSeconds = r.option("oidc.jwksCooldownSeconds");
   const claimsReader = r.child("claims");
   const claims = {
-    user: claimsReader.string("user", { default: "preferred_username" })!,
-    groups: claimsReader.string("groups", { default: "groups" })!,
-    clusters: claimsReader.string("clusters", { default: "jobsight_clusters" })!,
+    user: claimsReader.option("oidc.claims.user"),
+    groups: claimsReader.option("oidc.claims.groups"),
+    clusters: claimsReader.option("oidc.claims.clusters"),
   };
   claimsReader.rejectUnknownKeys();
   const groupGrants: Record<string, OidcGroupGrantConfig> = {};
   for (const [group, g] of r.entries("groupGrants")) {
-    const roles = readRoles(g, "roles");
+    const roles = g.option("oidc.groupGrants.<group>.roles") ?? [];
     if (roles.length === 0 && !g.has("roles")) g.issue("roles", "is required");
-    const clusters = g.strings("clusters");
+    const clusters = g.option("oidc.groupGrants.<group>.clusters");
     g.rejectUnknownKeys();
     groupGrants[group] = { roles, clusters: !clusters || clusters.includes("all") ? "all" : clusters };
   }
-  const defaultRoles = readRoles(r, "defaultRoles");
+  const defaultRoles = r.option("oidc.defaultRoles");
   r.rejectUnknownKeys();
   const configured = issuer !== undefined || audience !== undefined || Object.keys(groupGrants).length > 0;
   if (!configured) return undefined;
@@ -155,9 +147,9 @@ export function readOidc(r: ConfigReader): OidcConfig | undefined {
 
 /** Reads `licence` (both absent: the evaluation state, reported as `missing`). */
 export function readLicence(r: ConfigReader, cwd: string): LicenceConfig {
-  const file = r.string("file");
-  const jws = r.string("jws");
-  const config: LicenceConfig = { graceDays: r.integer("graceDays", { default: 14, min: 0, max: 365 })! };
+  const file = r.option("licence.file");
+  const jws = r.option("licence.jws");
+  const config: LicenceConfig = { graceDays: r.option("licence.graceDays") };
   r.rejectUnknownKeys();
   if (file !== undefined && jws !== undefined) r.issue("jws", "give file or jws, not both");
   if (file !== undefined) config.file = isAbsolute(file) ? file : resolve(cwd, file);
@@ -167,10 +159,10 @@ export function readLicence(r: ConfigReader, cwd: string): LicenceConfig {
 
 /** Reads `controlPlane` (no URL: off). */
 export function readControlPlane(r: ConfigReader): ControlPlaneConfig {
-  const url = r.string("url");
+  const url = r.option("controlPlane.url");
   const config: ControlPlaneConfig = {
-    intervalSeconds: r.integer("intervalSeconds", { default: 3600, min: 60, max: 7 * 86_400 })!,
-    allowInsecureHttp: r.boolean("allowInsecureHttp", { default: false })!,
+    intervalSeconds: r.option("controlPlane.intervalSeconds"),
+    allowInsecureHttp: r.option("controlPlane.allowInsecureHttp"),
   };
   r.rejectUnknownKeys();
   checkHttpsUrl(r, "url", url, config.allowInsecureHttp);
@@ -180,14 +172,11 @@ export function readControlPlane(r: ConfigReader): ControlPlaneConfig {
 
 /** Reads `tls`; `undefined` when no certificate is configured. */
 export function readTls(r: ConfigReader, cwd: string): TlsConfig | undefined {
-  const certFile = r.string("certFile");
-  const keyFile = r.string("keyFile");
-  const caFile = r.string("caFile");
-  const requireClientCertificate = r.boolean("requireClientCertificate", { default: false })!;
-  const minVersion = r.string("minVersion", {
-    default: "TLSv1.2",
-    oneOf: ["TLSv1.2", "TLSv1.3"],
-  }) as TlsConfig["minVersion"];
+  const certFile = r.option("tls.certFile");
+  const keyFile = r.option("tls.keyFile");
+  const caFile = r.option("tls.caFile");
+  const requireClientCertificate = r.option("tls.requireClientCertificate");
+  const minVersion = r.option("tls.minVersion");
   r.rejectUnknownKeys();
   if (certFile === undefined && keyFile === undefined) {
     if (caFile !== undefined) r.issue("caFile", "needs certFile and keyFile");

@@ -36,7 +36,13 @@ describe("migrations", () => {
       { version: 5, flavour: "common" },
       { version: 6, flavour: "common" },
       { version: 7, flavour: "common" },
+      { version: 8, flavour: "common" },
     ]);
+    // Rate-limit counts live two windows and skip the WAL.
+    const unlogged = await pool.query(
+      "SELECT relpersistence FROM pg_class WHERE relname = 'rate_limit_counts'",
+    );
+    expect(unlogged.rows).toEqual([{ relpersistence: "u" }]);
     // The prediction log keeps its documents as the text served (text: not re-checked as json, not re-encoded as jsonb).
     const types = await pool.query(
       `SELECT column_name, data_type FROM information_schema.columns

@@ -1,8 +1,11 @@
 import { encodeExportMetricsRequest, encodeObservations } from "@jobsight/otel-bridge";
 import type { UsageSample } from "@jobsight/schemas";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { RateLimitedError } from "../../errors.js";
 import type { PreparedSamples } from "../copy/prepared-samples.js";
 import { IngestGate } from "../ingest-gate.js";
+import { hashApiToken } from "../stores/api-token-store.js";
+import { RateLimitStore } from "../stores/rate-limit-store.js";
 import type { SampleStore } from "../stores/sample-store.js";
 import { OtlpIngest } from "./otlp-ingest.js";
 
@@ -51,4 +54,29 @@ describe("OtlpIngest", () => {
       expect(stored[0].days === undefined).toBe(flavour === "timescale");
     },
   );
+
+  it("spends a token's OTLP budget by its hash before verifying it, in the store it is given", async () => {
+    const store = new RateLimitStore();
+    const verify = vi.fn(async (token: string) => (token === "good-token" ? collector : undefined));
+    const ingest = new OtlpIngest({
+      storage: { samples: { flavour: "plain" } as unknown as SampleStore },
+      verifiers: [{ name: "test", verify }],
+      ingestGate: new IngestGate(4),
+      rateLimit: { requestsPerSecond: 1, burst: 2, store },
+    });
+    ingests.push(ingest);
+    await expect(ingest.authorize("Bearer good-token")).resolves.toMatchObject({ cluster: "hpc1" });
+    await expect(ingest.authorize("Bearer good-token")).resolves.toMatchObject({ cluster: "hpc1" });
+    const limited = await ingest.authorize("Bearer good-token").catch((e: unknown) => e);
+    expect(limited).toBeInstanceOf(RateLimitedError);
+    expect((limited as RateLimitedError).retryAfterSeconds).toBeCloseTo(1, 1);
+    // Invalid tokens are limited too, and never reach a verifier once over.
+    for (let i = 0; i < 2; i++)
+      await expect(ingest.authorize("Bearer bad-token")).rejects.toThrow("not valid");
+    await expect(ingest.authorize("Bearer bad-token")).rejects.toBeInstanceOf(RateLimitedError);
+    expect(verify).toHaveBeenCalledTimes(4);
+    // The REST API's budget of the same token is its own.
+    expect(store.take(`t:${hashApiToken("good-token")}`, 2, 2000)).toBe(0);
+    expect(store.take(`otlp:t:${hashApiToken("good-token")}`, 2, 2000)).toBeGreaterThan(0);
+  });
 });

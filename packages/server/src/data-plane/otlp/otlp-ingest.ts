@@ -6,10 +6,10 @@ import {
 } from "@jobsight/otel-bridge";
 import { ForbiddenError, RateLimitedError, UnauthenticatedError } from "../../errors.js";
 import type { Principal, TokenVerifier } from "../../platform/identity/principal.js";
-import { TokenBuckets } from "../../platform/token-bucket.js";
 import type { IngestGate } from "../ingest-gate.js";
 import type { DataPlaneStorage } from "../storage/storage.js";
 import { hashApiToken } from "../stores/api-token-store.js";
+import { RateLimitStore } from "../stores/rate-limit-store.js";
 import type { ClusterRegistry } from "./cluster-registry.js";
 import type { DecodedBatch } from "./decode-batch.js";
 import { OtlpDecodePool } from "./decode-pool.js";
@@ -25,8 +25,18 @@ export type OtlpIngestOptions = {
   ingestGate: IngestGate;
   /** Refuses collectors of unregistered clusters; absent: any cluster may send. @default undefined */
   registry?: ClusterRegistry;
-  /** Per-token request rate limit; absent: none. @default undefined */
-  rateLimit?: { requestsPerSecond: number; burst: number };
+  /**
+   * Per-token request rate limit (a budget of `burst` requests refilled at `requestsPerSecond`),
+   * counted in `store`: the REST API's (`app.rateLimits`), so one limiter, shared by the replicas
+   * on the database, serves both; OTLP requests have budgets of their own (keys `otlp:t:<sha256>`).
+   * Absent: none. @default undefined
+   */
+  rateLimit?: {
+    requestsPerSecond: number;
+    burst: number;
+    /** @default a store of this ingest's own, counting in this process only */
+    store?: RateLimitStore;
+  };
   /** Worker threads that decode exports (see {@link OtlpDecodePool}); 0: the event loop's. @default 0 */
   decodeThreads?: number;
   /** Where a decode worker's failure is logged. @default silent */
@@ -64,7 +74,7 @@ export type OtlpExportOutcome = {
  */
 export class OtlpIngest {
   readonly #options: OtlpIngestOptions;
-  readonly #buckets?: TokenBuckets;
+  readonly #limit?: { store: RateLimitStore; max: number; windowMs: number; owned: boolean };
   readonly #decoder: OtlpDecodePool;
   #inFlight = 0;
   #idle: (() => void)[] = [];
@@ -77,10 +87,14 @@ export class OtlpIngest {
       flavour: options.storage.samples.flavour,
     });
     if (options.rateLimit) {
-      this.#buckets = new TokenBuckets({
-        ratePerSecond: options.rateLimit.requestsPerSecond,
-        capacity: options.rateLimit.burst,
-      });
+      const { burst, requestsPerSecond, store } = options.rateLimit;
+      // The REST API's mapping: `burst` per `burst / requestsPerSecond` seconds, refilled continuously.
+      this.#limit = {
+        store: store ?? new RateLimitStore(),
+        max: burst,
+        windowMs: Math.trunc((burst / requestsPerSecond) * 1000),
+        owned: !store,
+      };
     }
   }
 
@@ -99,7 +113,8 @@ export class OtlpIngest {
     const token = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] : undefined;
     if (!token) throw new UnauthenticatedError("A bearer token (Authorization: Bearer …) is required");
     // Limited by the token's hash before verification, so floods of bad tokens never reach the database.
-    const wait = this.#buckets?.take(`t:${hashApiToken(token)}`) ?? 0;
+    const limit = this.#limit;
+    const wait = limit ? limit.store.take(`otlp:t:${hashApiToken(token)}`, limit.max, limit.windowMs) : 0;
     if (wait > 0) throw new RateLimitedError(wait, "Too many OTLP requests for this token; slow down");
     let principal: Principal | undefined;
     for (const verifier of this.#options.verifiers) {
@@ -161,9 +176,10 @@ export class OtlpIngest {
     return this.#decoder.decode(body, encoding, options, handover);
   }
 
-  /** Ends the decode workers (after {@link drained}). */
-  close(): Promise<void> {
-    return this.#decoder.close();
+  /** Ends the decode workers (after {@link drained}), and the rate-limit store if it is this ingest's own. */
+  async close(): Promise<void> {
+    await this.#decoder.close();
+    if (this.#limit?.owned) await this.#limit.store.close();
   }
 
   /** Resolves once no export is in flight (for a graceful shutdown). */

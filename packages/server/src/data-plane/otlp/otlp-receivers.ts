@@ -4,6 +4,7 @@ import type { TokenVerifier } from "../../platform/identity/principal.js";
 import { loadTlsMaterial } from "../../platform/tls.js";
 import { IngestGate } from "../ingest-gate.js";
 import type { DataPlaneStorage } from "../storage/storage.js";
+import type { RateLimitStore } from "../stores/rate-limit-store.js";
 import { ClusterRegistry } from "./cluster-registry.js";
 import { type GrpcReceiver, startGrpcReceiver } from "./grpc-receiver.js";
 import { type HttpReceiver, startHttpReceiver } from "./http-receiver.js";
@@ -21,6 +22,11 @@ export type OtlpReceiversOptions = {
   storage: Pick<DataPlaneStorage, "samples" | "clusters" | "tokens">;
   /** Back-pressure shared with REST ingest. @default new IngestGate(config.ingest.maxConcurrentBatches) */
   ingestGate?: IngestGate;
+  /**
+   * The request counts of the REST API (`app.rateLimits`), so one limiter, shared by the replicas
+   * on the database, serves both. @default counts of the receivers' own, in this process only
+   */
+  rateLimits?: RateLimitStore;
   /** Verifiers tried after the API tokens. @default [] */
   verifiers?: readonly TokenVerifier[];
   /** Logger (the app's). @default silent */
@@ -50,7 +56,9 @@ export type OtlpReceivers = {
  * @example
  * ```ts
  * const app = await buildApp({ config, ingestGate });
- * const otlp = await startOtlpReceivers({ config, storage: app.storage, ingestGate, log: app.log });
+ * const otlp = await startOtlpReceivers({
+ *   config, storage: app.storage, ingestGate, rateLimits: app.rateLimits, log: app.log,
+ * });
  * // …
  * await otlp.close();
  * await app.close();
@@ -68,7 +76,15 @@ export async function startOtlpReceivers(options: OtlpReceiversOptions): Promise
     ...(config.ingest.requireRegisteredCluster
       ? { registry: new ClusterRegistry({ clusters: storage.clusters }) }
       : {}),
-    ...(config.rateLimit.enabled ? { rateLimit: config.rateLimit } : {}),
+    ...(config.rateLimit.enabled
+      ? {
+          rateLimit: {
+            requestsPerSecond: config.rateLimit.requestsPerSecond,
+            burst: config.rateLimit.burst,
+            ...(options.rateLimits ? { store: options.rateLimits } : {}),
+          },
+        }
+      : {}),
     decodeThreads: config.otlp.decodeThreads,
     ...(log ? { log } : {}),
   });

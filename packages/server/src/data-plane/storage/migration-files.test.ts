@@ -16,6 +16,10 @@ describe("migration files", () => {
     const apiTokens = migrations.find((m) => m.name === "api-tokens")!;
     expect(apiTokens.version).toBe(6);
     expect(Object.keys(apiTokens.variants)).toEqual(["common"]);
+    // So are the rate-limit counts the replicas share.
+    const rateLimits = migrations.find((m) => m.name === "rate-limits")!;
+    expect(rateLimits.version).toBe(8);
+    expect(Object.keys(rateLimits.variants)).toEqual(["common"]);
   });
 
   it("splits scripts at top-level semicolons only", () => {

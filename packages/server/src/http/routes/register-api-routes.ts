@@ -14,6 +14,13 @@ import { bodyMayHoldNul } from "./json-body-parser.js";
 import { nulCharacterErrors } from "./nul-characters.js";
 import type { RouteHandler, RouteHandlers } from "./route-handler.js";
 
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** The route's operation in the route table (named in metrics and logs). */
+    operationId?: string;
+  }
+}
+
 /** Options of {@link registerApiRoutes}. */
 export type RegisterApiRoutesOptions = {
   /** Largest body of routes with a raw (non-JSON) body, in bytes. @default 33554432 */
@@ -86,15 +93,19 @@ function addRoute(
   if (route.query) checks.push(["query", validatorFor(route.query), route.query]);
   if (route.body) checks.push(["body", validatorFor(route.body), route.body]);
   const status = route.successStatus ?? 200;
+  // Before authentication: requests are limited by their token's hash before it is verified.
+  const rateLimit = app.rateLimit();
   app.route({
     method: route.method,
     url: fastifyPath(route.path),
     ...(bodyLimit ? { bodyLimit } : {}),
     config: { operationId: route.operationId },
-    onRequest: async (request: FastifyRequest) => {
-      app.rateLimit(request);
-      await app.authorize(request, route.roles);
-    },
+    onRequest: [
+      rateLimit,
+      async (request: FastifyRequest) => {
+        await app.authorize(request, route.roles);
+      },
+    ],
     preValidation: async (request: FastifyRequest) => {
       if (route.body && !isJson(request.headers["content-type"])) {
         throw new UnsupportedMediaTypeError(request.headers["content-type"]);

