@@ -1,3 +1,7 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { type Prediction, type ResourcePrediction, validateSubmissionEdit } from "@jobsight/schemas";
 import { applyPatch } from "diff";
 import { describe, expect, it } from "vitest";
@@ -78,6 +82,23 @@ describe("editSubmission", () => {
       const edit = editSubmission(text, prediction);
       expect(edit.diff).not.toBe("");
       expect(applyPatch(text, edit.diff, { autoConvertLineEndings: false })).toBe(edit.text);
+    }
+  });
+
+  it("names the model and prediction above the diff, and git apply still applies it", () => {
+    const prediction = { ...live(ok("memory", 24 * GiB)), id: "p_42", modelVersion: "m-2026-12-05" };
+    const edit = editSubmission(script, prediction, undefined, { fileName: "train.sbatch" });
+    const lines = edit.diff.split("\n");
+    expect(lines[0]).toBe("# Jobsight: model m-2026-12-05, prediction p_42");
+    expect(lines.slice(1, 3)).toEqual(["--- a/train.sbatch", "+++ b/train.sbatch"]);
+    const dir = mkdtempSync(join(tmpdir(), "jobsight-edit-"));
+    try {
+      writeFileSync(join(dir, "train.sbatch"), script);
+      writeFileSync(join(dir, "advice.diff"), edit.diff);
+      execFileSync("git", ["apply", "advice.diff"], { cwd: dir, stdio: "pipe" });
+      expect(readFileSync(join(dir, "train.sbatch"), "utf8")).toBe(edit.text);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -14,7 +14,8 @@ export type EditSubmissionOptions = {
   /** The format; detected from `fileName` and the text when omitted. */
   format?: SubmissionFormat;
   /**
-   * File name shown in the diff headers (`a/<name>`, `b/<name>`) and used to detect the format.
+   * File name shown in the diff headers (`a/<name>`, `b/<name>`, below a line naming the model and
+   * the prediction the advice comes from) and used to detect the format.
    * @default "job.sbatch" or "manifest.yaml"
    */
   fileName?: string;
@@ -79,7 +80,10 @@ export function planSubmissionEdit(
       ? editSbatch(text, plan.targets)
       : editManifest(text, plan.targets, { workload: options.workload, container: options.container });
   const name = options.fileName ?? (format === "sbatch" ? "job.sbatch" : "manifest.yaml");
-  const diff = unifiedDiff(text, result.text, { fromName: `a/${name}`, toName: `b/${name}` });
+  const changes = unifiedDiff(text, result.text, { fromName: `a/${name}`, toName: `b/${name}` });
+  // Which model's advice this is, above the headers: patch and git apply skip text before `---`.
+  const diff =
+    changes && `# Jobsight: model ${prediction.modelVersion}, prediction ${prediction.id}\n${changes}`;
   return {
     edit: { format, text: result.text, diff, changes: result.changes },
     format,
