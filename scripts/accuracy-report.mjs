@@ -72,13 +72,17 @@ function verdicts(model, best) {
       "calibration within 2 points (buckets of ≥ 100 jobs)",
       calibrationGap(model) <= TARGETS.calibrationPoints,
     ],
-    ["every value inside its own range", model.valueInRange === 1],
+    [
+      "every value inside its own range",
+      model.valueInRange === undefined ? undefined : model.valueInRange === 1,
+    ],
     [
       `slack ≤ half the best simple predictor's slack at 1% (${pct(best / 2, 0)}%)`,
       Number.isFinite(best) ? model.slack <= best / 2 : false,
     ],
   ];
-  return checks.map(([what, ok]) => `${ok ? "met" : "**not met**"}: ${what}`).join("; ");
+  const verdict = (ok) => (ok === undefined ? "not measured in this report" : ok ? "met" : "**not met**");
+  return checks.map(([what, ok]) => `${verdict(ok)}: ${what}`).join("; ");
 }
 
 function table(report) {
@@ -108,7 +112,7 @@ function table(report) {
     lines.push(
       "",
       `Calibration (promised → observed, jobs): ${cal || "–"}.`,
-      `Recommendations whose value lies inside their own range: ${pct(r.model.valueInRange)}%.`,
+      `Recommendations whose value lies inside their own range: ${r.model.valueInRange === undefined ? "not measured in this report" : `${pct(r.model.valueInRange)}%`}.`,
       "",
       `Targets: ${verdicts(r.model, best)}.`,
       "",
