@@ -43,6 +43,15 @@ describe("formatMemoryQuantity", () => {
   });
 });
 
+describe("large amounts", () => {
+  // A property test found these: a relative tolerance of 1e-12 took a byte for float noise.
+  it("never writes a byte below the value, nor more than the rule in the user's unit", () => {
+    const x = 17_490_080_956_417; // 16679841 MiB and one byte
+    expect(formatMemoryQuantity(x)).toBe("16679842Mi");
+    expect(formatQuantityLike("1k", x, "memory")).toBe("16679842Mi");
+  });
+});
+
 describe("formatCpuQuantity", () => {
   it.each([
     [4, "4"],

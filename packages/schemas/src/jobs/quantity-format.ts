@@ -4,9 +4,10 @@ import { countIn, parseQuantity, type QuantityUnit, readQuantity } from "./quant
 /** The resources written to Kubernetes as quantities: bytes, cores and devices. */
 export type QuantityKind = Extract<ResourceName, "memory" | "cores" | "gpus">;
 
-// Float arithmetic leaves noise (0.8 * 3 is 2.4000000000000004): a count within a millionth of a
-// millionth of a whole number is that number, so 2.4000000000000004 cores is 2400m and not 2401m.
-const NOISE = 1e-12;
+// Float arithmetic leaves noise of a few ulps (0.8 * 3 is 2.4000000000000004): a count within
+// 1e-14 of a whole number, relatively, is that number, so 2.4000000000000004 cores is 2400m and
+// not 2401m. Looser (1e-12) took real bytes for noise in counts of ~1e10 (16679841.000000954 Mi).
+const NOISE = 1e-14;
 
 function nearestWhole(count: number): number | undefined {
   const whole = Math.round(count);
