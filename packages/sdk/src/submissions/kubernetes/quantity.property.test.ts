@@ -13,8 +13,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 
 const MiB = 2 ** 20;
-// What float arithmetic may take away from an amount: the formatters read a count within a
-// millionth of a millionth of a whole number as that number (2.4000000000000004 cores is 2400m).
+// What float arithmetic may take away from an amount: the formatters read a count within 1e-14
+// of a whole number, relatively, as that number (2.4000000000000004 cores is 2400m).
 const below = (x: number) => x * (1 - 1e-12);
 
 const bytes = fc.oneof(
