@@ -70,7 +70,7 @@ export type { SqlResult, SqlSession, SqlSessionSource } from "./data-plane/stora
 export type { DataPlaneStorage, JobStore } from "./data-plane/storage/storage.js";
 export { createDataPlaneStorage } from "./data-plane/storage/storage.js";
 export type { ApiTokenRecord, ApiTokenStore } from "./data-plane/stores/api-token-store.js";
-export { hashApiToken, PostgresApiTokenStore } from "./data-plane/stores/api-token-store.js";
+export { PostgresApiTokenStore } from "./data-plane/stores/api-token-store.js";
 export type { ArtifactLink } from "./data-plane/stores/artifact-store.js";
 export { ArtifactStore } from "./data-plane/stores/artifact-store.js";
 export { ClusterStore } from "./data-plane/stores/cluster-store.js";
@@ -102,6 +102,7 @@ export type { RegisterApiRoutesOptions } from "./http/routes/register-api-routes
 export { registerApiRoutes } from "./http/routes/register-api-routes.js";
 export type { RouteDeps } from "./http/routes/route-deps.js";
 export type { RouteContext, RouteHandler, RouteHandlers } from "./http/routes/route-handler.js";
+export { hashApiToken } from "./platform/identity/api-token-hash.js";
 export type { ApiTokenVerifierOptions } from "./platform/identity/api-token-verifier.js";
 export { ApiTokenVerifier } from "./platform/identity/api-token-verifier.js";
 export type { ApiTokenRole, ApiTokensOptions, IssueApiTokenRequest } from "./platform/identity/api-tokens.js";

@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
 import { isAbsolute, resolve } from "node:path";
 import { ROLES } from "@jobsight/schemas";
+import { hashApiToken } from "../platform/identity/api-token-hash.js";
 import { ConfigError } from "./config-error.js";
 import { ConfigReader } from "./config-reader.js";
 import { readLlm } from "./llm-config.js";
@@ -152,8 +152,7 @@ function readTokens(r: ConfigReader): ApiTokenConfig[] {
     if ((role === "collector" || role === "scheduler") && cluster === undefined) {
       t.issue("cluster", `is required for role ${role}`);
     }
-    const tokenSha256 =
-      hash ?? (token === undefined ? undefined : createHash("sha256").update(token).digest("hex"));
+    const tokenSha256 = hash ?? (token === undefined ? undefined : hashApiToken(token));
     if (tokenSha256 !== undefined) {
       const first = seenHashes.get(tokenSha256);
       if (first !== undefined) t.issue("", `is the same token as auth.tokens[${first}]`);

@@ -2,9 +2,9 @@ import { encodeExportMetricsRequest, encodeObservations } from "@jobsight/otel-b
 import type { UsageSample } from "@jobsight/schemas";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { RateLimitedError } from "../../errors.js";
+import { hashApiToken } from "../../platform/identity/api-token-hash.js";
 import type { PreparedSamples } from "../copy/prepared-samples.js";
 import { IngestGate } from "../ingest-gate.js";
-import { hashApiToken } from "../stores/api-token-store.js";
 import { RateLimitStore } from "../stores/rate-limit-store.js";
 import type { SampleStore } from "../stores/sample-store.js";
 import { OtlpIngest } from "./otlp-ingest.js";

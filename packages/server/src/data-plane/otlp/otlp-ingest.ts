@@ -5,10 +5,10 @@ import {
   type OtlpHttpEncoding,
 } from "@jobsight/otel-bridge";
 import { ForbiddenError, RateLimitedError, UnauthenticatedError } from "../../errors.js";
+import { hashApiToken } from "../../platform/identity/api-token-hash.js";
 import type { Principal, TokenVerifier } from "../../platform/identity/principal.js";
 import type { IngestGate } from "../ingest-gate.js";
 import type { DataPlaneStorage } from "../storage/storage.js";
-import { hashApiToken } from "../stores/api-token-store.js";
 import { RateLimitStore } from "../stores/rate-limit-store.js";
 import type { ClusterRegistry } from "./cluster-registry.js";
 import type { DecodedBatch } from "./decode-batch.js";

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseServerConfig } from "../../config/parse-config.js";
-import { hashApiToken } from "./api-token-store.js";
+import { hashApiToken } from "../../platform/identity/api-token-hash.js";
 
 describe("hashApiToken", () => {
   it("is the lower-case hex sha256 of the token's UTF-8 bytes", () => {

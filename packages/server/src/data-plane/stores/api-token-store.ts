@@ -1,4 +1,3 @@
-import { hash } from "node:crypto";
 import type { Role } from "@jobsight/schemas";
 import type pg from "pg";
 import { query } from "../storage/database.js";
@@ -7,7 +6,7 @@ import { query } from "../storage/database.js";
 export type ApiTokenRecord = {
   /** Stable id, used to revoke and named in logs. */
   id: string;
-  /** Lower-case hex sha256 of the whole token ({@link hashApiToken}). */
+  /** Lower-case hex sha256 of the whole token (`hashApiToken`). */
   tokenSha256: string;
   role: Role;
   /** The one cluster the token acts on; absent: every cluster (platform and researcher tokens). */
@@ -32,20 +31,6 @@ export interface ApiTokenStore {
   revoke(id: string, at: Date): Promise<boolean>;
   /** Every record (live or revoked), newest first. */
   list(): Promise<ApiTokenRecord[]>;
-}
-
-/**
- * sha256 (lower-case hex of the UTF-8 bytes) of a token: the only form in which tokens are stored
- * and looked up. Asked on every authenticated request (rate limit, verification): the one-shot
- * `hash` is about 3× cheaper than a Hash object.
- *
- * @example
- * ```ts
- * hashApiToken("jst_q3…"); // "9f86d0…" (64 hex digits)
- * ```
- */
-export function hashApiToken(token: string): string {
-  return hash("sha256", token, "hex");
 }
 
 type Row = {

@@ -1,5 +1,5 @@
 import { query, type SqlPool, toNumber } from "../storage/database.js";
-import { RateLimitCounts, type WindowCount } from "./rate-limit-counts.js";
+import { RateLimitCounts, type RateLimitDecision, type WindowCount } from "./rate-limit-counts.js";
 
 /** The part of a pino/fastify logger the store writes to. */
 export type RateLimitStoreLog = {
@@ -135,11 +135,7 @@ export class RateLimitStore {
     timeWindow: number,
     max: number,
   ): void {
-    const d = this.#counts.peek(key, max, timeWindow);
-    callback(
-      null,
-      d.admitted ? { current: Math.ceil(d.spent), ttl: Math.ceil(d.refillMs) } : this.#result(d, max),
-    );
+    callback(null, this.#result(this.#counts.peek(key, max, timeWindow), max));
   }
 
   /** `@fastify/rate-limit`: the store of a route with options of its own. One budget per key: this store. */
@@ -204,7 +200,7 @@ export class RateLimitStore {
     return decision;
   }
 
-  #result(d: { admitted: boolean; spent: number; retryAfterMs: number; refillMs: number }, max: number) {
+  #result(d: RateLimitDecision, max: number): RateLimitStoreResult {
     return d.admitted
       ? { current: Math.ceil(d.spent), ttl: Math.ceil(d.refillMs) }
       : { current: max + 1, ttl: Math.ceil(d.retryAfterMs) };

@@ -1,9 +1,9 @@
 import fastifyRateLimit from "@fastify/rate-limit";
 import type { FastifyRequest } from "fastify";
 import type { SqlPool } from "../../data-plane/storage/database.js";
-import { hashApiToken } from "../../data-plane/stores/api-token-store.js";
 import { RateLimitStore } from "../../data-plane/stores/rate-limit-store.js";
 import { RateLimitedError } from "../../errors.js";
+import { hashApiToken } from "../../platform/identity/api-token-hash.js";
 import { bearerToken } from "./auth.js";
 import { globalPlugin } from "./global-plugin.js";
 

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type ApiTokenRecord, hashApiToken } from "../../data-plane/stores/api-token-store.js";
+import type { ApiTokenRecord } from "../../data-plane/stores/api-token-store.js";
+import { hashApiToken } from "./api-token-hash.js";
 import { ApiTokenVerifier } from "./api-token-verifier.js";
 import { ApiTokens, generateApiToken, InMemoryApiTokenStore } from "./api-tokens.js";
 import { TokenError, type TokenErrorCode } from "./token-error.js";

@@ -1,9 +1,6 @@
 import type { ApiTokenConfig } from "../../config/server-config.js";
-import {
-  type ApiTokenRecord,
-  type ApiTokenStore,
-  hashApiToken,
-} from "../../data-plane/stores/api-token-store.js";
+import type { ApiTokenRecord, ApiTokenStore } from "../../data-plane/stores/api-token-store.js";
+import { hashApiToken } from "./api-token-hash.js";
 import type { Principal, TokenVerifier } from "./principal.js";
 import { TokenError } from "./token-error.js";
 

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { hashApiToken } from "../../data-plane/stores/api-token-store.js";
 import { ValidationError } from "../../errors.js";
+import { hashApiToken } from "./api-token-hash.js";
 import { type ApiTokenRole, ApiTokens, generateApiToken, InMemoryApiTokenStore } from "./api-tokens.js";
 
 describe("generateApiToken", () => {

@@ -1,10 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import {
-  type ApiTokenRecord,
-  type ApiTokenStore,
-  hashApiToken,
-} from "../../data-plane/stores/api-token-store.js";
+import type { ApiTokenRecord, ApiTokenStore } from "../../data-plane/stores/api-token-store.js";
 import { ValidationError } from "../../errors.js";
+import { hashApiToken } from "./api-token-hash.js";
 
 /** The roles `jobsight-server token create` issues tokens for: machines bound to one cluster. */
 export type ApiTokenRole = "collector" | "scheduler";
