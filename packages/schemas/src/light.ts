@@ -27,6 +27,8 @@ export {
   formatQuantity,
   formatQuantityLike,
 } from "./jobs/quantity-format.js";
+export type { QuantitySection, QuantityWrite, WrittenQuantities } from "./jobs/quantity-writes.js";
+export { planQuantityWrites } from "./jobs/quantity-writes.js";
 export type { UsageSample } from "./jobs/usage-sample.js";
 export type { CheckPolicyOptions } from "./policy/check-policy.js";
 export { checkPolicy } from "./policy/check-policy.js";

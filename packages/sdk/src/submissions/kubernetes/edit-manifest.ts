@@ -1,8 +1,8 @@
 import {
-  formatQuantityLike,
-  parseQuantity,
+  planQuantityWrites,
   type QuantityKind,
   type ResourceName,
+  type QuantitySection as Section,
   type SubmissionEdit,
 } from "@jobsight/schemas";
 import { isMap, isScalar, type Pair, type Scalar, type YAMLMap } from "yaml";
@@ -30,7 +30,6 @@ export type ManifestEditOptions = {
   container?: string;
 };
 
-type Section = "requests" | "limits";
 type Write = { resource: ResourceName; section: Section; key: string; value: string; node?: Scalar };
 
 const editable = [
@@ -39,39 +38,18 @@ const editable = [
   ["gpus", resourceKeys.gpus],
 ] as const;
 
-// Decide which of requests/limits to write so the pod asks for `value` and stays valid
-// (request ≤ limit), keeping the user's pattern (request = limit stays equal) and the unit each
-// quantity is written in (`cpu: "8"` becomes `"4"`, `memory: 64Gi` becomes `24Gi`).
+// Which of requests/limits to write is decided by planQuantityWrites of @jobsight/schemas, the
+// server's webhook's rule too; here each write only gets the YAML node it replaces.
 function plan(resource: QuantityKind, key: string, container: YAMLMap, value: number): Write[] {
   const r = readResource(container, key);
-  const amountLike = (node?: Scalar) => parseQuantity(formatQuantityLike(node?.value, value, resource))!;
-  // The amount the pod gets, as written in the quantity that decides it. A request and its equal
-  // limit get one amount: the larger, when one of their units cannot carry `value` exactly.
-  const pair =
-    resource !== "gpus" && r.requestNode !== undefined && r.limitNode !== undefined && r.request === r.limit;
-  const primary = resource === "gpus" ? (r.limitNode ?? r.requestNode) : (r.requestNode ?? r.limitNode);
-  const written = pair ? Math.max(amountLike(r.requestNode), amountLike(r.limitNode)) : amountLike(primary);
-  const write = (section: Section, node?: Scalar): Write => ({
+  const written = { request: r.requestNode?.value, limit: r.limitNode?.value };
+  return planQuantityWrites(resource, written, value).map((w) => ({
     resource,
-    section,
+    section: w.section,
     key,
-    value: formatQuantityLike(node?.value, written, resource),
-    node,
-  });
-  if (resource === "gpus") {
-    if (written === 0 && !r.limitNode && !r.requestNode) return [];
-    if (r.limit === written && (r.requestNode === undefined || r.request === written)) return [];
-    return [write("limits", r.limitNode), ...(r.requestNode ? [write("requests", r.requestNode)] : [])];
-  }
-  if (r.requestNode && r.limitNode) {
-    if (pair)
-      return r.request === written ? [] : [write("requests", r.requestNode), write("limits", r.limitNode)];
-    const writes = r.request === written ? [] : [write("requests", r.requestNode)];
-    if (r.limit !== undefined && r.limit < written) writes.push(write("limits", r.limitNode));
-    return writes;
-  }
-  if (r.limitNode) return r.limit === written ? [] : [write("limits", r.limitNode)];
-  return r.request === written ? [] : [write("requests", r.requestNode)];
+    value: w.value,
+    node: w.section === "requests" ? r.requestNode : r.limitNode,
+  }));
 }
 
 function pairOf(map: YAMLMap, key: string): Pair | undefined {

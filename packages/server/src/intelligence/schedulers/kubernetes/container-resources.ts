@@ -1,4 +1,10 @@
-import { formatQuantityLike, parseQuantity, type QuantityKind } from "@jobsight/schemas";
+import {
+  formatQuantityLike,
+  parseQuantity,
+  planQuantityWrites,
+  type QuantityKind,
+  type QuantitySection as Section,
+} from "@jobsight/schemas";
 import { isObject, type JsonPatchOperation, jsonPointer } from "./json-patch.js";
 import type { ContainerRef } from "./pod-workloads.js";
 
@@ -21,8 +27,6 @@ export type ContainerAmount = {
   /** A quantity that is there but is not one (a template placeholder): the container is not touched. */
   unreadable: boolean;
 };
-
-type Section = "requests" | "limits";
 
 /** One quantity to write. */
 export type ResourceWrite = { section: Section; key: string; value: string };
@@ -63,11 +67,8 @@ export function formatAmount(
 }
 
 /**
- * What to write so that the container gets `target`, keeping the manifest valid (request ≤ limit)
- * and its pattern: a request equal to its limit stays equal (the pod keeps its QoS class); a
- * limit alone stays alone; a limit is raised when the new request would pass it, never lowered
- * otherwise. GPUs are set in limits, and in requests too when they are there (they must match).
- * Each quantity keeps the unit it is written in when the new value is whole in it.
+ * What to write so that the container gets `target`: the decision is `planQuantityWrites` of
+ * @jobsight/schemas (the SDK edits manifests by the same rule), with each write's key added.
  */
 export function planWrites(
   container: Record<string, unknown>,
@@ -75,37 +76,11 @@ export function planWrites(
   target: number,
 ): ResourceWrite[] {
   const key = RESOURCE_KEYS[resource];
-  const a = readAmount(container, resource);
-  const original = (s: Section) => section(container, s)?.[key];
-  // The amount the container gets, as written in the quantity that decides it. A request and its
-  // equal limit get one amount: the larger, when one of their units cannot carry `target` exactly.
-  const pair = resource !== "gpus" && a.request !== undefined && a.request === a.limit;
-  // GPUs are decided by their limit, the others by their request (each defaults to the other).
-  const order: [Section, Section] = resource === "gpus" ? ["limits", "requests"] : ["requests", "limits"];
-  const decides = original(order[0]) ?? original(order[1]);
-  const value = pair
-    ? Math.max(
-        formatAmount(resource, target, original("requests")).value,
-        formatAmount(resource, target, original("limits")).value,
-      )
-    : formatAmount(resource, target, decides).value;
-  const write = (s: Section): ResourceWrite => ({
-    section: s,
-    key,
-    value: formatAmount(resource, value, original(s)).text,
-  });
-  if (resource === "gpus") {
-    if (a.limit === value && (a.request === undefined || a.request === value)) return [];
-    return a.request !== undefined ? [write("limits"), write("requests")] : [write("limits")];
-  }
-  if (a.request !== undefined && a.limit !== undefined) {
-    if (pair) return a.request === value ? [] : [write("requests"), write("limits")];
-    const writes = a.request === value ? [] : [write("requests")];
-    if (a.limit < value) writes.push(write("limits"));
-    return writes;
-  }
-  if (a.limit !== undefined) return a.limit === value ? [] : [write("limits")];
-  return a.request === value ? [] : [write("requests")];
+  const written = {
+    request: section(container, "requests")?.[key],
+    limit: section(container, "limits")?.[key],
+  };
+  return planQuantityWrites(resource, written, target).map((w) => ({ ...w, key }));
 }
 
 /**
