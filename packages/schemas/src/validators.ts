@@ -1,5 +1,6 @@
 import { ApiError } from "./api-error.js";
 import { AccuracyReport } from "./intelligence/accuracy.js";
+import { AdviceHistory } from "./intelligence/advice-history.js";
 import { Diagnosis } from "./intelligence/diagnosis.js";
 import { Prediction, PredictionBatchRequest, PredictionRequest } from "./intelligence/prediction.js";
 import { SubmissionEdit } from "./intelligence/submission-edit.js";
@@ -36,6 +37,7 @@ const v = {
   ApiError: compileValidator(ApiError),
   Artifact: compileValidator(Artifact),
   AccuracyReport: compileValidator(AccuracyReport),
+  AdviceHistory: compileValidator(AdviceHistory),
   Cluster: compileValidator(Cluster),
   IngestResult: compileValidator(IngestResult),
   WasteReport: compileValidator(WasteReport),

@@ -18,6 +18,7 @@ export type OperationId =
   | "createPrediction"
   | "createPredictionBatch"
   | "getPrediction"
+  | "getAdviceHistory"
   | "getAccuracy"
   | "getWasteReport"
   | "getPolicy"

@@ -1,8 +1,10 @@
 import type {
   AccuracyReport,
   AccuracySlice,
+  AdviceHistory,
   Artifact,
   Cluster,
+  JobRecord,
   JobRecordBatch,
   NodeEventBatch,
   Policy,
@@ -109,6 +111,23 @@ function accuracy(ctx: FakeRouteContext): AccuracyReport {
   };
 }
 
+const DAY_MS = 86_400_000;
+
+// The fake records predictions without the job identity they were made for, so it has no advice
+// history to tell: it answers the period the server would read, with nothing in it.
+function emptyAdviceHistory(job: JobRecord): AdviceHistory {
+  const submitted = Date.parse(job.submittedAt);
+  return {
+    cluster: job.cluster,
+    jobId: job.jobId,
+    from: new Date(submitted - 30 * DAY_MS).toISOString(),
+    to: new Date(submitted + 120_000).toISOString(),
+    asked: 0,
+    models: [],
+    resources: [],
+  };
+}
+
 async function sha256Hex(bytes: Uint8Array): Promise<string> {
   const digest = await globalThis.crypto.subtle.digest("SHA-256", bytes);
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
@@ -203,6 +222,10 @@ export const fakeRoutes: Record<OperationId, (ctx: FakeRouteContext) => FakeAnsw
   getPrediction: (ctx) => {
     const prediction = ctx.store.predictions.get(ctx.params.id);
     return prediction ? ok(prediction) : notFound(`prediction ${ctx.params.id}`);
+  },
+  getAdviceHistory: (ctx) => {
+    const job = ctx.store.getJob(ctx.query.cluster as string | undefined, ctx.params.jobId);
+    return job ? ok(emptyAdviceHistory(job)) : notFound(`job ${ctx.params.jobId}`);
   },
   getAccuracy: (ctx) => ok(accuracy(ctx)),
   getWasteReport: (ctx) => ok(wasteReport(ctx)),

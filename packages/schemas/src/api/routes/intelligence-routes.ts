@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { ClusterId, Timestamp } from "../../common.js";
 import { AccuracyReport } from "../../intelligence/accuracy.js";
+import { AdviceHistory } from "../../intelligence/advice-history.js";
 import {
   Prediction,
   PredictionBatch,
@@ -9,9 +10,9 @@ import {
 } from "../../intelligence/prediction.js";
 import { WasteReport } from "../../jobs/waste-report.js";
 import type { ApiRoute } from "./api-route.js";
-import { ClusterQuery } from "./route-params.js";
+import { ClusterQuery, JobIdParams } from "./route-params.js";
 
-/** The intelligence plane: predictions, their accuracy, and the waste report. */
+/** The intelligence plane: predictions, how a job's advice changed, their accuracy, and the waste report. */
 export const intelligenceRoutes: ApiRoute[] = [
   {
     method: "POST",
@@ -45,6 +46,17 @@ export const intelligenceRoutes: ApiRoute[] = [
       { additionalProperties: false },
     ),
     response: Prediction,
+  },
+  {
+    method: "GET",
+    path: "/v1/jobs/{jobId}/advice-history",
+    operationId: "getAdviceHistory",
+    summary: "How the advice for a job changed across model versions, and why",
+    tag: "predictions",
+    roles: ["researcher", "platform"],
+    params: JobIdParams,
+    query: ClusterQuery,
+    response: AdviceHistory,
   },
   {
     method: "GET",

@@ -7,11 +7,13 @@ import { createTestDatabase, type TestDatabase } from "../../../../../test/servi
 import { buildApp } from "../../../src/app.js";
 import { parseServerConfig } from "../../../src/config/parse-config.js";
 import { findVisibleJob, readScope } from "../../../src/http/routes/access.js";
+import { adviceHistoryRoutes } from "../../../src/http/routes/intelligence/advice-history.js";
 import type { RouteContext } from "../../../src/http/routes/route-handler.js";
 import { wasteReportHandlers } from "../../../src/http/routes/waste-report.js";
 import { webReportPlugin } from "../../../src/http/web/web-report-plugin.js";
 import { diagnose } from "../../../src/intelligence/diagnosis/index.js";
 import { accuracyReport } from "./accuracy-fixture.js";
+import { seedShowcaseAdvice } from "./advice-fixture.js";
 import { showcaseEvents, showcaseRecord, showcaseSamples, wasteRecords } from "./report-fixture.js";
 
 export const TOKENS = {
@@ -36,7 +38,8 @@ export type ReportServer = {
 /**
  * Starts `buildApp` on a fresh database with the web report and the waste report wired as the lead
  * wires them in app.ts, plus stand-ins for the intelligence plane's accuracy and diagnosis routes:
- * the accuracy report is fixed, the diagnosis is the real diagnosis engine run on stored data.
+ * the accuracy report is fixed, the diagnosis is the real diagnosis engine run on stored data. The
+ * advice history is the real route, over the showcase job's advice recorded in the database.
  */
 export async function startReportServer(prefix: string): Promise<ReportServer> {
   const db: TestDatabase = await createTestDatabase(prefix);
@@ -60,6 +63,7 @@ export async function startReportServer(prefix: string): Promise<ReportServer> {
     config,
     handlers: (deps) => ({
       ...wasteReportHandlers(deps),
+      ...adviceHistoryRoutes(deps),
       getAccuracy: async () => accuracy.report,
       getDiagnosis: async ({
         params,
@@ -96,6 +100,7 @@ export async function startReportServer(prefix: string): Promise<ReportServer> {
   await post("/v1/jobs", { records: [showcaseRecord(), ...wasteRecords()] });
   await post("/v1/usage", { idempotencyKey: "report-fixture-usage-1", samples: showcaseSamples() });
   await post("/v1/events", { events: showcaseEvents() });
+  await seedShowcaseAdvice(app.storage.pool);
 
   return {
     app,

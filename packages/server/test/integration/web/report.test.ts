@@ -176,6 +176,19 @@ describe.skipIf(!executablePath)("web report in headless Chromium", () => {
     expect(await page.locator("#agent-prompt").textContent()).toBe(diagnosis.agentPrompt);
   });
 
+  it("shows how the job's advice changed across model versions, and why", async () => {
+    await openWithToken(jobUrl());
+    const rows = page.locator("#advice tbody tr");
+    await rows.first().waitFor();
+    expect(await rows.count()).toBe(2);
+    expect(await rows.nth(0).textContent()).toContain("First advice: 40 GiB, from model m-1 (trained ");
+    const second = await rows.nth(1).textContent();
+    expect(second).toContain("56 GiB (33.6 GiB – 56 GiB)");
+    expect(second).toContain("Raised from 40 GiB to 56 GiB: the model version changed from m-1 (trained ");
+    expect(second).toContain("to m-2 (trained ");
+    expect(await page.locator("#advice [data-causes=model_version]").count()).toBe(1);
+  });
+
   it("shades a claim's evidence window on the chart it is about when the claim is clicked", async () => {
     const index = diagnosis.findings.findIndex((f) =>
       f.evidence.some((e) => e.window && e.metric?.startsWith("gpus.") && e.window.start !== e.window.end),

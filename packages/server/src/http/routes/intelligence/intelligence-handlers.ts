@@ -3,15 +3,16 @@ import type { IntelligenceService } from "../../../intelligence/intelligence-ser
 import type { RouteDeps } from "../route-deps.js";
 import type { RouteHandlers } from "../route-handler.js";
 import { schedulerHandlers } from "../scheduler-handlers.js";
+import { adviceHistoryRoutes } from "./advice-history.js";
 import { diagnosisRoutes } from "./intelligence-diagnosis.js";
 import { policyRoutes } from "./intelligence-policy.js";
 import { predictionRoutes } from "./intelligence-predictions.js";
 import { policyAuditRoutes } from "./policy-audit.js";
 
 /**
- * Every intelligence-plane operation of the route table: predictions, accuracy, policy (and its
- * audit), diagnosis, and the schedulers' admission webhook and SLURM advice, served by one
- * {@link IntelligenceService}.
+ * Every intelligence-plane operation of the route table: predictions, a job's advice history,
+ * accuracy, policy (and its audit), diagnosis, and the schedulers' admission webhook and SLURM
+ * advice, served by one {@link IntelligenceService}.
  *
  * @example
  * ```ts
@@ -24,6 +25,7 @@ export function intelligenceHandlers(deps: RouteDeps, service: IntelligenceServi
   const audit = new PolicyAuditStore(deps.storage.pool);
   return {
     ...predictionRoutes(service),
+    ...adviceHistoryRoutes(deps),
     ...policyRoutes(service, deps.storage.pool),
     ...diagnosisRoutes(deps, service),
     ...policyAuditRoutes(audit),

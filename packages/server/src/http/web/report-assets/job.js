@@ -1,9 +1,10 @@
 // A job's page: what it asked for and used, its diagnosis linked to the charts, its time series,
-// its node events and the prompt for a coding agent.
+// its node events, how its advice changed across model versions and the prompt for a coding agent.
 import { apiGet } from "./api.js";
 import { BYTE_INCRS, setBands, setMarkers, timeChart } from "./charts.js";
 import { byId, fill, h, table } from "./dom.js";
 import { formatBytes, formatDuration, formatNumber, formatTime, toEpochSeconds } from "./format.js";
+import { drawAdviceHistory } from "./job-advice.js";
 import { chartsForEvidence, drawDiagnosis } from "./job-diagnosis.js";
 import { jobSeries } from "./job-series.js";
 import { loading, showError, startPage } from "./layout.js";
@@ -22,7 +23,7 @@ startPage("", async () => {
   const params = new URLSearchParams(location.search);
   const id = params.get("id");
   const cluster = params.get("cluster") ?? undefined;
-  const slots = ["job-head", "diagnosis", "charts", "events"].map(byId);
+  const slots = ["job-head", "diagnosis", "charts", "events", "advice"].map(byId);
   if (!id) {
     for (const slot of slots)
       fill(slot, h("p", { class: "notice" }, "No job chosen: open one from the overview."));
@@ -39,10 +40,11 @@ startPage("", async () => {
     return;
   }
   drawHead(job);
-  const [usage, events, diagnosis] = await Promise.allSettled([
+  const [usage, events, diagnosis, advice] = await Promise.allSettled([
     apiGet(`${path}/usage`, { cluster: job.cluster, stepSeconds: stepFor(job) }),
     apiGet(`${path}/events`, { cluster: job.cluster }),
     apiGet(`${path}/diagnosis`, { cluster: job.cluster }),
+    apiGet(`${path}/advice-history`, { cluster: job.cluster }),
   ]);
   if (usage.status === "fulfilled") drawCharts(usage.value.samples, job);
   else showError(byId("charts"), usage.reason, "the job's time series");
@@ -55,6 +57,8 @@ startPage("", async () => {
       eventList.map((e) => ({ time: toEpochSeconds(e.time), kind: e.kind, label: `${e.kind} on ${e.node}` })),
     );
   }
+  if (advice.status === "fulfilled") drawAdviceHistory(byId("advice"), advice.value);
+  else showError(byId("advice"), advice.reason, "the job's advice history");
   if (diagnosis.status === "fulfilled") {
     drawDiagnosis(byId("diagnosis"), diagnosis.value, highlight);
     drawPrompt(diagnosis.value.agentPrompt);
