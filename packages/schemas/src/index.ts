@@ -15,6 +15,8 @@ export {
 } from "./common.js";
 export type { AccuracySlice } from "./intelligence/accuracy.js";
 export { AccuracyReport } from "./intelligence/accuracy.js";
+export type { AdviceCause, AdviceEntry, AdvisingModel } from "./intelligence/advice-history.js";
+export { AdviceHistory } from "./intelligence/advice-history.js";
 export type { EvidenceRef, FindingKind, Unseen } from "./intelligence/diagnosis.js";
 export {
   Diagnosis,
@@ -62,6 +64,8 @@ export {
   formatQuantity,
   formatQuantityLike,
 } from "./jobs/quantity-format.js";
+export type { QuantitySection, QuantityWrite, WrittenQuantities } from "./jobs/quantity-writes.js";
+export { planQuantityWrites } from "./jobs/quantity-writes.js";
 export { UsageBatch, UsageSample } from "./jobs/usage-sample.js";
 export type { WasteRow } from "./jobs/waste-report.js";
 export { WasteReport } from "./jobs/waste-report.js";

@@ -1,6 +1,7 @@
 import type { TSchema } from "@sinclair/typebox";
 import { ApiError } from "../api-error.js";
 import { AccuracyReport } from "../intelligence/accuracy.js";
+import { AdviceHistory } from "../intelligence/advice-history.js";
 import { Diagnosis } from "../intelligence/diagnosis.js";
 import {
   Prediction,
@@ -29,6 +30,7 @@ export const wireSchemas: Record<string, TSchema> = {
   AccuracyReport,
   AdmissionReviewRequest,
   AdmissionReviewResponse,
+  AdviceHistory,
   ApiError,
   Artifact,
   Cluster,

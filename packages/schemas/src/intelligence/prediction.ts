@@ -73,8 +73,14 @@ export const ResourceRecommendation = Type.Object(
       minimum: 0,
       description: "The recommended value, rounded the way the scheduler takes it.",
     }),
-    low: Type.Optional(Type.Number({ minimum: 0, description: "Lower end of the range." })),
-    high: Type.Optional(Type.Number({ minimum: 0, description: "Upper end of the range." })),
+    low: Type.Optional(Type.Number({ minimum: 0, description: "Lower end of the range (≤ value)." })),
+    high: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        description:
+          "Upper end of the range (≥ value): the recommended value itself, unless a policy moved the value below the model's.",
+      }),
+    ),
     nominalLevel: Type.Optional(
       Type.Number({
         minimum: 0,
@@ -85,8 +91,15 @@ export const ResourceRecommendation = Type.Object(
     confidence: Type.Number({
       minimum: 0,
       maximum: 1,
-      description: "Calibrated probability that the job will not need more than value.",
+      description:
+        "Measured share of this site's finished jobs like this one whose use fell inside [low, high]: the job needs no more than the value with at least this probability.",
     }),
+    basis: Type.Optional(
+      Type.Union([Type.Literal("model"), Type.Literal("request")], {
+        description:
+          "What set the value: the model's calibrated bound, or the job's own request (times the margin this site's jobs like it needed), where the request bounded such jobs at the same risk with less to spare.",
+      }),
+    ),
     evidence: Evidence,
     adjustments: Type.Optional(
       Type.Array(PolicyAdjustment, { description: "Policy rules that changed the value." }),

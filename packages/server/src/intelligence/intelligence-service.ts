@@ -75,10 +75,7 @@ export class IntelligenceService {
         if (!this.#abort.signal.aborted) void this.#retrainLoop.runNow();
       },
     });
-    this.#feed = new LiveStateFeed(pool, {
-      pageSize: options.pageSize,
-      activityWindowSeconds: options.activityWindowSeconds,
-    });
+    this.#feed = new LiveStateFeed(pool, { pageSize: options.pageSize });
     this.#recorder = new PredictionRecorder(pool, {
       ...options.recorder,
       onError: (error, pending) => {

@@ -53,8 +53,6 @@ export type IntelligenceServiceOptions = {
   comparison?: Partial<ComparisonThresholds>;
   /** Milliseconds between refreshes of the job history, the active model and the policy. @default 10000 */
   refreshIntervalMs?: number;
-  /** Submissions this recent count for what a user has in flight, in seconds. @default 1209600 */
-  activityWindowSeconds?: number;
   /** Steps each scheduler takes resources in. @default SLURM: 1 MiB, 1 core, 60 s; Kubernetes: 1 MiB, 1 millicore, 60 s */
   rounding?: RoundingOptions;
   /** Write-behind recording of predictions. @default PredictionRecorder's defaults */

@@ -81,8 +81,8 @@ function printResult(r: FileResult, style: Style, io: CliIo): void {
         style.dim(`insufficient evidence: ${rp.reason}`),
       ];
     });
-    // The range is where similar jobs' use fell (nominally 90% of them); the recommendation sits at
-    // the confidence shown, so it is often above the range's top: the header says which is which.
+    // The range ends at the recommendation; the confidence is the measured share of similar jobs
+    // whose use fell inside it.
     out.write(`\n${renderTable(["resource", "requested", "recommended", "likely use", "confidence"], rows)}`);
     for (const line of adjustmentNotes(p.resources)) out.write(`${style.dim(line)}\n`);
   }

@@ -156,26 +156,6 @@ export async function newestEndedUpdate(pool: pg.Pool): Promise<string | undefin
   return rows[0]?.t ?? undefined;
 }
 
-/** Per (cluster, user): jobs submitted since `sinceSeconds` ago that have not ended, and the last submission. */
-export type UserActivityRow = { cluster: string; user: string; running: number; lastSubmit: number };
-
-/** What each recently active user has in flight (for the `user_running` feature). */
-export async function recentUserActivity(pool: pg.Pool, sinceSeconds: number): Promise<UserActivityRow[]> {
-  const { rows } = await query<{ cluster: string; user_name: string; running: number; last_submit: number }>(
-    pool,
-    `SELECT cluster, user_name, count(*) FILTER (WHERE phase <> 'ended')::int AS running,
-       extract(epoch FROM max(submitted_at))::float8 AS last_submit
-     FROM jobs WHERE submitted_at > now() - make_interval(secs => $1) GROUP BY cluster, user_name`,
-    [sinceSeconds],
-  );
-  return rows.map((r) => ({
-    cluster: r.cluster,
-    user: r.user_name,
-    running: r.running,
-    lastSubmit: r.last_submit,
-  }));
-}
-
 /**
  * Ended jobs submitted in `[from, to]` (Unix seconds), optionally of one cluster, for linking
  * recorded predictions to what the jobs then did.

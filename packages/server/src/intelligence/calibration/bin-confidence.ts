@@ -2,7 +2,7 @@ import { applyConformal, type CalibrationExample, type ConformalTable } from "./
 
 /**
  * Sets the confidence of every bin of `table` (uncapped and capped apart) to the share of
- * `examples` it did not under-predict in that bin, shrunk toward the whole table's share with
+ * `examples` in that bin whose use fell inside the range [low, value], shrunk toward the whole table's share with
  * `priorJobs` pseudo-jobs: a cell's own rate only outweighs the table's on as many jobs as the
  * table asks of a cell before trusting its quantiles (`minPerBin`). With 20 pseudo-jobs, the few
  * uncapped jobs of a mostly capped cell, onto which its quantile puts all of the cell's misses,
@@ -20,10 +20,10 @@ export function fitBinConfidence(
 ): void {
   const counts = table.bins.map(() => ({ n: 0, ok: 0, nc: 0, okc: 0 }));
   for (const e of examples) {
-    const r = applyConformal(table, e.m, e.s, e.logCap);
+    const r = applyConformal(table, e.m, e.s, e.logRequest);
     if (r.tooUncertain || r.bin >= counts.length) continue;
     const c = counts[r.bin];
-    const ok = e.y <= r.logValue ? 1 : 0;
+    const ok = e.y <= r.logValue && e.y >= r.logLow ? 1 : 0;
     if (r.capped) {
       c.nc++;
       c.okc += ok;
@@ -38,7 +38,7 @@ export function fitBinConfidence(
     n += c.n + c.nc;
     ok += c.ok + c.okc;
   }
-  const overall = n > 0 ? ok / n : 1 - table.missRate;
+  const overall = n > 0 ? ok / n : table.nominalLevel;
   table.bins.forEach((b, k) => {
     const c = counts[k];
     b.confidence = (c.ok + priorJobs * overall) / (c.n + priorJobs);

@@ -6,8 +6,10 @@ export type ConformalOptions = {
    */
   missRate?: number;
   /**
-   * Share of the [low, high] range's misses: nominal range coverage is 1 − this.
-   * @default 0.1
+   * Share of jobs allowed below the range's low end (its high end is the recommended value):
+   * nominal range coverage is 1 − missRate − this. Small, so that the range's coverage and the
+   * value's confidence are nearly one promise.
+   * @default 0.01
    */
   rangeMiss?: number;
   /**

@@ -2,19 +2,28 @@
 
 /**
  * One calibration example: the model's centre `m` and spread `s` (log scale), the observed log value
- * `y` of a completed job the model never trained on, and the log of the enforced limit (the
- * request; +Infinity when nothing caps the job). Lists of examples are in the jobs' end order.
+ * `y` of a completed job the model never trained on, and the log of the job's request of the
+ * resource (NaN when it asked for none). Lists of examples are in the jobs' end order.
  */
-export type CalibrationExample = { m: number; s: number; y: number; logCap: number };
+export type CalibrationExample = { m: number; s: number; y: number; logRequest: number };
+
+/** A bin's grace when the request is not a candidate there: the model's value alone. */
+export const NO_GRACE = 1e6;
 
 /** Score quantiles of one Mondrian bin. */
 export type ConformalBin = {
   /** Examples that set the quantiles. */
   n: number;
+  /** Score of the recommended value: `m + upper · s`. */
   upper: number;
+  /**
+   * The request as a candidate: the value is at most `request · e^grace`, where that bounded the
+   * bin's jobs at the same risk with less slack than the model alone ({@link NO_GRACE}: never).
+   */
+  grace: number;
+  /** Score of the range's low end; the range's high end is the recommended value. */
   low: number;
-  high: number;
-  /** Observed share of examples not under-predicted, uncapped and capped (empty cells: NaN). */
+  /** Measured share of examples inside [low, value], uncapped and capped by the request. */
   confidence: number;
   confidenceCapped: number;
 };
@@ -23,8 +32,11 @@ export type ConformalBin = {
 export type ConformalTable = {
   missRate: number;
   usageMissRate: number;
+  /** Share of jobs the range [low, value] is meant to contain. */
   nominalLevel: number;
   spreadFloor: number;
+  /** The cluster kills jobs at their request: a value is never above it. */
+  enforcedLimit: boolean;
   /** Upper spread edge of each spread bin but the last (ascending). */
   binEdges: number[];
   /** Upper centre edge of each size bin but the last (ascending). */
@@ -45,8 +57,10 @@ export type ConformalTable = {
 export type ConformalResult = {
   logValue: number;
   logLow: number;
-  logHigh: number;
+  /** The value is the request's candidate (`request · e^grace`), not the model's own bound. */
   capped: boolean;
+  /** The cap, when it is the request itself: a value at it must equal the request exactly. */
+  atRequest: boolean;
   confidence: number;
   bin: number;
   tooUncertain: boolean;
@@ -64,28 +78,42 @@ export function excessOf(table: ConformalTable, m: number, logValue: number): nu
   return Math.exp(m) * (Math.exp(logValue - m) - 1 - table.typicalSlack);
 }
 
-/** Calibrated bounds of one job from its model centre `m`, spread `s` and enforced limit. */
+/** The log grace over the request a bin's values are capped at (+Infinity: none). */
+export function graceOf(table: Pick<ConformalTable, "enforcedLimit">, grace: number): number {
+  const g = grace >= NO_GRACE ? Number.POSITIVE_INFINITY : grace;
+  return table.enforcedLimit ? Math.min(g, 0) : g;
+}
+
+/**
+ * Calibrated bounds of one job from its model centre `m`, spread `s` and log request (NaN: none):
+ * the value is the bin's upper score, or the request's candidate where that is lower; the range
+ * runs from the bin's low score up to the value.
+ */
 export function applyConformal(
   table: ConformalTable,
   m: number,
   s: number,
-  logCap: number,
+  logRequest: number,
   checkWidth = true,
 ): ConformalResult {
   const spread = Math.max(s, table.spreadFloor);
   const bin = binOf(table, m, spread);
   const b = table.bins[bin];
   const raw = m + b.upper * spread;
-  const capped = raw >= logCap;
-  const logValue = capped ? logCap : raw;
-  const logHigh = Math.min(m + b.high * spread, logCap);
-  const logLow = Math.min(m + b.low * spread, logHigh);
-  const tooUncertain = checkWidth && !(excessOf(table, m, logValue) <= table.maxExcess);
+  const grace = graceOf(table, b.grace);
+  const cap = Number.isNaN(logRequest) ? Number.POSITIVE_INFINITY : logRequest + grace;
+  const capped = raw >= cap;
+  const logValue = capped ? cap : raw;
+  const logLow = Math.min(m + b.low * spread, logValue);
+  // A relative hair of tolerance: the threshold is some calibration job's own excess, which the
+  // float32 ONNX trees must not push over it when that job is asked again.
+  const limit = table.maxExcess + 1e-5 * Math.abs(table.maxExcess);
+  const tooUncertain = checkWidth && !(excessOf(table, m, logValue) <= limit);
   return {
     logValue,
     logLow,
-    logHigh,
     capped,
+    atRequest: capped && grace === 0,
     confidence: capped ? b.confidenceCapped : b.confidence,
     bin,
     tooUncertain,

@@ -21,11 +21,15 @@ export type { ConformalOptions } from "./conformal-options.js";
  * const r = applyConformal(table, m, s, Math.log(request));
  * ```
  */
-export function fitConformal(examples: CalibrationExample[], options: ConformalOptions = {}): ConformalTable {
+export function fitConformal(
+  examples: CalibrationExample[],
+  options: ConformalOptions = {},
+  enforcedLimit = false,
+): ConformalTable {
   const nominal: ConformalLevels = {
     missRate: options.missRate ?? 0.008,
     usageMissRate: options.usageMissRate ?? 0.015,
-    rangeMiss: options.rangeMiss ?? 0.1,
+    rangeMiss: options.rangeMiss ?? 0.01,
   };
   const floor = options.spreadFloor ?? 0.02;
   const minPerBin = options.minPerBin ?? 400;
@@ -43,7 +47,12 @@ export function fitConformal(examples: CalibrationExample[], options: ConformalO
     ),
     abstainShare: options.abstainShare ?? 0.08,
     minPerBin,
+    enforcedLimit,
   };
+  // The request's grace of each cell is chosen once, at the nominal levels on every example, and
+  // held while the levels are searched: the search fits dozens of tables.
+  const probe = fitAtLevels(examples, nominal, shape)(nominal.rangeMiss);
+  shape.graces = probe.bins.map((b) => b.grace);
   const fit = (ex: CalibrationExample[], levels: ConformalLevels) => fitAtLevels(ex, levels, shape);
   const check = options.outOfTimeCheck ?? true;
   const levels = check ? outOfTimeLevels(examples, nominal, fit) : nominal;
@@ -51,7 +60,7 @@ export function fitConformal(examples: CalibrationExample[], options: ConformalO
   // The promises stay the nominal ones: the corrected levels are only how they are kept.
   table.missRate = nominal.missRate;
   table.usageMissRate = nominal.usageMissRate;
-  table.nominalLevel = 1 - nominal.rangeMiss;
+  table.nominalLevel = 1 - nominal.missRate - nominal.rangeMiss;
   // In-sample rates at the corrected levels. The newer half under the older half's table was tried
   // and promised far too little (CEA-Curie: 0.86 where 0.996 was observed): the drift it measures
   // is what the table fitted on both halves has already absorbed.
@@ -66,6 +75,9 @@ type TableShape = {
   sizeEdges: number[];
   abstainShare: number;
   minPerBin: number;
+  enforcedLimit: boolean;
+  /** The request's grace of each cell, once chosen; searched per fit while undefined. */
+  graces?: number[];
 };
 
 /**
@@ -82,6 +94,7 @@ function fitAtLevels(
     usageMissRate: levels.usageMissRate,
     nominalLevel: Number.NaN,
     spreadFloor: shape.spreadFloor,
+    enforcedLimit: shape.enforcedLimit,
     binEdges: shape.binEdges,
     sizeEdges: shape.sizeEdges,
     bins: [],
@@ -89,14 +102,14 @@ function fitAtLevels(
     typicalSlack: 0,
     examples: examples.length,
   };
-  let cells = fitBins(table, examples);
+  let cells = fitBins(table, examples, shape.graces);
   // Abstain on the widest share, then refit on the jobs that will really be recommended.
   const abstainShare = shape.abstainShare;
   if (abstainShare > 0 && examples.length > 0) {
     let over = 0;
     let sum = 0;
     for (const e of examples) {
-      const v = applyConformal(table, e.m, e.s, e.logCap, false).logValue;
+      const v = applyConformal(table, e.m, e.s, e.logRequest, false).logValue;
       over += Math.max(Math.exp(v) - Math.exp(e.y), 0);
       sum += Math.exp(e.y);
     }
@@ -105,7 +118,7 @@ function fitAtLevels(
     table.maxExcess = quantileSorted(excesses, 1 - abstainShare);
     const kept = examples.filter((e) => excess(table, e) <= table.maxExcess);
     const first = { bins: table.bins, cells };
-    cells = fitBins(table, kept);
+    cells = fitBins(table, kept, shape.graces);
     // A cell the abstention nearly emptied keeps the bounds of all its jobs: refitted on the few
     // easy ones left, its bounds would shrink, the re-set threshold would let its hard jobs back in,
     // and they would be recommended with bounds they were never fitted to (LANL-CM5 memory: a cell
@@ -121,11 +134,14 @@ function fitAtLevels(
   }
   if (table.bins.every((b) => b.n === 0)) table.maxExcess = -Number.MAX_VALUE;
   return (rangeMiss) => {
-    const out = { ...table, nominalLevel: 1 - rangeMiss, bins: table.bins.map((b) => ({ ...b })) };
+    const out = {
+      ...table,
+      nominalLevel: 1 - levels.missRate - rangeMiss,
+      bins: table.bins.map((b) => ({ ...b })),
+    };
     out.bins.forEach((b, k) => {
       const z = cells[k];
-      b.low = z.length > 0 ? quantileSorted(z, rangeMiss / 2) : Number.NEGATIVE_INFINITY;
-      b.high = z.length > 0 ? quantileSorted(z, 1 - rangeMiss / 2) : Number.POSITIVE_INFINITY;
+      b.low = z.length > 0 ? quantileSorted(z, rangeMiss) : Number.NEGATIVE_INFINITY;
     });
     fillEmptyBins(out);
     return out;
@@ -150,6 +166,6 @@ function sortedExcesses(table: ConformalTable, examples: CalibrationExample[]): 
 }
 
 function excess(table: ConformalTable, e: CalibrationExample): number {
-  const r = applyConformal(table, e.m, e.s, e.logCap, false);
+  const r = applyConformal(table, e.m, e.s, e.logRequest, false);
   return excessOf(table, e.m, r.logValue);
 }

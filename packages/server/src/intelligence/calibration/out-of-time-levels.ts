@@ -6,7 +6,7 @@ export type ConformalLevels = {
   missRate: number;
   /** Share of usage allowed above the recommended value (0: no such bound). */
   usageMissRate: number;
-  /** Share of jobs allowed outside [low, high]. */
+  /** Share of jobs allowed below the range's low end. */
   rangeMiss: number;
 };
 
@@ -45,7 +45,7 @@ const Z = 1.645;
 type Tally = {
   n: number;
   under: number;
-  outside: number;
+  below: number;
   usage: number;
   usage2: number;
   usageMissed: number;
@@ -101,7 +101,7 @@ export function outOfTimeLevels(
   const withRange = fits({ ...nominal, missRate, usageMissRate });
   const rangeMiss = withinNoise(nominal.rangeMiss, (l) => {
     const t = pooled(withRange, l);
-    return excessOver(nominal.rangeMiss, t.n, t.n, t.outside, t.outside);
+    return excessOver(nominal.rangeMiss, t.n, t.n, t.below, t.below);
   });
   return { missRate, usageMissRate, rangeMiss };
 }
@@ -168,9 +168,9 @@ function loosest(lo: number, hi: number, excess: (level: number) => number, boun
 
 /** Misses of `table` on the examples it recommends for. */
 function tally(table: ConformalTable, examples: CalibrationExample[]): Tally {
-  const t: Tally = { n: 0, under: 0, outside: 0, usage: 0, usage2: 0, usageMissed: 0, usageMissed2: 0 };
+  const t: Tally = { n: 0, under: 0, below: 0, usage: 0, usage2: 0, usageMissed: 0, usageMissed2: 0 };
   for (const e of examples) {
-    const r = applyConformal(table, e.m, e.s, e.logCap);
+    const r = applyConformal(table, e.m, e.s, e.logRequest);
     if (r.tooUncertain) continue;
     const w = Math.exp(e.y);
     t.n++;
@@ -181,7 +181,7 @@ function tally(table: ConformalTable, examples: CalibrationExample[]): Tally {
       t.usageMissed += w;
       t.usageMissed2 += w * w;
     }
-    if (e.y < r.logLow || e.y > r.logHigh) t.outside++;
+    if (e.y < r.logLow) t.below++;
   }
   return t;
 }
@@ -190,7 +190,7 @@ function sum(tallies: Tally[]): Tally {
   return tallies.reduce((a, b) => ({
     n: a.n + b.n,
     under: a.under + b.under,
-    outside: a.outside + b.outside,
+    below: a.below + b.below,
     usage: a.usage + b.usage,
     usage2: a.usage2 + b.usage2,
     usageMissed: a.usageMissed + b.usageMissed,

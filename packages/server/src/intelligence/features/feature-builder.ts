@@ -37,7 +37,6 @@ export type GroupSummary = { level: GroupLevel; jobs: number; censoredJobs: numb
 export class FeatureBuilder {
   readonly names = FEATURE_NAMES;
   readonly #groups = new Map<string, GroupHistory>();
-  readonly #userActivity = new Map<string, { lastSubmit: number; running: number }>();
   readonly #window: number;
   readonly #halfLife: number;
 
@@ -54,8 +53,6 @@ export class FeatureBuilder {
    * spare computing them again when several builders see the same job.
    */
   observeEnded(job: HistoryJob, keys?: GroupKeys): void {
-    const activity = this.#userActivity.get(job.user);
-    if (activity && activity.running > 0) activity.running--;
     const value = this.spec.target(job);
     if (value === undefined) return;
     const groups = keys ?? groupKeys(job);
@@ -82,26 +79,14 @@ export class FeatureBuilder {
     }
   }
 
-  /** Notes that a job was submitted (for the user's in-flight count); call before {@link features}. */
-  observeSubmitted(job: HistoryJob): { sinceLastSubmit: number; running: number } {
-    let a = this.#userActivity.get(job.user);
-    if (!a) {
-      a = { lastSubmit: Number.NaN, running: 0 };
-      this.#userActivity.set(job.user, a);
-    }
-    const out = { sinceLastSubmit: job.submitTime - a.lastSubmit, running: a.running };
-    a.lastSubmit = job.submitTime;
-    a.running++;
-    return out;
-  }
-
   /**
    * The feature row of `job` at its submit time, in {@link FEATURE_NAMES} order. `keys` are the
-   * job's {@link groupKeys}, passed by callers that ask several builders about one job.
+   * job's {@link groupKeys}, passed by callers that ask several builders about one job. Nothing in
+   * it depends on the moment asked, only on the job and the history: the same submission gets the
+   * same row until another job of its groups ends.
    */
   features(
     job: HistoryJob,
-    activity: { sinceLastSubmit: number; running: number } = { sinceLastSubmit: Number.NaN, running: 0 },
     out: Float32Array = new Float32Array(FEATURE_NAMES.length),
     keys: GroupKeys = groupKeys(job),
   ): Float32Array {
@@ -117,11 +102,7 @@ export class FeatureBuilder {
     out[4] = r.memoryBytes !== undefined ? Math.log(r.memoryBytes) : Number.NaN;
     out[5] = job.queue !== undefined ? Number(job.queue) : Number.NaN;
     out[6] = job.partition !== undefined ? Number(job.partition) : Number.NaN;
-    out[7] = Math.log1p(activity.running);
-    out[8] = Number.isFinite(activity.sinceLastSubmit)
-      ? Math.log1p(Math.max(0, activity.sinceLastSubmit))
-      : Number.NaN;
-    const ctx = { now: job.submitTime, halfLife: this.#halfLife, logRequest: logReq, logScale };
+    const ctx = { halfLife: this.#halfLife, logRequest: logReq, logScale };
     for (const level of GROUP_LEVELS) {
       const key = keys[level];
       const g = key === undefined ? undefined : this.#groups.get(key);

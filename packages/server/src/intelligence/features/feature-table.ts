@@ -72,8 +72,7 @@ export function buildFeatureTable(
     jobs,
     (job) => builder.observeEnded(job),
     (job, i) => {
-      const activity = builder.observeSubmitted(job);
-      builder.features(job, activity, t.x.subarray(i * F, (i + 1) * F));
+      builder.features(job, t.x.subarray(i * F, (i + 1) * F));
       const target = spec.target(job);
       const req = spec.request(job);
       t.y[i] = target === undefined ? Number.NaN : Math.log(target);

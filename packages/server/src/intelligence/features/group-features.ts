@@ -9,8 +9,6 @@ const GLOBAL_FEATURES = [
   "log_req_memory",
   "queue",
   "partition",
-  "user_running",
-  "log_since_user_submit",
 ];
 
 const PER_GROUP = [
@@ -22,9 +20,9 @@ const PER_GROUP = [
   "decayed_p90",
   "std",
   "censored_max",
-  "log_since_end",
   "by_scale",
   "by_request",
+  "max_by_request",
 ];
 
 /** Names of the feature columns, in order. */
@@ -43,7 +41,7 @@ export function groupFeatureIndex(level: GroupLevel, name: (typeof PER_GROUP)[nu
   return groupFeatureOffset(level) + PER_GROUP.indexOf(name);
 }
 
-type Context = { now: number; halfLife: number; logRequest: number; logScale: number };
+type Context = { halfLife: number; logRequest: number; logScale: number };
 
 const scratch = new Float64Array(1024);
 const weights = new Float64Array(1024);
@@ -74,6 +72,7 @@ type GroupStats = {
   ranks: Int32Array;
   medianDiffScale: number;
   medianDiffRequest: number;
+  maxDiffRequest: number;
   /** The last decayed P90 and the moment and half-life it was weighed for. */
   p90: number;
   p90HalfLife: number;
@@ -117,6 +116,7 @@ function statsOf(g: GroupHistory, n: number): GroupStats {
     ranks,
     medianDiffScale: medianOfDiffs(g, n, g.scales),
     medianDiffRequest: medianOfDiffs(g, n, g.requests),
+    maxDiffRequest: maxOfDiffs(g, n, g.requests),
     p90: Number.NaN,
     p90HalfLife: Number.NaN,
   };
@@ -140,7 +140,6 @@ export function writeGroupFeatures(
     for (let i = 0; i < g.censoredSize; i++) cmax = Math.max(cmax, g.censored[i]);
     out[offset + 7] = cmax;
   }
-  out[offset + 8] = Math.log1p(Math.max(0, ctx.now - g.lastEnd));
   if (n === 0) return;
   const stats = statsOf(g, n);
   out[offset + 1] = stats.last;
@@ -154,8 +153,11 @@ export function writeGroupFeatures(
     stats.p90HalfLife = ctx.halfLife;
   }
   out[offset + 5] = stats.p90;
-  out[offset + 9] = Number.isNaN(ctx.logScale) ? Number.NaN : ctx.logScale + stats.medianDiffScale;
-  out[offset + 10] = Number.isNaN(ctx.logRequest) ? Number.NaN : ctx.logRequest + stats.medianDiffRequest;
+  out[offset + 8] = Number.isNaN(ctx.logScale) ? Number.NaN : ctx.logScale + stats.medianDiffScale;
+  const logReq = ctx.logRequest;
+  out[offset + 9] = Number.isNaN(logReq) ? Number.NaN : logReq + stats.medianDiffRequest;
+  // The most the group's jobs used beyond their own request: 0 or below where requests held.
+  out[offset + 10] = Number.isNaN(logReq) ? Number.NaN : logReq + stats.maxDiffRequest;
 }
 
 /**
@@ -178,6 +180,16 @@ function decayedP90(g: GroupHistory, n: number, ranks: Int32Array, halfLife: num
     if (acc >= 0.9 * total) return g.values[g.recentIndex(ranks[r])];
   }
   return g.values[g.recentIndex(ranks[n - 1])];
+}
+
+function maxOfDiffs(g: GroupHistory, n: number, bases: Float64Array): number {
+  let max = Number.NaN;
+  for (let k = 0; k < n; k++) {
+    const i = g.recentIndex(k);
+    const d = g.values[i] - bases[i];
+    if (!Number.isNaN(d) && !(d <= max)) max = d;
+  }
+  return max;
 }
 
 function medianOfDiffs(g: GroupHistory, n: number, bases: Float64Array): number {

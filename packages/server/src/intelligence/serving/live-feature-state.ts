@@ -6,13 +6,10 @@ import { type MemoryKill, RecentMemoryKills } from "../features/recent-memory-ki
 import type { HistoryJob } from "../history-job.js";
 import { ALL_RESOURCES, resourceSpec } from "../resources.js";
 
-/** A user's jobs in flight and their last submission (Unix seconds; NaN when unknown). */
-export type UserActivity = { lastSubmit: number; running: number };
-
 /**
  * The history a prediction's features are computed from, kept up to date while the server runs:
  * one {@link FeatureBuilder} per resource (the very code training replays), fed with ended jobs
- * in end order, plus what each user has in flight. A job about to be submitted gets the same row
+ * in end order. A job about to be submitted gets the same row
  * the model was trained on: at training time the replay computes exactly this state at each
  * job's submission.
  *
@@ -26,7 +23,6 @@ export type UserActivity = { lastSubmit: number; running: number };
 export class LiveFeatureState {
   readonly #builders = new Map<ResourceName, FeatureBuilder>();
   readonly #seen = new Set<string>();
-  readonly #activity = new Map<string, UserActivity>();
   readonly #userCount = groupFeatureIndex("user", "count");
   /** The last memory kill of each application, until a run of it completes. */
   readonly kills = new RecentMemoryKills();
@@ -54,36 +50,12 @@ export class LiveFeatureState {
     const keys = groupKeys(job);
     for (const b of this.#builders.values()) b.observeEnded(job, keys);
     this.kills.observeEnded(job, appKey(job, keys));
-    const a = this.#activity.get(job.user);
-    if (!a) this.#activity.set(job.user, { lastSubmit: job.submitTime, running: 0 });
-    else if (!(a.lastSubmit >= job.submitTime)) a.lastSubmit = job.submitTime;
     return true;
   }
 
   /** Whether an ended job (by the `id` it was observed with) is in the state already. */
   has(id: string): boolean {
     return this.#seen.has(id);
-  }
-
-  /** Sets what a user has in flight, from the data plane's jobs that have not ended. */
-  setActivity(user: string, activity: UserActivity): void {
-    const known = this.#activity.get(user);
-    const lastSubmit =
-      known && known.lastSubmit > activity.lastSubmit ? known.lastSubmit : activity.lastSubmit;
-    this.#activity.set(user, { lastSubmit, running: activity.running });
-  }
-
-  /** Forgets in-flight counts of users not in the latest activity read. */
-  resetRunning(except: ReadonlySet<string>): void {
-    for (const [user, a] of this.#activity) if (!except.has(user)) a.running = 0;
-  }
-
-  /** The activity features of a job submitted now, as the replay computes them. */
-  activityOf(job: HistoryJob): { sinceLastSubmit: number; running: number } {
-    const a = this.#activity.get(job.user);
-    return a
-      ? { sinceLastSubmit: job.submitTime - a.lastSubmit, running: a.running }
-      : { sinceLastSubmit: Number.NaN, running: 0 };
   }
 
   /**
@@ -98,7 +70,7 @@ export class LiveFeatureState {
     keys?: GroupKeys,
   ): Float32Array {
     const row = out.subarray(offset, offset + FEATURE_NAMES.length);
-    this.#builder(resource).features(job, this.activityOf(job), row, keys);
+    this.#builder(resource).features(job, row, keys);
     return out;
   }
 

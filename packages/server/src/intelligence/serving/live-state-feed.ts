@@ -3,10 +3,9 @@ import {
   endedJobsPage,
   endedJobsUpdatedSince,
   newestEndedUpdate,
-  recentUserActivity,
 } from "../../data-plane/stores/stored-jobs.js";
 import type { HistoryJob } from "../history-job.js";
-import { historyUser, storedJobToHistoryJob } from "../recording/record-to-history.js";
+import { storedJobToHistoryJob } from "../recording/record-to-history.js";
 import { LiveFeatureState } from "./live-feature-state.js";
 
 /** Options of {@link LiveStateFeed}. */
@@ -15,16 +14,13 @@ export type LiveStateFeedOptions = {
   pageSize?: number;
   /** More changed ended jobs than this since the last read (a large import): rebuild from scratch. @default 50000 */
   rebuildThreshold?: number;
-  /** Submissions this recent count for what a user has in flight, in seconds. @default 1209600 (14 days) */
-  activityWindowSeconds?: number;
   /** Re-read this many seconds before the last change seen (late commits). @default 60 */
   lagSeconds?: number;
 };
 
 /**
  * Keeps a {@link LiveFeatureState} in step with the data plane: a full read of the ended jobs in
- * end order at start, then on every refresh the ended jobs changed since (deduplicated), and what
- * each user has in flight. A large change (an import) rebuilds the state aside and swaps it in,
+ * end order at start, then on every refresh the ended jobs changed since (deduplicated). A large change (an import) rebuilds the state aside and swaps it in,
  * so predictions never see a half-built history.
  *
  * @example
@@ -40,7 +36,6 @@ export class LiveStateFeed {
   #cursor: string | undefined;
   readonly #pageSize: number;
   readonly #rebuildThreshold: number;
-  readonly #activityWindow: number;
   readonly #lag: number;
 
   constructor(
@@ -49,7 +44,6 @@ export class LiveStateFeed {
   ) {
     this.#pageSize = options.pageSize ?? 5000;
     this.#rebuildThreshold = options.rebuildThreshold ?? 50_000;
-    this.#activityWindow = options.activityWindowSeconds ?? 14 * 86_400;
     this.#lag = options.lagSeconds ?? 60;
   }
 
@@ -64,12 +58,11 @@ export class LiveStateFeed {
       if (!page.next) break;
       page = await endedJobsPage(this.pool, "ended", page.next, this.#pageSize);
     }
-    await this.#readActivity(state);
     this.state = state;
     this.#cursor = cursor;
   }
 
-  /** Adds the ended jobs changed since the last read and refreshes the in-flight counts. */
+  /** Adds the ended jobs changed since the last read. */
   async refresh(): Promise<void> {
     if (this.#cursor === undefined) {
       await this.rebuild();
@@ -90,17 +83,5 @@ export class LiveStateFeed {
     const jobs: HistoryJob[] = changed.jobs.map(storedJobToHistoryJob).sort((a, b) => a.endTime - b.endTime);
     for (const job of jobs) this.state.observeEnded(job);
     if (changed.newest) this.#cursor = changed.newest;
-    await this.#readActivity(this.state);
-  }
-
-  async #readActivity(state: LiveFeatureState): Promise<void> {
-    const rows = await recentUserActivity(this.pool, this.#activityWindow);
-    const users = new Set<string>();
-    for (const r of rows) {
-      const user = historyUser(r.cluster, r.user);
-      users.add(user);
-      state.setActivity(user, { lastSubmit: r.lastSubmit, running: r.running });
-    }
-    state.resetRunning(users);
   }
 }

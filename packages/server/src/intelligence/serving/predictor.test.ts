@@ -21,14 +21,14 @@ function model(capAtRequest: boolean): ResourceModel {
     m,
     s: 0.3,
     y: m + 0.3 * (rng() * 2 - 1) * 1.5,
-    logCap: Number.POSITIVE_INFINITY,
+    logRequest: Number.NaN,
   }));
   return {
     resource: "walltime",
     featureNames: ["x"],
     centre: constant(m, 0.5),
     upper: constant(m + 0.3, 0.9),
-    calibration: fitConformal(examples, { abstainShare: 0, usageMissRate: 0 }),
+    calibration: fitConformal(examples, { abstainShare: 0, usageMissRate: 0 }, capAtRequest),
     capAtRequest,
     maxLogValue: Math.log(1e9),
     minUserJobs: 3,
@@ -52,6 +52,7 @@ describe("predictResource", () => {
       expect(p.value).toBe(request);
       expect(p.high).toBe(request);
       expect(p.low).toBeLessThanOrEqual(p.high);
+      expect(p.basis).toBe("request");
     }
   });
 

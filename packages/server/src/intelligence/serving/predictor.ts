@@ -2,7 +2,6 @@ import type { PolicyAdjustment, ResourceName } from "@jobsight/schemas";
 import { applyConformal } from "../calibration/conformal-table.js";
 import { centreAndSpread, type ResourceModel } from "../model/resource-model.js";
 import { evaluateEnsemble } from "../model/tree-ensemble.js";
-import { capOf } from "../training/train-resource-model.js";
 import { isoSeconds } from "./iso-seconds.js";
 
 /** The model's own outcome for one resource, unrounded, in the resource's base unit. */
@@ -36,8 +35,13 @@ export type ResourceRecommendation = {
   high: number;
   /** Share of jobs the [low, high] range is meant to contain; NaN when the range has no such level. */
   nominalLevel: number;
-  /** Calibrated probability that the job will not need more than `value`. */
+  /** Measured share of this site's finished jobs like this one whose use fell in [low, high]. */
   confidence: number;
+  /**
+   * What set the value: the model's calibrated bound, or the job's own request (times the grace
+   * this site's jobs like it needed) where that was the tighter bound at the same risk.
+   */
+  basis?: "model" | "request";
   evidence: PredictionEvidence;
 };
 
@@ -103,8 +107,8 @@ export function predictResource(
         };
   }
   const { m, s } = centreAndSpread(model, (e) => evaluateEnsemble(e, row));
-  const logCap = capOf(model, ctx.request === undefined ? Number.NaN : Math.log(ctx.request));
-  const r = applyConformal(model.calibration, m, s, logCap);
+  const logRequest = ctx.request === undefined ? Number.NaN : Math.log(ctx.request);
+  const r = applyConformal(model.calibration, m, s, logRequest);
   if (r.tooUncertain || r.logValue > model.maxLogValue) {
     return {
       status: "insufficient_evidence",
@@ -113,14 +117,16 @@ export function predictResource(
     };
   }
   const ev = ctx.evidence;
-  const high = atCap(r.logHigh, logCap, ctx.request);
+  // The range's top is the value: one number, so the value is always inside its range.
+  const value = r.atRequest && ctx.request !== undefined ? ctx.request : Math.exp(r.logValue);
   return {
     status: "ok",
-    value: atCap(r.logValue, logCap, ctx.request),
-    low: Math.min(Math.exp(r.logLow), high),
-    high,
+    value,
+    low: Math.min(Math.exp(r.logLow), value),
+    high: value,
     nominalLevel: model.calibration.nominalLevel,
     confidence: r.confidence,
+    basis: r.capped ? "request" : "model",
     evidence: {
       group: ev?.group ?? "all jobs",
       jobs: ev?.jobs ?? ctx.userJobs,
@@ -129,11 +135,6 @@ export function predictResource(
       features: topFeatures(model),
     },
   };
-}
-
-/** `e^logX`, or exactly the request where `logX` reached the cap and the cap is the request. */
-function atCap(logX: number, logCap: number, request: number | undefined): number {
-  return request !== undefined && Number.isFinite(logCap) && logX >= logCap ? request : Math.exp(logX);
 }
 
 /** The features the ensembles split on most (by number of splits), strongest first. */

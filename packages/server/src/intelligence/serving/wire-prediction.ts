@@ -109,10 +109,12 @@ export function toWireResource(raw: RawOutcome, spec: JobSpec, granularity: Gran
     unit: UNITS[resource],
     value,
     low: Math.min(value, Math.max(0, roundDownTo(p.low, g))),
-    high: Math.max(g, roundUpTo(p.high, g)),
+    // Rounding the value up must not take it out of its range.
+    high: Math.max(value, roundUpTo(p.high, g)),
     confidence: clamp01(p.confidence),
     evidence: wireEvidence(p.evidence),
   };
+  if (p.basis !== undefined) out.basis = p.basis;
   // NaN: a range with no nominal level (a lower bound from a kill, not a calibrated interval).
   if (!Number.isNaN(p.nominalLevel)) out.nominalLevel = clamp01(p.nominalLevel);
   if (requested !== undefined) out.requested = requested;
@@ -173,8 +175,9 @@ function withDecision(
   for (const l of limitsOf(policy, spec, r.resource)) {
     limit = Math.min(limit, r.requested !== undefined ? Math.max(l.value, r.requested) : l.value);
   }
-  const high = r.high !== undefined ? Math.min(r.high, Math.max(limit, value)) : undefined;
-  const low = r.low !== undefined ? Math.min(r.low, high ?? r.low) : undefined;
+  // The range keeps the value inside it, wherever the policy moved the value.
+  const high = r.high !== undefined ? Math.max(Math.min(r.high, Math.max(limit, value)), value) : undefined;
+  const low = r.low !== undefined ? Math.min(r.low, value) : undefined;
   if (!moved && high === r.high && low === r.low) return r;
   const out = { ...r };
   if (moved) {

@@ -107,7 +107,11 @@ export function trainResourceModel(
     trainingJobs: trainRows.length,
     censoredTrainingJobs: censoredCount,
   };
-  model.calibration = fitConformal(calibrationExamples(model, table, calibrationRows), options.conformal);
+  model.calibration = fitConformal(
+    calibrationExamples(model, table, calibrationRows),
+    options.conformal,
+    model.capAtRequest,
+  );
   return { model, calibrationRows };
 }
 
@@ -123,14 +127,9 @@ export function calibrationExamples(
     if (table.censored[i] || Number.isNaN(table.y[i]) || table.userJobs[i] < model.minUserJobs) continue;
     const row = table.x.subarray(i * F, (i + 1) * F);
     const { m, s } = centreAndSpread(model, (e) => evaluateEnsemble(e, row));
-    out.push({ m, s, y: table.y[i], logCap: capOf(model, table.logRequest[i]) });
+    out.push({ m, s, y: table.y[i], logRequest: table.logRequest[i] });
   }
   return out;
-}
-
-/** The log of the limit a recommendation may not exceed (+Infinity when nothing caps it). */
-export function capOf(model: Pick<ResourceModel, "capAtRequest">, logRequest: number): number {
-  return model.capAtRequest && !Number.isNaN(logRequest) ? logRequest : Number.POSITIVE_INFINITY;
 }
 
 function maxOf(y: Float64Array, rows: number[]): number {

@@ -99,7 +99,10 @@ export function runModelProtocol(table: FeatureTable, options: ProtocolOptions =
       while (next < byEnd.length && table.end[byEnd[next]] < now) fresh.push(byEnd[next++]);
       pool = pool.concat(calibrationExamples(model, table, fresh));
       if (pool.length > maxCal) pool = pool.slice(pool.length - maxCal);
-      model = { ...model, calibration: fitConformal(pool, options.training?.conformal) };
+      model = {
+        ...model,
+        calibration: fitConformal(pool, options.training?.conformal, model.capAtRequest),
+      };
       calibratedAt = now;
     }
     const level = table.evidenceLevel[i];

@@ -97,7 +97,9 @@ describe("jobsight backtest --predictions", () => {
       expect(l.resource).toBe("memory");
       expect(l.modelVersion).toMatch(/^bt-\d+$/);
       if (l.status === "recommended") {
-        expect(l.low).toBeLessThanOrEqual(l.high as number);
+        // Coherent advice: the value lies in its range.
+        expect(l.low).toBeLessThanOrEqual(l.value as number);
+        expect(l.value).toBeLessThanOrEqual(l.high as number);
         expect(l.confidence).toBeGreaterThan(0);
         expect(l.confidence).toBeLessThanOrEqual(1);
       } else {
@@ -126,6 +128,7 @@ describe("jobsight backtest --predictions", () => {
     expect(recomputed.weightedUnderPredictionRate).toBeCloseTo(memory.model.weightedUnderPredictionRate, 12);
     expect(recomputed.slack).toBeCloseTo(memory.model.slack, 12);
     expect(recomputed.rangeCoverage).toBeCloseTo(memory.model.rangeCoverage as number, 12);
+    expect(memory.model.valueInRange).toBe(1);
     const requests = computeMetrics(exact.map((l) => ({ actual: l.actual, value: l.request ?? undefined })));
     expect(requests.slack).toBeCloseTo(memory.request.slack, 12);
     expect(requests.underPredictionRate).toBeCloseTo(memory.request.underPredictionRate, 12);
