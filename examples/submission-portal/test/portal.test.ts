@@ -60,7 +60,8 @@ describe.skipIf(!executablePath)("the submission portal in headless Chromium", (
     server = await startRealServer({ prefix: "portal" });
     const { spec } = parseSubmission(samples.sbatch.text, { cluster: "hpc1", user: "alice" });
     await createClient({ baseUrl: server.url, token: E2E_TOKENS.collector }).jobs.ingest(
-      endedJobHistory({ specs: [spec, ...neighbourSpecs()] }),
+      // 90 runs each: on 60, the calibration's few examples left alice's memory too uncertain.
+      endedJobHistory({ specs: [spec, ...neighbourSpecs()], jobsPerSpec: 90 }),
     );
     await server.service!.refresh();
     expect((await server.service!.train()).accepted).toBe(true);

@@ -48,7 +48,8 @@ describe("jobsight backtest", () => {
     }
     // The model bounds its misses: fewer jobs under-predicted than the users' own requests.
     expect(memory.model.underPredictionRate).toBeLessThan(memory.request.underPredictionRate);
-    expect(memory.model.nominalRangeCoverage).toBe(0.9);
+    // [low, value]: 0.8% above the value, 1% below the low end.
+    expect(memory.model.nominalRangeCoverage).toBeCloseTo(0.982, 12);
     expect(memory.model.calibration.length).toBeGreaterThan(0);
     expect(run.stderr).toMatch(/100% /);
   }, 240_000);
