@@ -114,7 +114,8 @@ describeSlurm("real SLURM 22.05 outputs (single node, no cgroups)", () => {
     expect(queued).toMatchObject({ job_state: "FAILED", exit_code: 9 });
     // The only words that say "memory": slurmstepd's notice in the job's own output.
     expect(output).toMatch(/StepId=\d+\.batch exceeded memory limit \(\d+ > 104857600\), being killed/);
-    expect(output).toContain("Exceeded job memory limit");
+    // slurmstepd's closing "Exceeded job memory limit" line is written only when the step is
+    // reaped after the notice, which a fast cancel sometimes beats (seen in CI): not asserted.
     const everything = JSON.stringify(await sacctJson());
     expect(everything).not.toContain("OUT_OF_MEMORY");
   });
