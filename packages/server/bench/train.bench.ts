@@ -18,7 +18,7 @@ const rows = Object.entries(models).map(([name, m]) => ({
   censored: m?.censoredTrainingJobs,
   trees: (m?.centre.trees.length ?? 0) + (m?.upper.trees.length ?? 0),
   calibrationJobs: m?.calibration.examples,
-  capAtRequest: m?.capAtRequest,
+  capAtRequest: m?.calibration.enforcedLimit,
 }));
 console.table(rows);
 console.log(`wall ${seconds.toFixed(1)} s, cpu ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s`);

@@ -51,7 +51,7 @@ export function holdoutBacktest(
   });
   const first = protocol.firstEvaluated;
   const nominal = protocol.lastModel?.calibration.nominalLevel;
-  const cap = protocol.lastModel?.capAtRequest ?? false;
+  const cap = protocol.lastModel?.calibration.enforcedLimit ?? false;
   const active = options.active;
   const comparable =
     active !== undefined &&

@@ -1,6 +1,7 @@
 import {
   binOf,
   type CalibrationExample,
+  capOf,
   type ConformalBin,
   type ConformalTable,
   graceOf,
@@ -100,7 +101,7 @@ function upperWithCap(sorted: Scored[], g: number, covered: number, usageBudget:
   let capMissedUsage = 0;
   const under: Scored[] = [];
   for (const c of sorted) {
-    if (c.y > c.logRequest + g) capMissedUsage += c.w;
+    if (c.y > capOf(c.logRequest, g)) capMissedUsage += c.w;
     else under.push(c);
   }
   if (covered > under.length) return undefined;
@@ -125,9 +126,7 @@ function upperWithCap(sorted: Scored[], g: number, covered: number, usageBudget:
 function slackOf(sorted: Scored[], upper: number, g: number): number {
   let over = 0;
   for (const c of sorted) {
-    const v = Math.min(c.m + upper * c.s, c.logRequest + g);
-    // NaN request: no cap.
-    const value = Number.isNaN(v) ? c.m + upper * c.s : v;
+    const value = Math.min(c.m + upper * c.s, capOf(c.logRequest, g));
     if (value > c.y) over += Math.exp(value) - c.w;
   }
   return over;

@@ -84,6 +84,11 @@ export function graceOf(table: Pick<ConformalTable, "enforcedLimit">, grace: num
   return table.enforcedLimit ? Math.min(g, 0) : g;
 }
 
+/** The log value a bin caps a job at: its request plus the grace (+Infinity: no request, no cap). */
+export function capOf(logRequest: number, grace: number): number {
+  return Number.isNaN(logRequest) ? Number.POSITIVE_INFINITY : logRequest + grace;
+}
+
 /**
  * Calibrated bounds of one job from its model centre `m`, spread `s` and log request (NaN: none):
  * the value is the bin's upper score, or the request's candidate where that is lower; the range
@@ -101,7 +106,7 @@ export function applyConformal(
   const b = table.bins[bin];
   const raw = m + b.upper * spread;
   const grace = graceOf(table, b.grace);
-  const cap = Number.isNaN(logRequest) ? Number.POSITIVE_INFINITY : logRequest + grace;
+  const cap = capOf(logRequest, grace);
   const capped = raw >= cap;
   const logValue = capped ? cap : raw;
   const logLow = Math.min(m + b.low * spread, logValue);

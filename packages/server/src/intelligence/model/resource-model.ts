@@ -14,9 +14,8 @@ export type ResourceModel = {
   centre: TreeEnsemble;
   /** Upper quantile of log(usage); `upper − centre` is the per-job spread. */
   upper: TreeEnsemble;
+  /** Its `enforcedLimit` says whether the cluster kills jobs at their request. */
   calibration: ConformalTable;
-  /** The cluster enforces the request (jobs are killed at it): never recommend above it. */
-  capAtRequest: boolean;
   /**
    * Log of the largest usage seen in training plus a margin (×2): a value above it rests on an
    * extrapolation of the spread, not on evidence, so the predictor abstains instead.

@@ -29,7 +29,6 @@ function model(capAtRequest: boolean): ResourceModel {
     centre: constant(m, 0.5),
     upper: constant(m + 0.3, 0.9),
     calibration: fitConformal(examples, { abstainShare: 0, usageMissRate: 0 }, capAtRequest),
-    capAtRequest,
     maxLogValue: Math.log(1e9),
     minUserJobs: 3,
     trainedAt: 0,

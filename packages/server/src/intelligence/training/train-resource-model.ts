@@ -99,8 +99,11 @@ export function trainResourceModel(
     featureNames: table.featureNames,
     centre,
     upper,
-    calibration: fitConformal([], options.conformal),
-    capAtRequest: detectEnforcedLimit(table.y, table.logRequest, table.censored, labelled),
+    calibration: fitConformal(
+      [],
+      options.conformal,
+      detectEnforcedLimit(table.y, table.logRequest, table.censored, labelled),
+    ),
     maxLogValue: maxOf(table.y, labelled) + Math.LN2,
     minUserJobs: options.minUserJobs ?? 3,
     trainedAt: endedBefore,
@@ -110,7 +113,7 @@ export function trainResourceModel(
   model.calibration = fitConformal(
     calibrationExamples(model, table, calibrationRows),
     options.conformal,
-    model.capAtRequest,
+    model.calibration.enforcedLimit,
   );
   return { model, calibrationRows };
 }

@@ -101,7 +101,7 @@ export function runModelProtocol(table: FeatureTable, options: ProtocolOptions =
       if (pool.length > maxCal) pool = pool.slice(pool.length - maxCal);
       model = {
         ...model,
-        calibration: fitConformal(pool, options.training?.conformal, model.capAtRequest),
+        calibration: fitConformal(pool, options.training?.conformal, model.calibration.enforcedLimit),
       };
       calibratedAt = now;
     }

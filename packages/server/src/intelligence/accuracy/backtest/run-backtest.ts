@@ -106,7 +106,7 @@ function backtestResource(
     training: options.training,
     onProgress: (done, total) => progress((0.1 + (0.9 * done) / total) * 1),
   });
-  const cap = protocol.lastModel?.capAtRequest ?? false;
+  const cap = protocol.lastModel?.calibration.enforcedLimit ?? false;
   const model: ScoredJob[] = [];
   const base: ScoredJob[] = [];
   const capped: ScoredJob[] = [];
