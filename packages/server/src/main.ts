@@ -45,6 +45,7 @@ async function serve(args: string[]): Promise<void> {
           mode: intel.mode,
           shadowDays: intel.shadowDays,
           retrainIntervalMs: intel.retrainIntervalHours * 3_600_000,
+          recalibrateIntervalMs: intel.recalibrateIntervalHours * 3_600_000,
           trainOnStart: intel.trainOnStart,
           ...(intel.llm ? { llm: llmAdapter(intel.llm) } : {}),
         }

@@ -36,6 +36,16 @@ export const intelligenceOptions = [
     description: "Hours between retrainings; 0 retrains only on demand (jobsight-server train).",
   },
   {
+    path: "intelligence.recalibrateIntervalHours",
+    type: "integer",
+    env: "JOBSIGHT_INTELLIGENCE_RECALIBRATE_INTERVAL_HOURS",
+    default: 6,
+    min: 0,
+    max: 24 * 365,
+    description:
+      "Hours between refits of the model's calibration on the jobs that ended since (the trees unchanged; a new version <model>.c<n>); 0 turns them off.",
+  },
+  {
     path: "intelligence.trainOnStart",
     type: "boolean",
     env: "JOBSIGHT_INTELLIGENCE_TRAIN_ON_START",

@@ -213,6 +213,7 @@ function readIntelligence(r: ConfigReader): IntelligenceConfig {
     mode: r.option("intelligence.mode"),
     shadowDays: r.option("intelligence.shadowDays"),
     retrainIntervalHours: r.option("intelligence.retrainIntervalHours"),
+    recalibrateIntervalHours: r.option("intelligence.recalibrateIntervalHours"),
     trainOnStart: r.option("intelligence.trainOnStart"),
   };
   const llm = readLlm(r.child("llm"));

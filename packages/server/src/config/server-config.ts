@@ -138,6 +138,8 @@ export type IntelligenceConfig = {
   shadowDays: number;
   /** Retrain on this schedule, in hours; 0 retrains only on demand (`jobsight-server train`). @default 24 */
   retrainIntervalHours: number;
+  /** Refit the calibration of the model in service on this schedule, in hours; 0: never. @default 6 */
+  recalibrateIntervalHours: number;
   /** Train once at start when no model is active yet. @default true */
   trainOnStart: boolean;
   /** A language model that rephrases diagnoses; absent (the default): none. */

@@ -11,7 +11,6 @@ import { recordFirstStart } from "../data-plane/stores/deployment-state.js";
 import { DEFAULT_POLICY, loadPolicy, savePolicy } from "../data-plane/stores/policy-store.js";
 import type { RecordedPrediction } from "../data-plane/stores/prediction-store.js";
 import { buildAccuracyReport } from "./accuracy/accuracy-report.js";
-import { COMPARISON_THRESHOLDS } from "./accuracy/compare-backtests.js";
 import { type ModeState, modeAt } from "./accuracy/shadow-mode.js";
 import { BackgroundLoop } from "./background-loop.js";
 import { diagnose } from "./diagnosis/diagnose.js";
@@ -29,8 +28,9 @@ import { makePredictions, type PredictionContext } from "./serving/make-predicti
 import { predictSpecs, type SpecToPredict } from "./serving/predict-specs.js";
 import type { RawOutcome } from "./serving/predictor.js";
 import { READINESS_THRESHOLDS } from "./serving/readiness.js";
-import { type TrainReport, type TrainSettings, trainAndRegister } from "./training/model-trainer.js";
-import type { TrainingProgress } from "./training/training-runner.js";
+import type { RecalibrationReport } from "./training/model-recalibrator.js";
+import type { TrainReport } from "./training/model-trainer.js";
+import { ModelUpkeep, type TrainAsk } from "./training/model-upkeep.js";
 
 const SILENT: ServiceLogger = { info: () => {}, warn: () => {}, error: () => {} };
 
@@ -57,11 +57,10 @@ export class IntelligenceService {
   readonly #feed: LiveStateFeed;
   readonly #recorder: PredictionRecorder;
   readonly #refreshLoop: BackgroundLoop;
-  readonly #retrainLoop: BackgroundLoop;
+  readonly #upkeep: ModelUpkeep;
   readonly #abort = new AbortController();
   #policy: Policy = DEFAULT_POLICY;
   #firstStart = new Date();
-  #training: Promise<TrainReport> | undefined;
   #ready: Promise<void> | undefined;
 
   constructor(options: IntelligenceServiceOptions) {
@@ -71,9 +70,7 @@ export class IntelligenceService {
     this.#registry = new ModelRegistry(pool, options.objectStore);
     this.#model = new ActiveModel(this.#registry, {
       log: this.#log,
-      onIncompatible: () => {
-        if (!this.#abort.signal.aborted) void this.#retrainLoop.runNow();
-      },
+      onIncompatible: () => this.#upkeep.retrainSoon(),
     });
     this.#feed = new LiveStateFeed(pool, { pageSize: options.pageSize });
     this.#recorder = new PredictionRecorder(pool, {
@@ -88,10 +85,13 @@ export class IntelligenceService {
       run: () => this.refresh(),
       onError: (error, failures) => this.#log.warn({ err: error, failures }, "intelligence refresh failed"),
     });
-    this.#retrainLoop = new BackgroundLoop({
-      intervalMs: options.retrainIntervalMs || 86_400_000,
-      run: async () => void (await this.train({ trigger: "schedule" })),
-      onError: (error, failures) => this.#log.error({ err: error, failures }, "scheduled training failed"),
+    this.#upkeep = new ModelUpkeep({
+      service: options,
+      registry: this.#registry,
+      model: this.#model,
+      log: this.#log,
+      signal: this.#abort.signal,
+      now: () => this.#now(),
     });
   }
 
@@ -112,15 +112,13 @@ export class IntelligenceService {
     await this.#model.loadOnce();
     await this.#feed.rebuild();
     this.#refreshLoop.start();
-    if ((this.#o.retrainIntervalMs ?? 86_400_000) > 0) this.#retrainLoop.start();
-    if (!this.#model.served && (this.#o.trainOnStart ?? true)) void this.#retrainLoop.runNow();
+    this.#upkeep.start(!this.#model.served && (this.#o.trainOnStart ?? true));
   }
 
   /** Stops the loops and a training in progress, writes the recorded predictions, frees the model. */
   async stop(): Promise<void> {
     this.#abort.abort();
-    await Promise.all([this.#refreshLoop.stop(), this.#retrainLoop.stop()]);
-    await this.#training?.catch(() => {});
+    await Promise.all([this.#refreshLoop.stop(), this.#upkeep.stop()]);
     await this.#recorder
       .close()
       .catch((error) => this.#log.error({ err: error }, "final write of predictions failed"));
@@ -233,15 +231,16 @@ export class IntelligenceService {
    * Trains a new model now (the one in progress, if any, is awaited instead) and puts it into
    * service unless it backtests worse than the active one. Predictions go on meanwhile.
    */
-  train(
-    run: { trigger?: string; training?: TrainSettings["training"]; onProgress?: TrainingProgress } = {},
-  ): Promise<TrainReport> {
-    if (this.#training) return this.#training;
-    const training = this.#train(run.trigger ?? "demand", run.training, run.onProgress).finally(() => {
-      this.#training = undefined;
-    });
-    this.#training = training;
-    return training;
+  train(ask: TrainAsk = {}): Promise<TrainReport> {
+    return this.#upkeep.train(ask);
+  }
+
+  /**
+   * Refits the calibration of the model in service on the jobs that ended since it was calibrated
+   * (the trees unchanged) and serves it as the next calibration revision, `<version>.c<n>`.
+   */
+  recalibrate(trigger = "demand"): Promise<RecalibrationReport> {
+    return this.#upkeep.recalibrate(trigger);
   }
 
   /** Puts the previously active model back into service; returns its version. */
@@ -261,47 +260,6 @@ export class IntelligenceService {
     await this.#feed.refresh();
     await this.#model.refresh();
     this.#policy = (await loadPolicy(this.#o.storage.pool)) ?? DEFAULT_POLICY;
-  }
-
-  async #train(
-    trigger: string,
-    training: TrainSettings["training"] | undefined,
-    onProgress: TrainingProgress | undefined,
-  ): Promise<TrainReport> {
-    await this.#model.loadOnce();
-    const o = this.#o;
-    const report = await trainAndRegister(
-      o.storage.pool,
-      this.#registry,
-      o.storage.artifacts,
-      this.#model.served?.manifest,
-      {
-        place: o.trainIn ?? "worker",
-        training: training ?? o.training,
-        minJobs: o.minJobsPerResource ?? 500,
-        holdoutShare: o.holdoutShare ?? 0.15,
-        minComparisonJobs: o.minComparisonJobs ?? 100,
-        comparison: { ...COMPARISON_THRESHOLDS, ...o.comparison },
-        pageSize: o.pageSize ?? 5000,
-      },
-      {
-        trigger,
-        now: this.#now(),
-        signal: this.#abort.signal,
-        onProgress,
-        onInline: () =>
-          this.#log.warn(
-            {},
-            "no training worker in this build: training runs on the main thread and delays requests",
-          ),
-      },
-    );
-    this.#log.info(
-      { ...report, trigger },
-      report.accepted ? "new model in service" : "new model not in service",
-    );
-    if (report.accepted) await this.#model.serve();
-    return report;
   }
 
   #context(requestedBy: string): PredictionContext {

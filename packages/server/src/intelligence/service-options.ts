@@ -37,6 +37,13 @@ export type IntelligenceServiceOptions = {
   shadowDays?: number;
   /** Milliseconds between scheduled retrainings; 0 turns the schedule off. @default 86400000 (a day) */
   retrainIntervalMs?: number;
+  /**
+   * Milliseconds between refits of the calibration of the model in service on the jobs that ended
+   * since (the trees unchanged); 0 turns them off. @default 21600000 (6 hours)
+   */
+  recalibrateIntervalMs?: number;
+  /** Fewest jobs ended since the last calibration for a recalibration to run. @default 50 */
+  minRecalibrationJobs?: number;
   /** Train in the background at start when no model is active. @default true */
   trainOnStart?: boolean;
   /** Where training runs: a worker thread (predictions go on) or inline. @default "worker" */

@@ -20,7 +20,7 @@ export type HoldoutOptions = {
   /** Share of the jobs, the last submitted, that are predicted. */
   holdoutShare: number;
   training?: TrainResourceModelOptions;
-  /** The model in service, scored on the holdout jobs submitted after its training data ended. */
+  /** The model in service, scored on the holdout jobs submitted after its training and calibration data ended. */
   active?: ResourceModel;
   /** Fewest such jobs for a same-jobs comparison. */
   minComparisonJobs: number;
@@ -57,6 +57,8 @@ export function holdoutBacktest(
     active !== undefined &&
     active.featureNames.length === table.featureNames.length &&
     active.featureNames.every((f, i) => f === table.featureNames[i]);
+  // Jobs submitted after the active model's trees and calibration had seen any of them.
+  const unseenFrom = Math.max(active?.trainedAt ?? 0, active?.calibratedAt ?? 0);
   const all: Scored = { model: [], request: [] };
   const same: Scored & { active: ScoredJob[] } = { model: [], request: [], active: [] };
   const F = table.featureNames.length;
@@ -67,7 +69,7 @@ export function holdoutBacktest(
     const limit = cap ? req : undefined;
     const p = protocol.predictions[i - first];
     add(all, p, actual, req, limit);
-    if (comparable && active && table.submit[i] >= active.trainedAt) {
+    if (comparable && active && table.submit[i] >= unseenFrom) {
       add(same, p, actual, req, limit);
       const a = predictResource(active, table.x.subarray(i * F, (i + 1) * F), {
         request: table.request[i],

@@ -1,9 +1,9 @@
 import {
   binOf,
   type CalibrationExample,
-  capOf,
   type ConformalBin,
   type ConformalTable,
+  capOf,
   graceOf,
   NO_GRACE,
 } from "./conformal-table.js";

@@ -25,6 +25,13 @@ export type ResourceModel = {
   minUserJobs: number;
   /** Unix time (s) the training data ends at. */
   trainedAt: number;
+  /**
+   * End (unix s) of the last job the ensembles trained on: any job that ended after it is one they
+   * never saw, fit to calibrate on. Absent in models trained before recalibration existed.
+   */
+  trainingEnd?: number;
+  /** Unix time (s) of the newest job the calibration has seen (`trainedAt` until recalibrated). */
+  calibratedAt?: number;
   trainingJobs: number;
   censoredTrainingJobs: number;
 };

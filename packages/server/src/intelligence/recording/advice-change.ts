@@ -5,6 +5,7 @@ import type {
   RecordedResource,
 } from "../../data-plane/queries/recorded-advice.js";
 import { formatBytes, formatDuration, trim } from "../diagnosis/explain/format.js";
+import { lineageOf } from "../registry/model-version.js";
 
 /** One side of a change: the advice for a resource, the version that gave it, what it rested on. */
 export type AdviceSide = {
@@ -64,7 +65,7 @@ export function explainChange(
   const reasons: string[] = [];
   if (before.version !== after.version) {
     causes.push("model_version");
-    reasons.push(`the model version changed from ${model(before.version)} to ${model(after.version)}`);
+    reasons.push(versionChange(before.version, after.version, model));
   }
   const policy = policyChanges(before.resource, after.resource);
   if (policy.length > 0) {
@@ -85,6 +86,16 @@ export function explainChange(
     }
   }
   return { causes, why: clamp(`${changeWords(before.resource, after.resource)}: ${reasons.join("; ")}.`) };
+}
+
+/** Another version answered: new trees, or the same trees with their calibration refitted. */
+function versionChange(before: string, after: string, model: (version: string) => string): string {
+  const a = lineageOf(before);
+  const b = lineageOf(after);
+  if (a.trained === b.trained && b.revision > a.revision) {
+    return `the calibration of model ${b.trained} was refitted on the jobs that ended since (${before} to ${after}; the trees are the same)`;
+  }
+  return `the model version changed from ${model(before)} to ${model(after)}`;
 }
 
 /** A model version with when and on what it was trained, as far as the registry knows. */

@@ -114,6 +114,15 @@ describe("adviceHistory", () => {
     ]);
   });
 
+  it("says the calibration was refitted when the next revision of the same trees answered", () => {
+    const c1: AdvisingModelRow = { ...V1, version: "m-1.c1", trainedAt: "2026-11-02T02:00:00.000Z" };
+    const h = history([group("m-1", [memory(48 * GIB)]), group("m-1.c1", [memory(40 * GIB)])], [V1, c1]);
+    expect(memoryOf(h)[1]).toMatchObject({ causes: ["model_version"], modelVersions: ["m-1.c1"] });
+    expect(memoryOf(h)[1].why).toBe(
+      "Lowered from 48 GiB to 40 GiB: the calibration of model m-1 was refitted on the jobs that ended since (m-1 to m-1.c1; the trees are the same).",
+    );
+  });
+
   it("keeps one entry, naming both versions, when a new version gives the same advice", () => {
     const h = history([group("m-1", [memory(8 * GIB)]), group("m-2", [memory(8 * GIB)], { asked: 2 })]);
     const [entry] = memoryOf(h);

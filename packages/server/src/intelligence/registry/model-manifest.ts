@@ -44,6 +44,13 @@ export type ModelManifest = {
   resources: Partial<Record<ResourceName, ManifestResource>>;
   /** Resources without a model, and how many usable jobs they had of how many needed. */
   skipped: Partial<Record<ResourceName, { jobs: number; needed: number }>>;
+  /** Set on a recalibration: the trees are those of `trained`, the calibration is revision `revision`. */
+  recalibration?: {
+    trained: string;
+    revision: number;
+    /** Completed jobs per resource that ended since the previous calibration. */
+    newJobs: Partial<Record<ResourceName, number>>;
+  };
 };
 
 const NON_FINITE = "__number__";

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import type { ResourceName } from "@jobsight/schemas";
 import { withTryAdvisoryLock } from "../../data-plane/storage/advisory-lock.js";
 import type { SqlPool } from "../../data-plane/storage/database.js";
@@ -14,6 +13,7 @@ import type { HistoryJob } from "../history-job.js";
 import { storedJobToHistoryJob } from "../recording/record-to-history.js";
 import type { BacktestFigures, ModelManifest } from "../registry/model-manifest.js";
 import type { ModelRegistry } from "../registry/model-registry.js";
+import { newModelVersion } from "../registry/model-version.js";
 import { ALL_RESOURCES } from "../resources.js";
 import type { CandidateResult } from "./train-candidate.js";
 import type { TrainResourceModelOptions } from "./train-resource-model.js";
@@ -56,19 +56,11 @@ export type TrainRun = {
   onInline?: () => void;
 };
 
-// One key for the whole deployment: only one server trains at a time.
-const TRAINING_LOCK = 0x6a6f6273; // "jobs"
+// One key for the whole deployment: only one server trains or recalibrates at a time.
+export const TRAINING_LOCK = 0x6a6f6273; // "jobs"
 
-/** A model version: its creation time and a random suffix, e.g. `20261202T103000Z-3fa2c1`. */
-export function newModelVersion(now: Date): string {
-  const stamp = now
-    .toISOString()
-    .replace(/[-:]/g, "")
-    .replace(/\.\d+Z$/, "Z");
-  return `${stamp}-${randomBytes(3).toString("hex")}`;
-}
-
-async function* historyPages(
+/** Every ended job of the data plane, a page at a time, by submit time; `count.jobs` adds up what was read. */
+export async function* historyPages(
   pool: SqlPool,
   pageSize: number,
   count: { jobs: number },

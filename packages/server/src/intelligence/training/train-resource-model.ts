@@ -107,6 +107,7 @@ export function trainResourceModel(
     maxLogValue: maxOf(table.y, labelled) + Math.LN2,
     minUserJobs: options.minUserJobs ?? 3,
     trainedAt: endedBefore,
+    trainingEnd: trainRows.length > 0 ? table.end[trainRows[trainRows.length - 1]] : Number.NEGATIVE_INFINITY,
     trainingJobs: trainRows.length,
     censoredTrainingJobs: censoredCount,
   };

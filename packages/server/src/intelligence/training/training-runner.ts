@@ -1,7 +1,8 @@
 import type { Worker } from "node:worker_threads";
 import { startModuleWorker } from "../../platform/workers/start-module-worker.js";
 import type { HistoryJob } from "../history-job.js";
-import { type CandidateResult, type TrainCandidateOptions, trainCandidate } from "./train-candidate.js";
+import type { CandidateResult, TrainCandidateOptions } from "./train-candidate.js";
+import { performTask, type TaskResult, type TrainingTask } from "./training-task.js";
 import type { TrainingWorkerInput } from "./training-worker.js";
 
 /** Where training runs: a worker thread (predictions go on) or the calling thread (CLI, tests). */
@@ -10,10 +11,19 @@ export type TrainingPlace = "worker" | "inline";
 /** Progress of a training: a phase (a resource name, `loading`, `done`) and its share done. */
 export type TrainingProgress = (phase: string, done: number) => void;
 
-type WorkerMessage =
+type WorkerMessage<R> =
   | { type: "progress"; phase: string; done: number }
-  | { type: "result"; result: CandidateResult }
+  | { type: "result"; result: R }
   | { type: "error"; message: string; stack?: string };
+
+/** Where and how a task runs. */
+export type TaskContext = {
+  place: TrainingPlace;
+  onProgress?: TrainingProgress;
+  signal?: AbortSignal;
+  /** Called when a worker was asked for but none can be started (the task then blocks). */
+  onInline?: () => void;
+};
 
 /**
  * Trains a candidate from pages of jobs (sorted by submit time) in a worker thread, so the event
@@ -25,27 +35,33 @@ type WorkerMessage =
  * const result = await runTraining(pages, options, { place: "worker", signal });
  * ```
  */
-export async function runTraining(
+export function runTraining(
   pages: AsyncIterable<HistoryJob[]>,
   options: TrainCandidateOptions,
-  context: {
-    place: TrainingPlace;
-    onProgress?: TrainingProgress;
-    signal?: AbortSignal;
-    /** Called when a worker was asked for but none can be started (training then blocks). */
-    onInline?: () => void;
-  },
+  context: TaskContext,
 ): Promise<CandidateResult> {
+  return runTask(pages, { kind: "train", options }, context);
+}
+
+/**
+ * Runs a training or recalibration task on pages of jobs (sorted by submit time), in the training
+ * worker when `context.place` is `worker` and one can be started, else on the calling thread.
+ */
+export async function runTask<T extends TrainingTask>(
+  pages: AsyncIterable<HistoryJob[]>,
+  task: T,
+  context: TaskContext,
+): Promise<TaskResult<T>> {
   const worker = context.place === "worker" ? startWorker() : undefined;
   if (!worker) {
     if (context.place === "worker") context.onInline?.();
     const jobs: HistoryJob[] = [];
     for await (const page of pages) for (const j of page) jobs.push(j);
     context.signal?.throwIfAborted();
-    return trainCandidate(jobs, options, context.onProgress);
+    return performTask(jobs, task, context.onProgress);
   }
-  const done = new Promise<CandidateResult>((resolve, reject) => {
-    worker.on("message", (m: WorkerMessage) => {
+  const done = new Promise<TaskResult<T>>((resolve, reject) => {
+    worker.on("message", (m: WorkerMessage<TaskResult<T>>) => {
       if (m.type === "progress") context.onProgress?.(m.phase, m.done);
       else if (m.type === "result") resolve(m.result);
       else reject(new TrainingWorkerError(m.message, m.stack));
@@ -60,7 +76,7 @@ export async function runTraining(
   const abort = () => void worker.terminate();
   context.signal?.addEventListener("abort", abort, { once: true });
   try {
-    post(worker, { type: "start", options });
+    post(worker, { type: "start", task });
     for await (const page of pages) {
       context.signal?.throwIfAborted();
       post(worker, { type: "jobs", jobs: page });

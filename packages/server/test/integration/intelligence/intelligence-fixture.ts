@@ -43,12 +43,29 @@ export type IntelligenceFixture = {
   dispose(): Promise<void>;
 };
 
-async function* firstJobs(items: AsyncIterable<ImportItem>, count: number): AsyncGenerator<ImportItem> {
+async function* firstJobs(
+  items: AsyncIterable<ImportItem>,
+  count: number,
+  skip = 0,
+): AsyncGenerator<ImportItem> {
   let n = 0;
   for await (const item of items) {
-    if ("record" in item && n++ >= count) return;
+    if ("record" in item) {
+      if (n >= skip + count) return;
+      if (n++ < skip) continue;
+    }
     yield item;
   }
+}
+
+/** Imports LANL-CM5 jobs `skip` to `skip + count` into the fixture's database (more history later on). */
+export async function importLanlJobs(f: IntelligenceFixture, prefix: string, skip: number, count: number) {
+  const items = swfItems(SwfReader.fromFile(LANL), "lanl");
+  await importHistory(firstJobs(items, count, skip), {
+    storage: f.fx.storage,
+    sourceId: `${prefix}-lanl-${skip}`,
+    sourceKind: "swf",
+  });
 }
 
 export async function openIntelligenceFixture(prefix: string, jobs: number): Promise<IntelligenceFixture> {
@@ -82,6 +99,7 @@ export function testService(f: IntelligenceFixture, options: Partial<Intelligenc
     objectStore: f.objects,
     trainOnStart: false,
     retrainIntervalMs: 0,
+    recalibrateIntervalMs: 0,
     refreshIntervalMs: 3_600_000,
     minJobsPerResource: 200,
     holdoutShare: 0.2,
