@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -85,5 +85,70 @@ describe("config sources", () => {
       env: { JOBSIGHT_PORT: "eighty", JOBSIGHT_TIMESCALE: "maybe" },
     }).catch((e) => e);
     expect((error as ConfigError).issues.map((i) => i.path)).toEqual(["http.port", "postgres.timescale"]);
+  });
+
+  describe("a file holding secrets", () => {
+    const TOKEN = "collector-token-never-printed-01";
+    const withSecrets = {
+      postgres: { url: "postgres://jobsight:pw@db/jobsight" },
+      auth: {
+        tokens: [
+          { tokenSha256: "a".repeat(64), role: "platform", user: "ops" },
+          { token: TOKEN, role: "collector", user: "svc", cluster: "c1" },
+        ],
+      },
+    };
+    const writeConfig = async (content: unknown, mode: number) => {
+      const file = join(dir, "server.json");
+      await writeFile(file, JSON.stringify(content));
+      await chmod(file, mode);
+      return file;
+    };
+
+    it("is refused when every user can read it, naming the file, its mode, its secrets and the fix", async () => {
+      const file = await writeConfig(withSecrets, 0o644);
+      const error = await loadServerConfig({ file, cwd: dir }).catch((e) => e);
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).issues).toEqual([
+        {
+          path: file,
+          message: `is readable by every user (mode 0644) and holds secrets (postgres.url, auth.tokens[1].token); run chmod 600 ${file}`,
+        },
+      ]);
+      expect((error as ConfigError).message).not.toContain(TOKEN);
+    });
+
+    it("is refused with the file's other problems, all at once", async () => {
+      const file = await writeConfig({ ...withSecrets, http: { port: 70000 } }, 0o604);
+      const error = await loadServerConfig({ file, cwd: dir }).catch((e) => e);
+      expect((error as ConfigError).issues.map((i) => i.path)).toEqual([file, "http.port"]);
+      expect((error as ConfigError).issues[0].message).toMatch(/\(mode 0604\).*run chmod 600 /);
+    });
+
+    it("is accepted when only its owner, or its owner and group, can read it", async () => {
+      for (const mode of [0o600, 0o640, 0o400]) {
+        const file = await writeConfig(withSecrets, mode);
+        const config = await loadServerConfig({ file, cwd: dir });
+        expect(config.postgres.url).toBe(withSecrets.postgres.url);
+      }
+    });
+
+    it("may be world-readable when it holds no secret (a token's hash is not one)", async () => {
+      const file = await writeConfig(
+        { http: { port: 9000 }, auth: { tokens: [withSecrets.auth.tokens[0]] } },
+        0o644,
+      );
+      expect((await loadServerConfig({ file, cwd: dir })).http.port).toBe(9000);
+    });
+
+    it("is judged by the file alone: secrets from the environment do not count", async () => {
+      const file = await writeConfig({ http: { port: 9000 } }, 0o644);
+      const config = await loadServerConfig({
+        file,
+        cwd: dir,
+        env: { JOBSIGHT_DATABASE_URL: "postgres://u:p@h/db" },
+      });
+      expect(config.postgres.url).toBe("postgres://u:p@h/db");
+    });
   });
 });

@@ -1,5 +1,6 @@
-import { readFile } from "node:fs/promises";
-import { ConfigError } from "./config-error.js";
+import { readFile, stat } from "node:fs/promises";
+import { ConfigError, type ConfigIssue } from "./config-error.js";
+import { exposedSecretsIssue } from "./exposed-secrets.js";
 import type { OptionSpec } from "./option-spec.js";
 import { serverOptions } from "./options.js";
 import { type ParseConfigOptions, parseServerConfig } from "./parse-config.js";
@@ -99,7 +100,8 @@ export type ConfigSources = ParseConfigOptions & {
 };
 
 /**
- * Defaults < file < environment < flags, then parsed and checked as a whole.
+ * Defaults < file < environment < flags, then parsed and checked as a whole. A file that holds
+ * secrets and every user may read is refused, with its other problems.
  *
  * @example
  * ```ts
@@ -108,6 +110,20 @@ export type ConfigSources = ParseConfigOptions & {
  */
 export async function loadServerConfig(sources: ConfigSources = {}): Promise<ServerConfig> {
   const file = sources.file ? await readConfigFile(sources.file) : {};
+  const fileIssues: ConfigIssue[] = [];
+  if (sources.file) {
+    const issue = exposedSecretsIssue(sources.file, (await stat(sources.file)).mode, file);
+    if (issue) fileIssues.push(issue);
+  }
   const raw = mergeConfigLayers(file, configFromEnv(sources.env ?? {}), sources.overrides ?? {});
-  return parseServerConfig(raw, { cwd: sources.cwd });
+  let config: ServerConfig;
+  try {
+    config = parseServerConfig(raw, { cwd: sources.cwd });
+  } catch (error) {
+    if (error instanceof ConfigError && fileIssues.length > 0)
+      throw new ConfigError([...fileIssues, ...error.issues]);
+    throw error;
+  }
+  if (fileIssues.length > 0) throw new ConfigError(fileIssues);
+  return config;
 }

@@ -58,6 +58,8 @@ describe("reliability: the server killed mid-batch", () => {
         rateLimit: { enabled: false },
         auth: { tokens: [{ token: TOKEN, role: "collector", user: "svc", cluster: "rel" }] },
       }),
+      // Holds secrets: the server refuses a config file others can read.
+      { mode: 0o600 },
     );
     args = ["--config", config];
     pool = new pg.Pool({ connectionString: db.url, max: 2 });

