@@ -20,7 +20,7 @@ Commands:
   serve     Run the server: REST API, OTLP receivers (gRPC :4317, HTTP :4318); embedded
             PostgreSQL and local objects unless configured
   import    Import job history: import <file> --format sacct|sacct-json|swf --cluster <id>
-  train     Train the site's model now from stored history (--list, --rollback, --json)
+  train     Train the site's model now from stored history (--list, --rollback, --recalibrate, --json)
   backtest  Replay a trace under the evaluation protocol: backtest <trace.swf[.gz]> [--json] [--window 0.3]
   token     API tokens: token create --role collector|scheduler --cluster <id> | token list | token revoke <id>
 

@@ -8,11 +8,13 @@ import type { ModelRecord } from "../registry/model-registry.js";
 import type { TrainReport } from "./model-trainer.js";
 
 const USAGE = `Usage: jobsight-server train [--config <file>] [--database-url <url>] [--data-dir <dir>] [--json]
-       jobsight-server train --list | --rollback
+       jobsight-server train --list | --rollback | --recalibrate
 
 Trains the site's model on every ended job in the database, now (a running server picks the new
 model up within its refresh interval). The model goes into service only if its backtest is not
-worse than the active model's. --list shows the models, --rollback puts the previous one back.
+worse than the active model's. --list shows the models, --rollback puts the previous one back,
+--recalibrate refits the calibration of the model in service on the jobs that ended since (the
+same trees, the next version <model>.c<n>).
 `;
 
 const pct = (x: number | undefined) => (x === undefined ? "-" : `${(x * 100).toFixed(1)}%`);
@@ -64,6 +66,7 @@ export async function runTrainCommand(args: string[]): Promise<number> {
         json: { type: "boolean" },
         list: { type: "boolean" },
         rollback: { type: "boolean" },
+        recalibrate: { type: "boolean" },
         help: { type: "boolean" },
       },
     }));
@@ -103,6 +106,18 @@ export async function runTrainCommand(args: string[]): Promise<number> {
         version ? `model ${version} is in service again\n` : "no earlier model to go back to\n",
       );
       return version ? 0 : 1;
+    }
+    if (values.recalibrate) {
+      const r = await service.recalibrate("cli");
+      const counts = Object.entries(r.newJobs).map(([name, n]) => `${name} ${n}`);
+      process.stdout.write(
+        values.json
+          ? `${JSON.stringify(r, null, 2)}\n`
+          : r.recalibrated
+            ? `model ${r.version} is in service: ${r.from} recalibrated on the jobs ended since (${counts.join(", ")})\n`
+            : `nothing recalibrated: ${r.reason}\n`,
+      );
+      return r.recalibrated ? 0 : 1;
     }
     const report = await service.train({
       trigger: "cli",

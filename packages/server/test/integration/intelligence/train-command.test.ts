@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runTrainCommand } from "../../../src/intelligence/training/train-command.js";
-import { type IntelligenceFixture, openIntelligenceFixture } from "./intelligence-fixture.js";
+import { type IntelligenceFixture, importLanlJobs, openIntelligenceFixture } from "./intelligence-fixture.js";
 
 async function run(args: string[]): Promise<{ code: number; out: string }> {
   const write = process.stdout.write.bind(process.stdout);
@@ -45,5 +45,25 @@ describe("jobsight-server train", () => {
       expect.objectContaining({ version: report.version, status: "active", trigger: "cli" }),
     ]);
     expect((await run([...common, "--rollback"])).code).toBe(1);
+
+    const none = await run([...common, "--recalibrate"]);
+    expect(none).toEqual({
+      code: 1,
+      out: "nothing recalibrated: 0 jobs ended since the last calibration (50 needed)\n",
+    });
+    await importLanlJobs(f, "intel-cli", 1500, 300);
+    const recalibrated = await run([...common, "--recalibrate", "--json"]);
+    expect(recalibrated.code).toBe(0);
+    expect(JSON.parse(recalibrated.out)).toMatchObject({
+      recalibrated: true,
+      from: report.version,
+      version: `${report.version}.c1`,
+    });
+    const after = JSON.parse((await run([...common, "--list", "--json"])).out);
+    expect(after[0]).toMatchObject({
+      version: `${report.version}.c1`,
+      status: "active",
+      trigger: "recalibration",
+    });
   });
 });
