@@ -2,9 +2,12 @@
 export const collectorErrorCodes = {
   CONFIG_INVALID: "The configuration (file, flags, environment) has one or more problems.",
   SPOOL_IO: "The spool directory could not be read or written.",
+  SPOOL_FULL:
+    "The spool's disk is full or over quota; what was spooled before is kept and writing resumes once space returns.",
   SPOOL_CORRUPT: "A spool state file is unreadable; the spool starts from what it can verify.",
   SINK_RETRYABLE: "The backend could not take a batch now (network, 408, 429, 5xx); it is retried.",
-  SINK_REJECTED: "The backend refused a batch for good (4xx other than 401/403/408/429).",
+  SINK_REJECTED:
+    "The backend refused a batch for good (4xx other than 401/403/408/429, or an invalid OTLP export); it goes to a dead-letter file.",
   COMMAND_FAILED: "An external command (nvidia-smi, squeue, sacct) failed or timed out.",
   PARSE_FAILED: "An external command's output could not be parsed.",
 } as const;
@@ -38,10 +41,10 @@ export class ConfigError extends CollectorError {
   }
 }
 
-/** The spool could not do its job (disk full, permissions). */
+/** The spool could not do its job: `SPOOL_FULL` when the disk is full or over quota, else `SPOOL_IO`. */
 export class SpoolError extends CollectorError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super("SPOOL_IO", message, options);
+  constructor(message: string, options?: { cause?: unknown; code?: "SPOOL_IO" | "SPOOL_FULL" }) {
+    super(options?.code ?? "SPOOL_IO", message, options);
     this.name = "SpoolError";
   }
 }

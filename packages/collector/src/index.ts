@@ -61,6 +61,7 @@ export { ProcReader, parseProcStat } from "./sources/proc-reader.js";
 export type { DiskSpoolOptions, SpoolStats } from "./spool/disk-spool.js";
 export { DiskSpool } from "./spool/disk-spool.js";
 export type { SpoolKind, SpoolRecord } from "./spool/frame.js";
+export type { SpoolFs } from "./spool/spool-fs.js";
 export type { PendingBatch } from "./spool/spool-state.js";
 export type { RunningCollector, StartCollectorOptions } from "./start-collector.js";
 export { startCollector } from "./start-collector.js";

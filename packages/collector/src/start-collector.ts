@@ -183,6 +183,7 @@ export async function startCollector(options: StartCollectorOptions): Promise<Ru
     const ship = shipper?.stats();
     const spoolStats = spool.stats();
     const degraded =
+      spoolStats.writeError !== null ||
       (ship?.consecutiveFailures ?? 0) > 0 ||
       (ship?.lagSeconds ?? 0) > 10 * config.intervalSeconds ||
       (kubernetes?.stats().failingWatches ?? 0) > 0;

@@ -10,6 +10,7 @@ import { ProcReader } from "../sources/proc-reader.js";
 import { DiskSpool } from "../spool/disk-spool.js";
 import { CgroupTree } from "../test-support/cgroup-tree.js";
 import { fakeCommand } from "../test-support/fake-command.js";
+import { FullDisk } from "../test-support/full-disk.js";
 import { ProcTree } from "../test-support/proc-tree.js";
 import { NodeMode } from "./node-mode.js";
 
@@ -230,5 +231,47 @@ esac`,
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ kind: "source_unavailable", source: "kmsg" });
     expect(validateNodeEvent(events[0]).ok).toBe(true);
+  });
+
+  it("keeps events and final readings while the disk is full, drops and counts routine samples, and carries on once space returns", async () => {
+    const disk = new FullDisk();
+    const full = await DiskSpool.open({ dir: join(work, "full-spool"), fs: disk.fs });
+    cleanups.push(() => full.close());
+    const seven = tree.slurmJob("7");
+    tree.slurmJob("8");
+    const mode = new NodeMode({
+      cluster: "hpc1",
+      node: "n01",
+      spool: full,
+      proc: new ProcReader({ root: proc.root }),
+      cgroupVersion: "v2",
+      cgroupRoot: tree.root,
+      topProcesses: 0,
+      now: () => clock,
+    });
+    await mode.collect();
+    disk.spaceLeft = 0;
+    tree.remove(seven);
+    mode.sourceUnavailable("gpu", "nvidia-smi stopped answering");
+    for (let i = 0; i < 2; i++) {
+      clock += 10_000;
+      await mode.collect();
+    }
+    // Job 8's two routine samples are gone for good; job 7's final reading and the event wait.
+    expect(mode.stats()).toMatchObject({ rounds: 1, failedRounds: 2, heldRecords: 2 });
+    expect(full.stats().droppedSamples).toBe(2);
+    disk.spaceLeft = Number.POSITIVE_INFINITY;
+    clock += 10_000;
+    await mode.collect();
+    expect(mode.stats()).toMatchObject({ rounds: 2, heldRecords: 0 });
+    const { samples, events } = await spooled(full);
+    expect(samples.map((s) => [s.jobId, s.time.slice(11, 19), s.final ?? false]).sort()).toEqual([
+      ["7", "10:00:00", false],
+      ["7", "10:00:10", true],
+      ["8", "10:00:00", false],
+      ["8", "10:00:30", false],
+    ]);
+    expect(events).toMatchObject([{ kind: "source_unavailable", source: "gpu" }]);
+    expect(full.stats().droppedSamples).toBe(2);
   });
 });

@@ -8,6 +8,7 @@ import { notableProcesses, ProcJobAttribution, summariseProcesses } from "../sou
 import type { ProcReader } from "../sources/proc-reader.js";
 import type { DiskSpool } from "../spool/disk-spool.js";
 import type { SpoolKind } from "../spool/frame.js";
+import { HeldRecords } from "../spool/held-records.js";
 import { HeapTrim } from "../util/heap-trim.js";
 import { assignGpus } from "./job-gpus.js";
 import { sanitiseSample } from "./sample-sanitiser.js";
@@ -54,6 +55,8 @@ export type NodeModeStats = {
   invalidSamples: number;
   /** Full garbage collections run between rounds to keep resident memory down. */
   heapTrims: number;
+  /** Events and final readings waiting in memory for the spool to take them (disk full). */
+  heldRecords: number;
 };
 
 type Tracked = { sample: UsageSample; finalised: boolean; dir?: string };
@@ -63,7 +66,9 @@ type Tracked = { sample: UsageSample; finalised: boolean; dir?: string };
  * without cgroups, sums its processes from /proc), adds notable processes and GPUs, drains the
  * kernel log, and appends everything to the spool in one durable write. A job whose cgroup
  * disappeared gets one final sample (`final: true`); the epilog hook can ask for that final reading
- * at once. Rounds never throw into the host and a round is skipped while the previous one runs.
+ * at once. While the disk is full, events and final readings wait in memory for a later round and
+ * routine samples are dropped and counted (`droppedSamples`). Rounds never throw into the host and
+ * a round is skipped while the previous one runs.
  *
  * @example
  * ```ts
@@ -80,6 +85,7 @@ export class NodeMode {
   private readonly tracked = new Map<string, Tracked>();
   private readonly queuedEvents: NodeEvent[] = [];
   private readonly heap: HeapTrim | undefined;
+  private readonly out: HeldRecords;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private readonly figures: NodeModeStats = {
@@ -91,12 +97,18 @@ export class NodeMode {
     jobs: 0,
     invalidSamples: 0,
     heapTrims: 0,
+    heldRecords: 0,
   };
 
   constructor(options: NodeModeOptions) {
     this.o = options;
     this.log = options.logger ?? silentLogger;
     this.now = options.now ?? Date.now;
+    // A routine sample is read again next round; events and final readings are not.
+    this.out = new HeldRecords({
+      spool: options.spool,
+      redundant: (r) => r.kind === "usage" && !(r.value as UsageSample).final,
+    });
     if (options.cgroupVersion !== "none") {
       this.cgroups = cgroupSource(options.cgroupVersion, options.cgroupRoot ?? "/sys/fs/cgroup");
     }
@@ -231,7 +243,7 @@ export class NodeMode {
       records.push({ kind: "event", value: e });
     }
     this.figures.jobs = usage.size;
-    if (records.length > 0) await this.o.spool.append(records);
+    await this.out.append(records);
     this.o.kernelLog?.saveState();
     // The round's garbage is dead now and nothing runs until the next tick: the cheapest moment.
     if (this.heap?.afterRound()) this.figures.heapTrims++;
@@ -268,6 +280,6 @@ export class NodeMode {
   }
 
   stats(): NodeModeStats {
-    return { ...this.figures };
+    return { ...this.figures, heldRecords: this.out.count };
   }
 }

@@ -2,6 +2,7 @@ import type { JobRecord } from "@jobsight/schemas/light";
 import { CommandError } from "../errors.js";
 import { type Logger, silentLogger } from "../log/logger.js";
 import type { DiskSpool } from "../spool/disk-spool.js";
+import { HeldRecords } from "../spool/held-records.js";
 import { runCommand } from "../util/run-command.js";
 import { markMemoryKill } from "./memory-kill.js";
 import { type ExitInfo, exitFromParsable } from "./slurm-json.js";
@@ -82,6 +83,7 @@ export class SlurmController {
   private readonly run: (command: string, args: string[]) => Promise<string>;
   private readonly now: () => number;
   private readonly log: Logger;
+  private readonly out: HeldRecords;
   private readonly emitted = new Map<string, string>();
   private readonly squeueExits = new Map<string, ExitInfo>();
   private sacctFrom: number | undefined;
@@ -100,6 +102,7 @@ export class SlurmController {
     this.run = options.run ?? ((c, a) => runCommand(c, a));
     this.now = options.now ?? Date.now;
     this.log = options.logger ?? silentLogger;
+    this.out = new HeldRecords({ spool: options.spool });
   }
 
   start(): void {
@@ -177,7 +180,8 @@ export class SlurmController {
     // Overlap polls by five minutes: a job ending during a poll is found by the next one.
     this.sacctFrom = started - 5 * 60_000;
 
-    if (out.length > 0) await this.o.spool.append(out.map((value) => ({ kind: "job" as const, value })));
+    // Held when the disk is full: a job is emitted once per phase, so its record must not be lost.
+    await this.out.append(out.map((value) => ({ kind: "job" as const, value })));
     this.figures.records += out.length;
     if (this.emitted.size > 200_000) {
       for (const key of [...this.emitted.keys()].slice(0, 100_000)) this.emitted.delete(key);

@@ -52,9 +52,14 @@ describe("HttpJsonSink", () => {
 
   it.each([
     [503, true],
+    [500, true],
     [429, true],
+    [408, true],
     [401, true],
+    [403, true],
     [400, false],
+    [404, false],
+    [413, false],
     [422, false],
   ])("treats HTTP %i as retryable=%s", async (status, retryable) => {
     const s = await serve(status);

@@ -105,13 +105,25 @@ describe("OtlpSink", () => {
     ]);
   });
 
-  it("throws a SinkError when the receiver refuses the export", async () => {
-    const receiver = await startReceiver(grpc.status.PERMISSION_DENIED);
-    cleanups.push(() => void receiver.server.forceShutdown());
-    const sink = new OtlpSink({ otlpUrl: receiver.url, restUrl: "http://127.0.0.1:9", timeoutMs: 5_000 });
-    cleanups.push(() => sink.close());
-    await expect(
-      sink.send({ kind: "usage", idempotencyKey: "k3", samples: [sample] }, new AbortController().signal),
-    ).rejects.toBeInstanceOf(SinkError);
-  });
+  it.each([
+    [grpc.status.PERMISSION_DENIED, true],
+    [grpc.status.UNAVAILABLE, true],
+    [grpc.status.INVALID_ARGUMENT, false],
+  ])(
+    "throws a SinkError when the receiver refuses the export with status %i, retryable=%s",
+    async (status, retryable) => {
+      const receiver = await startReceiver(status);
+      cleanups.push(() => void receiver.server.forceShutdown());
+      const sink = new OtlpSink({ otlpUrl: receiver.url, restUrl: "http://127.0.0.1:9", timeoutMs: 5_000 });
+      cleanups.push(() => sink.close());
+      const error = await sink
+        .send({ kind: "usage", idempotencyKey: "k3", samples: [sample] }, new AbortController().signal)
+        .then(
+          () => undefined,
+          (e) => e,
+        );
+      expect(error).toBeInstanceOf(SinkError);
+      expect((error as SinkError).retryable).toBe(retryable);
+    },
+  );
 });

@@ -5,6 +5,13 @@ import { SinkError } from "../errors.js";
 import { HttpJsonSink } from "./http-json-sink.js";
 import type { ShipBatch, Sink } from "./sink.js";
 
+/**
+ * gRPC statuses that say the export itself is wrong, so resending it cannot help: INVALID_ARGUMENT,
+ * NOT_FOUND, ALREADY_EXISTS, FAILED_PRECONDITION, UNIMPLEMENTED. Like HTTP 401/403, a refused
+ * token (UNAUTHENTICATED, PERMISSION_DENIED) is retried: the batch is fine, the credentials are not.
+ */
+const PERMANENT_GRPC_STATUSES = new Set([3, 5, 6, 9, 12]);
+
 /** Options of {@link OtlpSink}. */
 export type OtlpSinkOptions = {
   /** OTLP/gRPC endpoint of the data plane (or the site's OpenTelemetry Collector), e.g. `http://host:4317`. */
@@ -75,9 +82,10 @@ export class OtlpSink implements Sink {
       // ExportResultCode.SUCCESS is 0; @opentelemetry/core is not loaded just for the constant.
       if (result.code !== 0) {
         // The exporter already retried what OTLP calls retryable; the shipper's backoff covers the rest.
+        const status = (result.error as { code?: unknown } | undefined)?.code;
         throw new SinkError(
           `OTLP export to ${this.#url} failed: ${result.error?.message ?? "unknown error"}`,
-          true,
+          !(typeof status === "number" && PERMANENT_GRPC_STATUSES.has(status)),
           undefined,
           { cause: result.error },
         );

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -137,6 +137,54 @@ describe("Shipper", () => {
     expect(shipper.stats().rejectedBatches).toBe(2);
     expect(readdirSync(join(dir, "rejected"))).toHaveLength(2);
     expect(spool.stats().unacked).toBe(0);
+    await spool.close();
+  });
+
+  it("keeps a batch refused for good in a private dead-letter file, counts it, and never sends it again", async () => {
+    const spool = await DiskSpool.open({ dir });
+    await spool.append([usage(1), usage(2)]);
+    await spool.append([event(3)]);
+    const sink = new RecordingSink();
+    sink.refuse = true;
+    const shipper = make(spool, sink);
+    await shipper.tick();
+    expect(shipper.stats()).toMatchObject({ rejectedBatches: 2, rejectedRecords: 3, consecutiveFailures: 0 });
+    const rejected = join(dir, "rejected");
+    expect(statSync(rejected).mode & 0o777).toBe(0o700);
+    const files = readdirSync(rejected);
+    for (const f of files) expect(statSync(join(rejected, f)).mode & 0o777).toBe(0o600);
+    const kept = files.map((f) => JSON.parse(readFileSync(join(rejected, f), "utf8")));
+    expect(kept.map((k) => [k.status, k.batch.idempotencyKey]).sort()).toEqual(
+      [...sink.attempts].sort().map((key) => [400, key]),
+    );
+    sink.refuse = false;
+    await spool.append([usage(4)]);
+    for (let i = 0; i < 3; i++) {
+      clock += 60_000;
+      await shipper.tick();
+    }
+    expect(sink.attempts).toHaveLength(3);
+    expect(new Set(sink.attempts).size).toBe(3);
+    expect(sink.items()).toEqual(["4"]);
+    await spool.close();
+  });
+
+  it("keeps a refused batch in the spool and retries it while its dead-letter file cannot be written", async () => {
+    writeFileSync(join(dir, "rejected"), "a file where the folder should be");
+    const spool = await DiskSpool.open({ dir });
+    await spool.append([usage(1)]);
+    const sink = new RecordingSink();
+    sink.refuse = true;
+    const shipper = make(spool, sink);
+    await shipper.tick();
+    expect(spool.stats().unacked).toBe(1);
+    expect(shipper.stats()).toMatchObject({ rejectedBatches: 0, consecutiveFailures: 1 });
+    rmSync(join(dir, "rejected"));
+    clock += 2000;
+    await shipper.tick();
+    expect(spool.stats().unacked).toBe(0);
+    expect(shipper.stats()).toMatchObject({ rejectedBatches: 1, consecutiveFailures: 0 });
+    expect(readdirSync(join(dir, "rejected"))).toHaveLength(1);
     await spool.close();
   });
 

@@ -1,10 +1,11 @@
-import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { JobRecord, NodeEvent, UsageSample } from "@jobsight/schemas/light";
 import { SinkError } from "../errors.js";
 import { type Logger, silentLogger } from "../log/logger.js";
+import { writeFileAtomic } from "../spool/atomic-file.js";
 import type { DiskSpool } from "../spool/disk-spool.js";
 import type { SpoolRecord } from "../spool/frame.js";
+import { makePrivateDir } from "../spool/spool-fs.js";
 import { Backoff, type BackoffOptions } from "./backoff.js";
 import type { ShipBatch, Sink } from "./sink.js";
 
@@ -30,7 +31,10 @@ export type ShipperOptions = {
 export type ShipperStats = {
   sentBatches: number;
   sentRecords: number;
+  /** Batches the backend refused for good (4xx), each kept in `<spool>/rejected/` and never sent again. */
   rejectedBatches: number;
+  /** Records in those batches. */
+  rejectedRecords: number;
   failures: number;
   consecutiveFailures: number;
   skippedTicks: number;
@@ -51,9 +55,11 @@ function recordTime(r: SpoolRecord): number | undefined {
  * Moves spooled records to the backend in order: each tick sends batches until the spool is empty
  * or the backend fails, then backs off with jitter. A batch's bounds are written to the spool
  * before it is sent and its idempotency key derives from them, so after a crash the very same
- * batch is resent under the same key and stored once. A batch the backend refuses for good is set
- * aside in `<spool>/rejected/` so it cannot block the rest. Never throws into its host; a tick
- * that finds the previous one still running is skipped.
+ * batch is resent under the same key and stored once. A batch the backend refuses for good (a
+ * `SinkError` that is not retryable: 4xx other than 401/403/408/429) goes to a dead-letter file in
+ * `<spool>/rejected/` (0600), is counted and never sent again, so it cannot block the rest; while
+ * that file cannot be written the batch stays in the spool and is retried. Never throws into its
+ * host; a tick that finds the previous one still running is skipped.
  *
  * @example
  * ```ts
@@ -81,6 +87,7 @@ export class Shipper {
     sentBatches: 0,
     sentRecords: 0,
     rejectedBatches: 0,
+    rejectedRecords: 0,
     failures: 0,
     skippedTicks: 0,
     lastSuccessAt: null,
@@ -157,11 +164,14 @@ export class Shipper {
       const lastSeq = pending?.lastSeq ?? records[records.length - 1].seq;
       if (!pending) await this.spool.setPending({ firstSeq, lastSeq });
       const batch = this.toBatch(records, `${this.spool.id}:${firstSeq}-${lastSeq}`);
+      let refused = false;
       try {
         await this.sink.send(batch, this.abort.signal);
       } catch (error) {
         if (error instanceof SinkError && !error.retryable) {
-          await this.setAside(batch, error);
+          // Throws (failing the pass, so the batch is retried) unless the dead letter is on disk.
+          await this.deadLetter(batch, records.length, error);
+          refused = true;
         } else {
           const wait = this.backoff.fail();
           this.nextAttemptAt = this.now() + wait;
@@ -179,6 +189,7 @@ export class Shipper {
       if (this.backoff.failures > 0)
         this.log.info("backend reachable again", { afterFailures: this.backoff.failures });
       this.backoff.succeed();
+      if (refused) continue;
       this.figures.sentBatches++;
       this.figures.sentRecords += records.length;
       this.figures.lastSuccessAt = new Date(this.now()).toISOString();
@@ -211,23 +222,22 @@ export class Shipper {
     }
   }
 
-  private async setAside(batch: ShipBatch, error: SinkError): Promise<void> {
+  private async deadLetter(batch: ShipBatch, count: number, error: SinkError): Promise<void> {
+    const dir = join(this.spool.dir, "rejected");
+    await makePrivateDir(dir);
+    const name = `${batch.idempotencyKey.replace(/[^A-Za-z0-9.-]/g, "_")}.json`;
+    await writeFileAtomic(
+      join(dir, name),
+      JSON.stringify({ error: error.message, status: error.status, batch }),
+    );
     this.figures.rejectedBatches++;
+    this.figures.rejectedRecords += count;
     this.figures.lastError = error.message;
-    this.log.error("backend refused a batch; set aside, continuing with the next", {
+    this.log.error("backend refused a batch for good; kept in a dead-letter file, continuing with the next", {
       error,
       key: batch.idempotencyKey,
+      file: join(dir, name),
     });
-    try {
-      const dir = join(this.spool.dir, "rejected");
-      await mkdir(dir, { recursive: true });
-      await writeFile(
-        join(dir, `${batch.idempotencyKey.replace(/[^A-Za-z0-9.-]/g, "_")}.json`),
-        JSON.stringify({ error: error.message, batch }),
-      );
-    } catch (e) {
-      this.log.error("cannot write a rejected batch aside", { error: e });
-    }
   }
 
   stats(): ShipperStats {

@@ -1,4 +1,4 @@
-import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { validateNodeEvent } from "@jobsight/schemas";
@@ -124,6 +124,7 @@ describe("KernelLog", () => {
     a.saveState();
     a.close();
     expect(JSON.parse(readFileSync(statePath, "utf8")).lastSequence).toBe(10421);
+    expect(statSync(statePath).mode & 0o777).toBe(0o600);
     const b = open(fixture, { statePath });
     expect(b.drain()).toEqual([]);
     b.close();

@@ -238,7 +238,8 @@ export class KernelLog {
     const path = this.options.statePath;
     if (!path || this.state.lastSequence === this.savedSequence) return;
     try {
-      writeFileSync(`${path}.tmp`, JSON.stringify(this.state));
+      // Private like the spool it lives in; a new file replaces one an older version left open.
+      writeFileSync(`${path}.tmp`, JSON.stringify(this.state), { mode: 0o600 });
       renameSync(`${path}.tmp`, path);
       this.savedSequence = this.state.lastSequence;
     } catch (error) {

@@ -1,5 +1,6 @@
 import type { ChildProcess } from "node:child_process";
 import { type Logger, silentLogger } from "../log/logger.js";
+import { tiedCommand, trackChild } from "../util/tied-child.js";
 import {
   COMPUTE_APPS_FIELDS,
   type ComputeApp,
@@ -35,7 +36,8 @@ export type NvidiaSmiStatus = "stopped" | "starting" | "running" | "unavailable"
  * child: each line it prints updates the latest reading of that GPU, so no process is spawned per
  * sample. `computeApps()` runs `--query-compute-apps` (once per collection round) to tell which
  * process uses which GPU. When nvidia-smi is missing or cannot talk to a driver, this is said once
- * through `onUnavailable` and the collector carries on without GPUs.
+ * through `onUnavailable` and the collector carries on without GPUs. Every nvidia-smi runs under a
+ * guard that kills it when the collector is gone, even after SIGKILL (see `tiedCommand`).
  *
  * @example
  * ```ts
@@ -100,7 +102,8 @@ export class NvidiaSmi {
     ];
     let child: ChildProcess;
     try {
-      child = spawn(this.command, args, { stdio: ["ignore", "pipe", "pipe"] });
+      const tied = tiedCommand(this.command, args);
+      child = trackChild(spawn(tied.file, tied.args, { stdio: ["pipe", "pipe", "pipe"] }));
     } catch (error) {
       this.unavailable(`cannot start ${this.command}: ${(error as Error).message}`);
       return;
@@ -126,8 +129,11 @@ export class NvidiaSmi {
       if (this.status === "stopped") return;
       if (!this.sawData) {
         const said = this.firstOutput.trim().split("\n")[0];
+        // The guard's shell says 127 for a command it cannot find, where a plain spawn says ENOENT.
         this.unavailable(
-          `${this.command} exited (${signal ?? code}) without GPU readings${said ? `: ${said}` : ""}`,
+          code === 127
+            ? `${this.command} not found: no NVIDIA GPU tools on this node`
+            : `${this.command} exited (${signal ?? code}) without GPU readings${said ? `: ${said}` : ""}`,
         );
         return;
       }
@@ -191,19 +197,22 @@ export class NvidiaSmi {
     if (this.status !== "running") return [];
     const { execFile } = await import("node:child_process");
     const args = [`--query-compute-apps=${COMPUTE_APPS_FIELDS.join(",")}`, "--format=csv,noheader,nounits"];
+    const tied = tiedCommand(this.command, args);
     return new Promise((resolve) => {
-      execFile(
-        this.command,
-        args,
-        { timeout: this.computeAppsTimeoutMs, maxBuffer: 1024 * 1024 },
-        (error, stdout) => {
-          if (error) {
-            this.log.debug("nvidia-smi --query-compute-apps failed", { error });
-            resolve([]);
-            return;
-          }
-          resolve(parseComputeApps(stdout));
-        },
+      trackChild(
+        execFile(
+          tied.file,
+          tied.args,
+          { timeout: this.computeAppsTimeoutMs, maxBuffer: 1024 * 1024 },
+          (error, stdout) => {
+            if (error) {
+              this.log.debug("nvidia-smi --query-compute-apps failed", { error });
+              resolve([]);
+              return;
+            }
+            resolve(parseComputeApps(stdout));
+          },
+        ),
       );
     });
   }
@@ -225,6 +234,8 @@ export class NvidiaSmi {
         clearTimeout(t);
         resolve();
       });
+      // Either is enough: the guard kills nvidia-smi on SIGTERM and when its stdin closes.
+      child.stdin?.destroy();
       child.kill("SIGTERM");
     });
   }

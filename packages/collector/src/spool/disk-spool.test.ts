@@ -1,4 +1,5 @@
 import {
+  chmodSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -10,6 +11,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { FullDisk } from "../test-support/full-disk.js";
 import { DiskSpool } from "./disk-spool.js";
 import type { SpoolKind } from "./frame.js";
 
@@ -168,5 +170,118 @@ describe("DiskSpool", () => {
     expect(segments()).toEqual([]);
     expect(statSync(join(dir, "state.json")).size).toBeGreaterThan(0);
     await spool.close();
+  });
+
+  it.each(["ENOSPC", "EDQUOT"])(
+    "on %s keeps every record appended before, across a restart, and appends again once space returns",
+    async (errorCode) => {
+      const disk = new FullDisk();
+      disk.errorCode = errorCode;
+      const spool = await DiskSpool.open({ dir, fs: disk.fs });
+      await spool.append([sample(1), sample(2)]);
+      disk.spaceLeft = 200; // less than the next two frames: the write is short, as on a real disk
+      await expect(spool.append([sample(3), sample(4)])).rejects.toMatchObject({ code: "SPOOL_FULL" });
+      await expect(spool.append([sample(5)])).rejects.toMatchObject({ code: "SPOOL_FULL" });
+      expect(spool.stats()).toMatchObject({ unacked: 2, lastSeq: 2 });
+      expect(spool.stats().writeError).toContain(errorCode);
+      // A crash now: the restart finds both records whole, nothing torn.
+      const crashed = await DiskSpool.open({ dir });
+      expect(crashed.stats()).toMatchObject({ unacked: 2, discardedBytes: 0 });
+      await crashed.close();
+      disk.spaceLeft = Number.POSITIVE_INFINITY;
+      expect(await spool.append([sample(6)])).toEqual([3]);
+      expect(spool.stats().writeError).toBeNull();
+      await spool.close();
+      const reopened = await DiskSpool.open({ dir });
+      expect(reopened.stats().discardedBytes).toBe(0);
+      expect(await drain(reopened)).toEqual([sample(1).value, sample(2).value, sample(6).value]);
+      await reopened.close();
+    },
+  );
+
+  it("deletes acknowledged segments while the disk is full, retries a failed deletion, and writes the state once space returns", async () => {
+    const disk = new FullDisk();
+    const spool = await DiskSpool.open({ dir, fs: disk.fs, segmentBytes: 300 });
+    for (let i = 1; i <= 6; i++) await spool.append([sample(i)]);
+    const segments = () => readdirSync(dir).filter((n) => n.startsWith("seg-"));
+    expect(segments()).toHaveLength(2);
+    expect((await spool.peek({ maxRecords: 3 })).map((r) => r.seq)).toEqual([1, 2, 3]);
+    await spool.setPending({ firstSeq: 1, lastSeq: 3 });
+    rmSync(join(dir, "reserve")); // given up earlier in this outage
+    disk.spaceLeft = 0;
+    disk.failUnlinks = 1;
+    disk.unlinkMatching = /seg-/;
+    await spool.ack(3, 3); // resolves: the state cannot be written, the delivery still counts
+    expect(disk.failedUnlinks).toHaveLength(1);
+    expect(segments()).toHaveLength(2);
+    // The next operation deletes it.
+    expect((await spool.peek()).map((r) => r.seq)).toEqual([4, 5, 6]);
+    expect(segments()).toHaveLength(1);
+    const onDisk = () => JSON.parse(readFileSync(join(dir, "state.json"), "utf8"));
+    expect(onDisk()).toMatchObject({ ackedSeq: 0, pending: { firstSeq: 1, lastSeq: 3 } });
+    disk.spaceLeft = Number.POSITIVE_INFINITY;
+    await spool.peek();
+    expect(onDisk()).toMatchObject({ ackedSeq: 3, pending: null });
+    await spool.close();
+    const reopened = await DiskSpool.open({ dir });
+    expect((await drain(reopened)).map((v) => (v as { jobId: string }).jobId)).toEqual(["004", "005", "006"]);
+    await reopened.close();
+  });
+
+  it("keeps an acknowledged segment until the disk holds the acknowledgement or the batch's bounds", async () => {
+    const disk = new FullDisk();
+    const spool = await DiskSpool.open({ dir, fs: disk.fs, segmentBytes: 300 });
+    for (let i = 1; i <= 4; i++) await spool.append([sample(i)]);
+    rmSync(join(dir, "reserve"));
+    disk.spaceLeft = 0;
+    // Nothing on disk says seq 3 was used: deleting its segment could let a restart number anew from 1.
+    await spool.ack(3, 3);
+    expect(readdirSync(dir).filter((n) => n.startsWith("seg-"))).toHaveLength(2);
+    expect((await spool.peek()).map((r) => r.seq)).toEqual([4]);
+    disk.spaceLeft = Number.POSITIVE_INFINITY;
+    await spool.peek();
+    expect(readdirSync(dir).filter((n) => n.startsWith("seg-"))).toHaveLength(1);
+    await spool.close();
+  });
+
+  it("ships and deletes its own segments when they filled the disk, then appends again", async () => {
+    const disk = new FullDisk();
+    const spool = await DiskSpool.open({ dir, fs: disk.fs, segmentBytes: 300 });
+    for (let i = 1; i <= 6; i++) await spool.append([sample(i)]);
+    disk.spaceLeft = 0;
+    await expect(spool.append([sample(7)])).rejects.toMatchObject({ code: "SPOOL_FULL" });
+    // What the shipper does: the batch's bounds must be on disk before it is sent.
+    const batch = await spool.peek({ maxRecords: 3 });
+    await spool.setPending({ firstSeq: 1, lastSeq: 3 });
+    await spool.ack(3, batch.length);
+    expect(readdirSync(dir)).not.toContain("seg-0000000000000001.0.log");
+    await spool.append([sample(7)]);
+    await spool.close();
+    const reopened = await DiskSpool.open({ dir });
+    expect((await drain(reopened)).map((v) => (v as { jobId: string }).jobId)).toEqual([
+      "004",
+      "005",
+      "006",
+      "007",
+    ]);
+    await reopened.close();
+  });
+
+  it("keeps the spool private: directory 0700, files 0600, and tightens what an older version left open", async () => {
+    chmodSync(dir, 0o755);
+    writeFileSync(join(dir, "kmsg-position.json"), "{}");
+    chmodSync(join(dir, "kmsg-position.json"), 0o644);
+    const spool = await DiskSpool.open({ dir, segmentBytes: 300 });
+    for (let i = 1; i <= 4; i++) await spool.append([sample(i)]);
+    await spool.setPending({ firstSeq: 1, lastSeq: 1 });
+    await spool.ack(1, 1);
+    await spool.close();
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    const names = readdirSync(dir);
+    expect(names).toEqual(expect.arrayContaining(["state.json", "spool-id", "kmsg-position.json"]));
+    for (const name of names) expect([name, statSync(join(dir, name)).mode & 0o777]).toEqual([name, 0o600]);
+    const fresh = join(dir, "nested", "spool");
+    await (await DiskSpool.open({ dir: fresh })).close();
+    expect(statSync(fresh).mode & 0o777).toBe(0o700);
   });
 });

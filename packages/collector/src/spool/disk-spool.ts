@@ -1,17 +1,19 @@
-import { open, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { SpoolError } from "../errors.js";
 import { type Logger, silentLogger } from "../log/logger.js";
-import { syncDirectory } from "./atomic-file.js";
-import { encodeFrame, type SpoolKind, type SpoolRecord } from "./frame.js";
-import { compactSegment } from "./segment-compaction.js";
-import { scanSegment } from "./segment-scan.js";
-import { recoverSpool, type Segment, segmentName } from "./spool-recovery.js";
-import { type PendingBatch, type SpoolState, writeSpoolState } from "./spool-state.js";
+import { ActiveSegment } from "./active-segment.js";
+import { BatchReader } from "./batch-reader.js";
+import type { SpoolKind, SpoolRecord } from "./frame.js";
+import { trimSegments } from "./segment-compaction.js";
+import { SpaceReserve } from "./space-reserve.js";
+import { SpentSegments } from "./spent-segments.js";
+import { isDiskFull, nodeSpoolFs, type SpoolFs } from "./spool-fs.js";
+import { recoverSpool, type Segment } from "./spool-recovery.js";
+import { type PendingBatch, type SpoolState, SpoolStateFile } from "./spool-state.js";
 
 /** Options of {@link DiskSpool.open}. */
 export type DiskSpoolOptions = {
-  /** The spool directory (created if missing). */
+  /** The spool directory (created 0700 if missing, made 0700 if more open; files are 0600). */
   dir: string;
   /** Size cap; past it the oldest usage samples are dropped. @default 268435456 (256 MiB) */
   maxBytes?: number;
@@ -21,6 +23,8 @@ export type DiskSpoolOptions = {
   fsync?: boolean;
   /** Structured log. @default silent */
   logger?: Logger;
+  /** File-system calls for writing, renaming and deleting (tests inject a full disk). @default node:fs/promises */
+  fs?: SpoolFs;
 };
 
 /** Figures for health output. */
@@ -31,7 +35,10 @@ export type SpoolStats = {
   unacked: number;
   ackedSeq: number;
   lastSeq: number;
+  /** Records dropped: the oldest usage samples under the size cap, and what could not be kept while the disk was full. */
   droppedSamples: number;
+  /** Why the last write failed (e.g. the disk is full); null once writing works again. */
+  writeError: string | null;
   /** Bytes cut from segment tails at open because a frame was torn or failed its checksum. */
   discardedBytes: number;
 };
@@ -41,7 +48,10 @@ export type SpoolStats = {
  * fsynced per batch; they are removed only once acknowledged. A torn write (crash mid-append) is
  * found by its checksum at the next open, cut off, and never replayed. Past the size cap the
  * oldest usage samples are dropped, job records and node events are kept, and drops are counted.
- * Operations run one at a time, so collection and shipping can share one spool.
+ * A full disk fails the append at hand (`SPOOL_FULL`) and nothing else: what was appended before
+ * stays whole, acknowledged segments are still deleted (a failed deletion is retried), and state
+ * that could not be written is written by a later operation. Operations run one at a time, so
+ * collection and shipping can share one spool.
  *
  * @example
  * ```ts
@@ -60,14 +70,18 @@ export class DiskSpool {
   private readonly segmentBytes: number;
   private readonly fsync: boolean;
   private readonly log: Logger;
-  private readonly statePath: string;
+  private readonly fs: SpoolFs;
   private segments: Segment[] = [];
-  private state: SpoolState;
+  private readonly file: SpoolStateFile;
+  private readonly state: SpoolState;
   private nextSeq: number;
   private unacked: number;
   private discardedBytes: number;
-  private active: { seg: Segment; fh: Awaited<ReturnType<typeof open>> } | undefined;
-  private hint: { id: number; gen: number; offset: number; seq: number } | undefined;
+  private active: ActiveSegment | undefined;
+  private readonly spent: SpentSegments;
+  private readonly reserve: SpaceReserve;
+  private writeError: string | null = null;
+  private readonly reader = new BatchReader();
   private queue: Promise<unknown> = Promise.resolve();
   private capWarned = false;
 
@@ -84,7 +98,10 @@ export class DiskSpool {
     this.segmentBytes = options.segmentBytes ?? 4 * 1024 * 1024;
     this.fsync = options.fsync ?? true;
     this.log = options.logger ?? silentLogger;
-    this.statePath = join(options.dir, "state.json");
+    this.fs = options.fs ?? nodeSpoolFs;
+    this.spent = new SpentSegments(options.dir, this.fs, this.log);
+    this.reserve = new SpaceReserve(join(options.dir, "reserve"), this.fs);
+    this.file = new SpoolStateFile(join(options.dir, "state.json"), state, this.log, this.fs, this.reserve);
     this.state = state;
     this.segments = segments;
     this.nextSeq = meta.nextSeq;
@@ -95,8 +112,10 @@ export class DiskSpool {
   /** Open (or create) a spool, verifying every segment and cutting off torn tails. */
   static async open(options: DiskSpoolOptions): Promise<DiskSpool> {
     try {
-      const r = await recoverSpool(options.dir, options.logger ?? silentLogger);
-      return new DiskSpool(options, r.id, r.state, r.segments, r);
+      const r = await recoverSpool(options.dir, options.logger ?? silentLogger, options.fs);
+      const spool = new DiskSpool(options, r.id, r.state, r.segments, r);
+      if (!(await spool.reserve.fill())) spool.log.warn("spool disk full at start; appending waits for room");
+      return spool;
     } catch (error) {
       throw new SpoolError(`cannot open spool ${options.dir}: ${(error as Error).message}`, { cause: error });
     }
@@ -115,71 +134,84 @@ export class DiskSpool {
 
   /**
    * Append records durably (one write and one fsync for the whole batch); resolves once they are
-   * on disk. Returns their sequence numbers.
+   * on disk. Returns their sequence numbers. Rejects with `SPOOL_FULL` when the disk is full, and
+   * then nothing of the batch was kept.
    */
   append(items: { kind: SpoolKind; value: unknown }[]): Promise<number[]> {
     return this.serial(async () => {
       if (items.length === 0) return [];
-      if (!this.active || this.active.seg.bytes >= this.segmentBytes) await this.rotate();
-      const seg = this.active!.seg;
-      const seqs: number[] = [];
-      const frames = items.map((item) => {
-        const seq = this.nextSeq++;
-        seqs.push(seq);
-        if (item.kind === "usage") seg.usage++;
-        return encodeFrame(seq, item.kind, item.value);
-      });
-      let length = 0;
-      for (const f of frames) length += f.length;
+      await this.tidy();
+      const first = this.nextSeq;
       try {
-        // One gathered write instead of concatenating the frames: no batch-sized copy per round.
-        await this.active!.fh.writev(frames, seg.bytes);
-        if (this.fsync) await this.active!.fh.datasync();
+        // The room the reserve would take is kept for recording sends and acknowledgements.
+        if (!(await this.reserve.fill()))
+          throw Object.assign(new Error("ENOSPC: no room for the spool's reserve"), { code: "ENOSPC" });
+        if (!this.active || this.active.seg.bytes >= this.segmentBytes) await this.rotate();
+        await this.active!.append(items, first, this.fsync);
       } catch (error) {
-        // The tail may be half written: cut it back so the next append starts on a frame boundary.
-        await this.active!.fh.truncate(seg.bytes).catch(() => {});
-        this.nextSeq = seqs[0];
-        throw new SpoolError(`cannot append to spool: ${(error as Error).message}`, { cause: error });
+        throw this.failed("cannot append to spool", error);
       }
-      if (seg.bytes === 0) seg.firstSeq = seqs[0];
-      seg.bytes += length;
-      seg.lastSeq = seqs[seqs.length - 1];
+      this.writeError = null;
+      this.nextSeq += items.length;
       this.unacked += items.length;
-      if (this.totalBytes() > this.maxBytes) await this.enforceCap();
-      return seqs;
+      // The batch is on disk: failing to trim the spool (disk full) must not fail its append.
+      if (this.totalBytes() > this.maxBytes)
+        await this.enforceCap().catch((error) =>
+          this.log.warn("cannot trim the spool to its cap", { error }),
+        );
+      return items.map((_, i) => first + i);
     });
   }
 
+  /**
+   * Count records a caller had to drop because the spool could not take them (disk full);
+   * reported in `droppedSamples` with those dropped under the size cap.
+   */
+  countDropped(count: number): void {
+    if (count <= 0) return;
+    this.state.droppedSamples += count;
+    this.file.markUnsaved();
+  }
+
+  private failed(message: string, error: unknown): SpoolError {
+    this.writeError = (error as Error).message;
+    const code = isDiskFull(error) ? "SPOOL_FULL" : "SPOOL_IO";
+    return new SpoolError(`${message}: ${this.writeError}`, { cause: error, code });
+  }
+
   private async rotate(): Promise<void> {
-    if (this.active) {
-      await this.active.fh.close();
-      this.active = undefined;
-    }
-    const id = this.nextSeq;
-    const path = join(this.dir, segmentName(id, 0));
-    const fh = await open(path, "w");
-    const seg: Segment = { id, gen: 0, path, bytes: 0, firstSeq: id, lastSeq: id - 1, usage: 0 };
-    this.segments.push(seg);
-    this.active = { seg, fh };
-    await syncDirectory(this.dir);
+    await this.closeActive();
+    this.active = await ActiveSegment.create(this.dir, this.nextSeq, this.fs);
+    this.segments.push(this.active.seg);
   }
 
   private totalBytes(): number {
-    let n = 0;
-    for (const s of this.segments) n += s.bytes;
-    return n;
+    return this.segments.reduce((n, s) => n + s.bytes, 0);
   }
 
-  /** Drop the oldest usage samples, segment by segment, until the spool is under 90% of its cap. */
+  /** Drop the oldest usage samples until the spool is under 90% of its cap. */
   private async enforceCap(): Promise<void> {
-    const target = Math.floor(this.maxBytes * 0.9);
-    for (const seg of [...this.segments]) {
-      if (this.totalBytes() <= target) break;
-      if (seg.usage === 0) continue;
-      // The active segment is closed first so a rewrite never races an append.
-      if (this.active?.seg === seg) await this.rotate();
-      await this.compact(seg, this.totalBytes() - target);
-    }
+    await trimSegments(this.segments, {
+      dir: this.dir,
+      ackedSeq: this.state.ackedSeq,
+      targetBytes: Math.floor(this.maxBytes * 0.9),
+      fs: this.fs,
+      release: async (seg) => {
+        this.reader.forget(seg.id);
+        // The active segment is closed first so a rewrite never races an append.
+        if (this.active?.seg === seg) await this.rotate();
+      },
+      dropped: (n) => {
+        if (n === 0) return;
+        this.unacked = Math.max(0, this.unacked - n);
+        this.countDropped(n);
+        this.log.warn("spool over its size cap: dropped the oldest usage samples", {
+          dropped: n,
+          total: this.state.droppedSamples,
+        });
+      },
+    });
+    await this.file.save();
     if (this.totalBytes() > this.maxBytes && !this.capWarned) {
       this.capWarned = true;
       this.log.error("spool is over its size cap with job records and events only; keeping them", {
@@ -189,98 +221,77 @@ export class DiskSpool {
     }
   }
 
-  /** Compact `seg` (see {@link compactSegment}) and account for what it dropped. */
-  private async compact(seg: Segment, bytesToFree: number): Promise<void> {
-    const { dropped, segment } = await compactSegment(seg, {
-      dir: this.dir,
-      ackedSeq: this.state.ackedSeq,
-      bytesToFree,
-    });
-    this.unacked = Math.max(0, this.unacked - dropped);
-    this.state.droppedSamples += dropped;
-    if (dropped > 0) {
-      this.log.warn("spool over its size cap: dropped the oldest usage samples", {
-        dropped,
-        total: this.state.droppedSamples,
-      });
-    }
-    // Updated in place: `this.segments` holds this very object.
-    if (segment === null) this.segments = this.segments.filter((s) => s !== seg);
-    else Object.assign(seg, segment);
-    if (this.hint?.id === seg.id) this.hint = undefined;
-    await writeSpoolState(this.statePath, this.state);
-  }
-
   /**
    * The oldest records not yet acknowledged, in order: at most `maxRecords`/`maxBytes`, all of one
    * kind (the first record's), and none past `untilSeq`.
    */
   peek(options: { maxRecords?: number; maxBytes?: number; untilSeq?: number } = {}): Promise<SpoolRecord[]> {
     return this.serial(async () => {
-      const maxRecords = options.maxRecords ?? 1000;
-      const maxBytes = options.maxBytes ?? 4 * 1024 * 1024;
-      const until = options.untilSeq ?? Number.MAX_SAFE_INTEGER;
-      const out: SpoolRecord[] = [];
-      let bytes = 0;
-      let done = false;
-      const from = this.state.ackedSeq + 1;
-      for (const seg of this.segments) {
-        if (done) break;
-        if (seg.lastSeq < from || seg.bytes === 0) continue;
-        const start =
-          this.hint && this.hint.id === seg.id && this.hint.gen === seg.gen && this.hint.seq < from
-            ? this.hint.offset
-            : 0;
-        await scanSegment(seg.path, start, (f, payload) => {
-          if (f.offset + f.length > seg.bytes) return false;
-          if (f.seq < from) return true;
-          if (
-            f.seq > until ||
-            out.length >= maxRecords ||
-            (out.length > 0 && (f.kind !== out[0].kind || bytes + f.length > maxBytes))
-          ) {
-            done = true;
-            return false;
-          }
-          out.push({ seq: f.seq, kind: f.kind, value: JSON.parse(payload.toString("utf8")) });
-          bytes += f.length;
-          this.hint = { id: seg.id, gen: seg.gen, offset: f.offset + f.length, seq: f.seq };
-          return true;
-        });
-      }
-      return out;
+      await this.tidy();
+      return this.reader.read(this.segments, {
+        ackedSeq: this.state.ackedSeq,
+        maxRecords: options.maxRecords ?? 1000,
+        maxBytes: options.maxBytes ?? 4 * 1024 * 1024,
+        untilSeq: options.untilSeq ?? Number.MAX_SAFE_INTEGER,
+      });
     });
   }
 
-  /** Remember the bounds of a batch about to be sent, so a restart resends exactly it. */
+  /**
+   * Remember the bounds of a batch about to be sent, so a restart resends exactly it. Rejects
+   * (`SPOOL_FULL` when the disk is full) unless they are on disk: the batch must not be sent then.
+   */
   setPending(batch: PendingBatch): Promise<void> {
     return this.serial(async () => {
-      this.state.pending = { ...batch };
-      await writeSpoolState(this.statePath, this.state);
+      const pending = { ...batch };
+      try {
+        await this.file.write({ ...this.state, pending });
+      } catch (error) {
+        throw this.failed("cannot record the batch being sent", error);
+      }
+      this.state.pending = pending;
     });
   }
 
-  /** The backend stored everything up to `lastSeq`: forget it, durably, and delete spent segments. */
+  /**
+   * The backend stored everything up to `lastSeq`: forget it and delete spent segments. Resolves
+   * even when the acknowledgement cannot be written (disk full); it is written by a later operation.
+   */
   ack(lastSeq: number, count?: number): Promise<void> {
     return this.serial(async () => {
       if (lastSeq <= this.state.ackedSeq) return;
       this.state.ackedSeq = lastSeq;
       if (this.state.pending && this.state.pending.lastSeq <= lastSeq) this.state.pending = null;
       this.unacked = Math.max(0, this.unacked - (count ?? 0));
-      await writeSpoolState(this.statePath, this.state);
-      const spent = this.segments.filter((s) => s.lastSeq <= lastSeq && s.bytes > 0);
-      for (const seg of spent) {
-        if (this.active?.seg === seg) {
-          await this.active.fh.close();
-          this.active = undefined;
-        }
-        await unlink(seg.path).catch(() => {});
-      }
-      if (spent.length > 0) {
-        this.segments = this.segments.filter((s) => !spent.includes(s));
-        await syncDirectory(this.dir);
-      }
+      await this.file.save();
+      await this.deleteSpent();
     });
+  }
+
+  /** Work a full disk left undone: the state, and segments that could not be deleted. */
+  private async tidy(): Promise<void> {
+    if (this.file.unsaved) await this.file.save();
+    await this.deleteSpent();
+  }
+
+  /**
+   * Delete segments whose records are all acknowledged, and retry deletions that failed. Only up
+   * to what the state on disk covers: recovery numbers new records past it, so keys stay unique.
+   */
+  private async deleteSpent(): Promise<void> {
+    const upTo = this.file.deletableUpTo;
+    const spent = this.segments.filter((s) => s.lastSeq <= upTo && s.bytes > 0);
+    if (spent.length > 0) {
+      this.segments = this.segments.filter((s) => !spent.includes(s));
+      if (this.active && spent.includes(this.active.seg)) await this.closeActive();
+    }
+    await this.spent.delete(spent.map((s) => s.path));
+  }
+
+  private async closeActive(): Promise<void> {
+    const active = this.active;
+    this.active = undefined;
+    await active?.close().catch(() => {});
   }
 
   stats(): SpoolStats {
@@ -291,15 +302,16 @@ export class DiskSpool {
       ackedSeq: this.state.ackedSeq,
       lastSeq: this.nextSeq - 1,
       droppedSamples: this.state.droppedSamples,
+      writeError: this.writeError ?? this.file.error,
       discardedBytes: this.discardedBytes,
     };
   }
 
-  /** Close the active segment. */
+  /** Write what a full disk left undone, if it can now, and close the active segment. */
   close(): Promise<void> {
     return this.serial(async () => {
-      await this.active?.fh.close();
-      this.active = undefined;
+      await this.tidy();
+      await this.closeActive();
     });
   }
 }

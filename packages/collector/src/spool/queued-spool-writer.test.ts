@@ -8,6 +8,10 @@ function fakeSpool() {
   const spool = {
     failing: false,
     batches,
+    dropped: 0,
+    countDropped(n: number) {
+      spool.dropped += n;
+    },
     async append(items: SpoolItem[]) {
       await new Promise((r) => setTimeout(r, 5));
       if (spool.failing) throw new Error("ENOSPC: no space left on device");
@@ -57,5 +61,24 @@ describe("QueuedSpoolWriter", () => {
     writer.push("job", "good");
     await writer.close();
     expect(spool.batches.flat().map((i) => i.value)).toEqual(["good"]);
+  });
+
+  it("keeps at most maxPending records while appends fail and counts what it dropped", async () => {
+    const spool = fakeSpool();
+    const writer = new QueuedSpoolWriter({
+      spool: spool as unknown as DiskSpool,
+      retryMs: 20,
+      maxPending: 2,
+    });
+    spool.failing = true;
+    for (const v of ["a", "b", "c"]) writer.push("event", v);
+    await writer.flush();
+    writer.push("event", "d");
+    await new Promise((r) => setTimeout(r, 30));
+    await writer.flush();
+    spool.failing = false;
+    await writer.close();
+    expect(spool.batches.flat().map((i) => i.value)).toEqual(["c", "d"]);
+    expect(spool.dropped).toBe(2);
   });
 });

@@ -12,6 +12,8 @@ export type QueuedSpoolWriterOptions = {
   check?: (items: SpoolItem[]) => SpoolItem[] | Promise<SpoolItem[]>;
   /** Wait after a failed append before trying again. @default 5000 */
   retryMs?: number;
+  /** Most records kept in memory while appends fail (disk full); past it the oldest are dropped and counted. @default 10000 */
+  maxPending?: number;
   /** Called with what was written. */
   onWritten?: (items: SpoolItem[]) => void;
   /** Called for each failed append (the batch is kept and retried). */
@@ -22,7 +24,8 @@ export type QueuedSpoolWriterOptions = {
 /**
  * Spools records pushed one by one from callbacks (watch events), one append at a time: what
  * arrives while an append runs goes into the next one, and a failed append (disk full) is kept and
- * retried after `retryMs`. `push` never throws and `flush` never rejects.
+ * retried after `retryMs`, up to `maxPending` records (the spool counts what is dropped past it).
+ * `push` never throws and `flush` never rejects.
  *
  * @example
  * ```ts
@@ -84,6 +87,11 @@ export class QueuedSpoolWriter {
         this.o.onFailed?.(error);
         this.log.error("could not spool records; retrying", { error, records: batch.length });
         this.pending = [...batch, ...this.pending];
+        const over = this.pending.length - (this.o.maxPending ?? 10_000);
+        if (over > 0) {
+          this.pending.splice(0, over);
+          this.o.spool.countDropped(over);
+        }
         if (!this.closed) {
           this.retry = setTimeout(() => {
             this.retry = undefined;

@@ -1,7 +1,8 @@
-import { readFile, unlink } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { syncDirectory, writeFileAtomic } from "./atomic-file.js";
 import { decodeFrame } from "./frame.js";
+import { nodeSpoolFs, type SpoolFs } from "./spool-fs.js";
 import { type Segment, segmentName } from "./spool-recovery.js";
 
 /** Options of {@link compactSegment}. */
@@ -12,6 +13,8 @@ export type CompactSegmentOptions = {
   ackedSeq: number;
   /** Drop the oldest usage samples until at least this many bytes are freed. */
   bytesToFree: number;
+  /** File-system calls for writing. @default node:fs/promises */
+  fs?: SpoolFs;
 };
 
 /** What {@link compactSegment} did. */
@@ -62,11 +65,45 @@ export async function compactSegment(
   const gen = seg.gen + 1;
   const path = join(options.dir, segmentName(seg.id, gen));
   const body = Buffer.concat(kept);
-  if (body.length > 0) await writeFileAtomic(path, body);
-  await unlink(seg.path);
+  const fs = options.fs ?? nodeSpoolFs;
+  if (body.length > 0) await writeFileAtomic(path, body, fs);
+  await fs.unlink(seg.path);
   await syncDirectory(options.dir);
   return {
     dropped,
     segment: body.length === 0 ? null : { ...seg, gen, path, bytes: body.length, firstSeq, lastSeq, usage },
   };
+}
+
+/** Options of {@link trimSegments}. */
+export type TrimSegmentsOptions = Omit<CompactSegmentOptions, "bytesToFree"> & {
+  /** Stop once the segments hold at most this many bytes. */
+  targetBytes: number;
+  /** Called before `seg` is rewritten: the caller stops appending to it. */
+  release: (seg: Segment) => Promise<void>;
+  /** Called after each rewrite with the number of usage samples it dropped. */
+  dropped: (count: number) => void;
+};
+
+/**
+ * Drop the oldest usage samples, segment by segment, until `segments` (updated in place) hold at
+ * most `targetBytes`. A failure (disk full) stops the trim with every segment whole and every
+ * drop so far reported.
+ *
+ * @example
+ * ```ts
+ * await trimSegments(segments, { dir, ackedSeq, targetBytes, release: async () => {}, dropped: (n) => (total += n) });
+ * ```
+ */
+export async function trimSegments(segments: Segment[], options: TrimSegmentsOptions): Promise<void> {
+  const bytes = () => segments.reduce((n, s) => n + s.bytes, 0);
+  for (const seg of [...segments]) {
+    if (bytes() <= options.targetBytes) break;
+    if (seg.usage === 0) continue;
+    await options.release(seg);
+    const r = await compactSegment(seg, { ...options, bytesToFree: bytes() - options.targetBytes });
+    if (r.segment === null) segments.splice(segments.indexOf(seg), 1);
+    else Object.assign(seg, r.segment);
+    options.dropped(r.dropped);
+  }
 }

@@ -1,4 +1,5 @@
 import { CommandError } from "../errors.js";
+import { tiedCommand, trackChild } from "./tied-child.js";
 
 /** Options of {@link runCommand}. */
 export type RunCommandOptions = {
@@ -11,8 +12,9 @@ export type RunCommandOptions = {
 };
 
 /**
- * Run a command (no shell) and return its standard output; a failure, non-zero exit or timeout
- * becomes a {@link CommandError} that carries the first line of its standard error.
+ * Run a command (no shell of ours around its arguments) and return its standard output; a
+ * failure, non-zero exit or timeout becomes a {@link CommandError} that carries the first line of
+ * its standard error. The command dies with the collector (see {@link tiedCommand}).
  *
  * @example
  * ```ts
@@ -26,10 +28,11 @@ export async function runCommand(
 ): Promise<string> {
   // Loaded on first use: node mode without GPUs never runs a command and so never loads it.
   const { execFile } = await import("node:child_process");
+  const tied = tiedCommand(command, args);
   return new Promise((resolve, reject) => {
-    execFile(
-      command,
-      args,
+    const child = execFile(
+      tied.file,
+      tied.args,
       {
         timeout: options.timeoutMs ?? 60_000,
         maxBuffer: options.maxBuffer ?? 256 * 1024 * 1024,
@@ -50,5 +53,6 @@ export async function runCommand(
         resolve(String(stdout));
       },
     );
+    trackChild(child);
   });
 }
