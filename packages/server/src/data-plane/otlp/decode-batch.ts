@@ -11,6 +11,7 @@ import {
   type PrepareSamplesOptions,
   prepareSamples,
 } from "../copy/prepared-samples.js";
+import { dropLoneSurrogatePoints, mergeRejections } from "./lone-surrogate-points.js";
 
 /** One OTLP export decoded, mapped to samples and encoded for storage. */
 export type DecodedBatch = {
@@ -45,11 +46,16 @@ export function decodeBatch(
   prepare: PrepareSamplesOptions = {},
 ): DecodedBatch {
   const { samples, rejected } =
-    encoding === "json"
-      ? decodeObservations(decodeExportMetricsRequestJson(body), options)
-      : decodeObservationsProtobuf(body, options);
+    encoding === "json" ? decodeJson(body, options) : decodeObservationsProtobuf(body, options);
   return {
     prepared: prepareSamples(samples, prepare),
     rejected: { count: rejected.count, description: describeRejections(rejected) },
   };
+}
+
+function decodeJson(body: Uint8Array, options: DecodeObservationsOptions) {
+  const request = decodeExportMetricsRequestJson(body);
+  const dropped = dropLoneSurrogatePoints(request, body);
+  const decoded = decodeObservations(request, options);
+  return { samples: decoded.samples, rejected: mergeRejections(decoded.rejected, dropped) };
 }

@@ -67,27 +67,25 @@ export class ArtifactStore {
   }
 
   /**
-   * Whether a user may read an artifact: they uploaded it, or it belongs to one of their jobs.
-   * (Platform tokens are checked by cluster instead; see {@link visibleToCluster}.)
+   * Whether an artifact lies in a caller's scope: linked to `scope.cluster` when it names one, and
+   * for `scope.user` either one of their jobs or, linked to no job, uploaded by them. Job links
+   * go by the job's owner, not the uploader, so a user named like a collector's service account
+   * does not see what that collector uploaded for other people's jobs.
+   *
+   * @example
+   * ```ts
+   * await artifacts.visible(sha256, { user: "alice" }); // true when it belongs to one of alice's jobs
+   * ```
    */
-  async visibleToUser(sha256: string, user: string): Promise<boolean> {
+  async visible(sha256: string, scope: { user?: string; cluster?: string }): Promise<boolean> {
     const { rows } = await query(
       this.pool,
       `SELECT 1 FROM artifact_links l
-       WHERE l.sha256 = $1 AND (l.uploaded_by = $2 OR EXISTS (
-         SELECT 1 FROM jobs j WHERE j.cluster = l.cluster AND j.job_id = l.job_id AND j.user_name = $2))
+       WHERE l.sha256 = $1 AND ($2::text IS NULL OR l.cluster = $2)
+         AND ($3::text IS NULL OR (l.job_id = '' AND l.uploaded_by = $3) OR EXISTS (
+           SELECT 1 FROM jobs j WHERE j.cluster = l.cluster AND j.job_id = l.job_id AND j.user_name = $3))
        LIMIT 1`,
-      [sha256, user],
-    );
-    return rows.length > 0;
-  }
-
-  /** Whether an artifact is linked to a cluster (for platform tokens bound to one). */
-  async visibleToCluster(sha256: string, cluster: string): Promise<boolean> {
-    const { rows } = await query(
-      this.pool,
-      "SELECT 1 FROM artifact_links WHERE sha256 = $1 AND cluster = $2 LIMIT 1",
-      [sha256, cluster],
+      [sha256, scope.cluster ?? null, scope.user ?? null],
     );
     return rows.length > 0;
   }

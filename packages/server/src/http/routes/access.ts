@@ -3,26 +3,44 @@ import type { DataPlaneStorage } from "../../data-plane/storage/storage.js";
 import { ForbiddenError, JobAmbiguousError, NotFoundError } from "../../errors.js";
 import type { Principal } from "../../platform/identity/principal.js";
 
-/** What a caller may read: a researcher only their own jobs; a cluster-bound token one cluster. */
-export type ReadScope = { user?: string; cluster?: string };
+/**
+ * What a caller may reach, read or write: a researcher only their own jobs (and the samples,
+ * events, artifacts, predictions and diagnoses of them); a token bound to a cluster only that one.
+ * An absent field does not restrict.
+ */
+export type AccessScope = { user?: string; cluster?: string };
+
+/** Something a caller may or may not reach: a job, a sample, an event, an artifact, a prediction. */
+export type Owned = { cluster: string; user?: string };
 
 /**
- * The read scope of a caller, combined with a `cluster` the request asks for. A cluster-bound
- * token asking for another cluster is refused.
+ * The one access rule of the REST API: every route that reads or writes a job, an artifact, a
+ * prediction or a diagnosis asks this for the caller's scope (combined with a `cluster` the
+ * request names) and reaches nothing outside it, through {@link inScope} for objects in hand and
+ * as the filter of its store query otherwise. Refuses (403) no caller, a machine token (collector,
+ * scheduler) bound to no cluster, and a cluster-bound token naming another cluster.
  *
  * @example
  * ```ts
- * readScope({ role: "researcher", user: "alice", tokenId: "t", via: "api-token" }); // { user: "alice" }
+ * accessScope({ role: "researcher", user: "alice", tokenId: "t", via: "api-token" }); // { user: "alice" }
+ * accessScope(hpc2Platform, "hpc1"); // throws ForbiddenError naming /query/cluster
  * ```
  */
-export function readScope(principal: Principal | undefined, requestedCluster?: string): ReadScope {
+export function accessScope(
+  principal: Principal | undefined,
+  requestedCluster?: string,
+  clusterPath = "/query/cluster",
+): AccessScope {
   if (!principal) throw new ForbiddenError("Authentication required");
-  if (principal.cluster && requestedCluster && principal.cluster !== requestedCluster) {
+  if ((principal.role === "collector" || principal.role === "scheduler") && !principal.cluster) {
+    throw new ForbiddenError(`A ${principal.role} token must be bound to a cluster`);
+  }
+  if (principal.cluster && requestedCluster !== undefined && principal.cluster !== requestedCluster) {
     throw new ForbiddenError(`This token is bound to cluster ${principal.cluster}`, [
-      { path: "/query/cluster", message: `must be ${principal.cluster} for this token` },
+      { path: clusterPath, message: `must be ${principal.cluster} for this token` },
     ]);
   }
-  const scope: ReadScope = {};
+  const scope: AccessScope = {};
   const cluster = requestedCluster ?? principal.cluster;
   if (cluster) scope.cluster = cluster;
   if (principal.role === "researcher") scope.user = principal.user;
@@ -30,47 +48,63 @@ export function readScope(principal: Principal | undefined, requestedCluster?: s
 }
 
 /**
- * Refuses a batch unless the caller may write every item's cluster: a collector (or any token
- * bound to a cluster) writes only to its own. Lists every offending item.
+ * Whether `owned` lies in `scope`. An object whose user is unknown is outside a user's scope:
+ * ownership is never assumed.
+ */
+export function inScope(scope: AccessScope, owned: Owned): boolean {
+  if (scope.cluster !== undefined && owned.cluster !== scope.cluster) return false;
+  return scope.user === undefined || owned.user === scope.user;
+}
+
+/** Every field of `items` outside `scope`, at `path(i)/cluster` or `path(i)/user`. */
+export function outOfScope(
+  scope: AccessScope,
+  items: readonly Owned[],
+  path: (i: number) => string,
+): FieldError[] {
+  const errors: FieldError[] = [];
+  items.forEach((item, i) => {
+    if (scope.cluster !== undefined && item.cluster !== scope.cluster)
+      errors.push({ path: `${path(i)}/cluster`, message: `must be ${scope.cluster} for this token` });
+    if (scope.user !== undefined && item.user !== scope.user)
+      errors.push({ path: `${path(i)}/user`, message: `must be ${scope.user} for this token` });
+  });
+  return errors;
+}
+
+/**
+ * Refuses a batch unless every item lies in the caller's {@link accessScope}: a collector (or any
+ * token bound to a cluster) writes only to its own cluster, a researcher only their own jobs.
+ * Lists every offending item.
  *
  * @example
  * ```ts
- * assertWritable(principal, batch.records.map((r) => r.cluster), "/records");
+ * assertWritable(principal, batch.records.map((r) => ({ cluster: r.cluster, user: r.spec.user })), "/records");
  * ```
  */
 export function assertWritable(
   principal: Principal | undefined,
-  clusters: readonly string[],
+  items: readonly Owned[],
   listPath: string,
+  what = "write",
 ): void {
-  if (!principal) throw new ForbiddenError("Authentication required");
-  const own = principal.cluster;
-  if (!own) {
-    if (principal.role === "collector")
-      throw new ForbiddenError("A collector token must be bound to a cluster");
-    return;
-  }
-  const errors: FieldError[] = [];
-  clusters.forEach((cluster, i) => {
-    if (cluster !== own)
-      errors.push({ path: `${listPath}/${i}/cluster`, message: `must be ${own} for this token` });
-  });
-  if (errors.length > 0) {
-    throw new ForbiddenError(
-      `This token may write only to cluster ${own}; ${errors.length} items name another`,
-      errors.slice(0, 100),
-    );
-  }
+  const errors = outOfScope(accessScope(principal), items, (i) => `${listPath}/${i}`);
+  if (errors.length === 0) return;
+  const own = principal?.cluster ? ` only to cluster ${principal.cluster}` : "";
+  throw new ForbiddenError(
+    `This token may ${what}${own}; ${errors.length} ${errors.length === 1 ? "field names" : "fields name"} another`,
+    errors.slice(0, 100),
+  );
 }
 
 /**
- * The one job a caller means by `jobId` (and optionally `cluster`), if they may see it.
+ * The one job a caller means by `jobId` (and optionally `cluster`), if it lies in their scope.
  *
  * @throws {NotFoundError} when there is none visible; {@link JobAmbiguousError} when several clusters have it.
  */
 export async function findVisibleJob(
   storage: DataPlaneStorage,
-  scope: ReadScope,
+  scope: AccessScope,
   jobId: string,
 ): Promise<JobRecord> {
   const jobs = await storage.jobs.find(jobId, scope);
@@ -85,13 +119,16 @@ export async function findVisibleJob(
 
 /**
  * The cluster of a job whose samples or events are asked for. A researcher must own the job; a
- * platform caller naming the cluster may read samples that arrived before the job's record.
+ * platform caller naming the cluster in the request may read samples that arrived before the
+ * job's record. Without it, the job's record decides, as for `getJob`.
  */
 export async function jobClusterFor(
   storage: DataPlaneStorage,
-  scope: ReadScope,
+  principal: Principal | undefined,
   jobId: string,
+  requestedCluster: string | undefined,
 ): Promise<string> {
-  if (scope.cluster && scope.user === undefined) return scope.cluster;
+  const scope = accessScope(principal, requestedCluster);
+  if (requestedCluster !== undefined && scope.user === undefined) return requestedCluster;
   return (await findVisibleJob(storage, scope, jobId)).cluster;
 }

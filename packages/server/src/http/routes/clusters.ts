@@ -1,5 +1,5 @@
 import type { Cluster } from "@jobsight/schemas";
-import { ForbiddenError } from "../../errors.js";
+import { accessScope } from "./access.js";
 import type { RouteDeps } from "./route-deps.js";
 import type { RouteContext, RouteHandlers } from "./route-handler.js";
 
@@ -12,11 +12,7 @@ export function clusterRoutes(deps: RouteDeps): RouteHandlers {
       return { clusters: own ? clusters.filter((c) => c.id === own) : clusters };
     },
     registerCluster: async ({ body, principal }: RouteContext<Cluster>) => {
-      if (principal?.cluster && principal.cluster !== body.id) {
-        throw new ForbiddenError(`This token is bound to cluster ${principal.cluster}`, [
-          { path: "/id", message: `must be ${principal.cluster} for this token` },
-        ]);
-      }
+      accessScope(principal, body.id, "/id");
       return deps.storage.clusters.register(body);
     },
   };

@@ -1,5 +1,5 @@
 import type { NodeEventBatch } from "@jobsight/schemas";
-import { assertWritable, jobClusterFor, readScope } from "./access.js";
+import { assertWritable, jobClusterFor } from "./access.js";
 import type { RouteDeps } from "./route-deps.js";
 import type { RouteContext, RouteHandlers } from "./route-handler.js";
 
@@ -9,7 +9,7 @@ export function eventRoutes(deps: RouteDeps): RouteHandlers {
     ingestNodeEvents: async ({ body, principal }: RouteContext<NodeEventBatch>) => {
       assertWritable(
         principal,
-        body.events.map((e) => e.cluster),
+        body.events.map((e) => ({ cluster: e.cluster })),
         "/events",
       );
       return deps.ingestGate.run(() => deps.storage.events.insert(body.events));
@@ -19,7 +19,7 @@ export function eventRoutes(deps: RouteDeps): RouteHandlers {
       query,
       principal,
     }: RouteContext<unknown, { cluster?: string }, { jobId: string }>) => {
-      const cluster = await jobClusterFor(deps.storage, readScope(principal, query.cluster), params.jobId);
+      const cluster = await jobClusterFor(deps.storage, principal, params.jobId, query.cluster);
       return { events: await deps.storage.events.forJob(cluster, params.jobId) };
     },
   };

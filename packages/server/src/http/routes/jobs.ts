@@ -1,6 +1,6 @@
 import type { JobRecordBatch } from "@jobsight/schemas";
 import type { ListJobsOptions } from "../../data-plane/queries/job-queries.js";
-import { assertWritable, findVisibleJob, readScope } from "./access.js";
+import { accessScope, assertWritable, findVisibleJob } from "./access.js";
 import type { RouteDeps } from "./route-deps.js";
 import type { RouteContext, RouteHandlers } from "./route-handler.js";
 
@@ -12,13 +12,13 @@ export function jobRoutes(deps: RouteDeps): RouteHandlers {
     ingestJobRecords: async ({ body, principal }: RouteContext<JobRecordBatch>) => {
       assertWritable(
         principal,
-        body.records.map((r) => r.cluster),
+        body.records.map((r) => ({ cluster: r.cluster, user: r.spec.user })),
         "/records",
       );
       return deps.ingestGate.run(() => deps.storage.jobs.upsert(body.records));
     },
     listJobs: async ({ query, principal }: RouteContext<unknown, ListQuery>) => {
-      const scope = readScope(principal, query.cluster);
+      const scope = accessScope(principal, query.cluster);
       // A researcher asking for another user's jobs gets an empty list, not someone else's data.
       if (scope.user !== undefined && query.user !== undefined && query.user !== scope.user) {
         return { items: [], nextCursor: null };
@@ -30,6 +30,6 @@ export function jobRoutes(deps: RouteDeps): RouteHandlers {
       query,
       principal,
     }: RouteContext<unknown, { cluster?: string }, { jobId: string }>) =>
-      findVisibleJob(deps.storage, readScope(principal, query.cluster), params.jobId),
+      findVisibleJob(deps.storage, accessScope(principal, query.cluster), params.jobId),
   };
 }

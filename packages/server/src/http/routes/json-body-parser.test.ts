@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
-import { bodyMayHoldNul, registerJsonBodyParser } from "./json-body-parser.js";
+import { bodyMayHoldUnstorable, registerJsonBodyParser } from "./json-body-parser.js";
 
 describe("registerJsonBodyParser", () => {
   let app: FastifyInstance | undefined;
@@ -12,9 +12,9 @@ describe("registerJsonBodyParser", () => {
   async function echo(): Promise<FastifyInstance> {
     const a = Fastify();
     registerJsonBodyParser(a);
-    a.post("/echo", async (request) => ({ body: request.body, mayHoldNul: bodyMayHoldNul(request) }));
+    a.post("/echo", async (request) => ({ body: request.body, mayHold: bodyMayHoldUnstorable(request) }));
     a.post("/raw", {
-      handler: async (request) => ({ mayHoldNul: bodyMayHoldNul(request) }),
+      handler: async (request) => ({ mayHold: bodyMayHoldUnstorable(request) }),
     });
     await a.ready();
     return a;
@@ -23,11 +23,21 @@ describe("registerJsonBodyParser", () => {
   const post = (a: FastifyInstance, payload: string, type = "application/json") =>
     a.inject({ method: "POST", url: "/echo", headers: { "content-type": type }, payload });
 
-  it("parses JSON as before and says when its text holds no NUL escape", async () => {
+  it("parses JSON as before and says when its text holds no NUL or surrogate escape", async () => {
     app = await echo();
-    const res = await post(app, '{"user":"zoë","n":[1,2]}');
-    expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ body: { user: "zoë", n: [1, 2] }, mayHoldNul: false });
+    for (const text of ['{"user":"zoë","n":[1,2]}', '{"user":"z\\u00f6e \\u4e2d"}']) {
+      const res = await post(app, text);
+      expect(res.statusCode).toBe(200);
+      expect(res.json().mayHold).toBe(false);
+    }
+    expect((await post(app, '{"user":"zoë","n":[1,2]}')).json().body).toEqual({ user: "zoë", n: [1, 2] });
+  });
+
+  it("flags a surrogate's escape, alone or paired (the walk tells which)", async () => {
+    app = await echo();
+    for (const text of ['{"user":"\\ud800"}', '{"user":"\\uDFFF"}', '{"user":"\\ud83d\\ude00"}']) {
+      expect((await post(app, text)).json().mayHold).toBe(true);
+    }
   });
 
   it("flags a NUL escape in a value or a key, and a literal backslash-u0000 (a harmless false alarm)", async () => {
@@ -35,7 +45,7 @@ describe("registerJsonBodyParser", () => {
     for (const text of ['{"user":"a\\u0000b"}', '{"a\\u0000":1}', '{"path":"C:\\\\u0000"}']) {
       const res = await post(app, text);
       expect(res.statusCode).toBe(200);
-      expect(res.json().mayHoldNul).toBe(true);
+      expect(res.json().mayHold).toBe(true);
     }
   });
 
@@ -51,6 +61,6 @@ describe("registerJsonBodyParser", () => {
   it("leaves a request it did not parse to be checked string by string", async () => {
     app = await echo();
     const res = await app.inject({ method: "POST", url: "/raw" });
-    expect(res.json()).toEqual({ mayHoldNul: true });
+    expect(res.json()).toEqual({ mayHold: true });
   });
 });

@@ -1,15 +1,20 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 
-const MAY_HOLD_NUL = Symbol("jobsight.bodyMayHoldNul");
+const MAY_HOLD_UNSTORABLE = Symbol("jobsight.bodyMayHoldUnstorable");
 
-type Marked = { [MAY_HOLD_NUL]?: boolean };
+type Marked = { [MAY_HOLD_UNSTORABLE]?: boolean };
+
+// `\u0000` or the escape of a surrogate, paired or not: the walk tells which are alone.
+const UNSTORABLE_ESCAPE = /\\u(?:0000|[dD][89a-fA-F])/;
 
 /**
  * Fastify's own JSON body parser (prototype and constructor poisoning refused, as by default),
- * noting on the request whether the text holds `\u0000`. JSON carries U+0000 only as that escape
- * (a raw control character is not valid JSON), so a body whose text lacks it cannot hold one and
- * {@link bodyMayHoldNul} spares the check a walk through every string of it: for a batch of a
- * thousand predictions that walk cost more than validating it.
+ * noting on the request whether the text holds `\u0000` or a surrogate's escape (`\ud800`). JSON
+ * carries U+0000 only as that escape (a raw control character is not valid JSON) and a lone
+ * surrogate only as its escape (the body's bytes are decoded as UTF-8, which has none), so a body
+ * whose text lacks them cannot hold one and {@link bodyMayHoldUnstorable} spares the check a walk
+ * through every string of it: for a batch of a thousand predictions that walk cost more than
+ * validating it.
  *
  * @example
  * ```ts
@@ -21,15 +26,17 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser("error", "error");
   app.removeContentTypeParser("application/json");
   app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
-    (request as Marked)[MAY_HOLD_NUL] = (body as string).includes("\\u0000");
+    const text = body as string;
+    (request as Marked)[MAY_HOLD_UNSTORABLE] = text.includes("\\u") && UNSTORABLE_ESCAPE.test(text);
     parse(request, body as string, done);
   });
 }
 
 /**
- * False only for a body parsed by {@link registerJsonBodyParser} from text without `\u0000`;
- * true for any other (another parser, or none), which must then be checked string by string.
+ * False only for a body parsed by {@link registerJsonBodyParser} from text without `\u0000` or a
+ * surrogate's escape; true for any other (another parser, or none), which must then be checked
+ * string by string.
  */
-export function bodyMayHoldNul(request: FastifyRequest): boolean {
-  return (request as Marked)[MAY_HOLD_NUL] !== false;
+export function bodyMayHoldUnstorable(request: FastifyRequest): boolean {
+  return (request as Marked)[MAY_HOLD_UNSTORABLE] !== false;
 }

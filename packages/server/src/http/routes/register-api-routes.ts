@@ -10,9 +10,10 @@ import type { TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { NotImplementedError, UnsupportedMediaTypeError, ValidationError } from "../../errors.js";
-import { bodyMayHoldNul } from "./json-body-parser.js";
-import { nulCharacterErrors } from "./nul-characters.js";
+import { answerExpectContinue } from "../plugins/expect-continue.js";
+import { bodyMayHoldUnstorable } from "./json-body-parser.js";
 import type { RouteHandler, RouteHandlers } from "./route-handler.js";
+import { unstorableTextErrors } from "./unstorable-text.js";
 
 declare module "fastify" {
   interface FastifyContextConfig {
@@ -47,7 +48,9 @@ export function fastifyPath(path: string): string {
  * Registers every route of the table with the handler of its `operationId` (501 NOT_IMPLEMENTED
  * when there is none), so paths, methods and roles cannot drift from the OpenAPI document. Each
  * route: rate limit, then authentication and role, then validation of params, query and body
- * with the schemas' compiled validators (400 naming every offending field), then the handler.
+ * with the schemas' compiled validators (400 naming every offending field), then the handler. A
+ * body announced with `Expect: 100-continue` over its route's limit is answered 413 before it is
+ * sent (see `answerExpectContinue`).
  *
  * @example
  * ```ts
@@ -60,6 +63,8 @@ export function registerApiRoutes(
   options: RegisterApiRoutesOptions = {},
 ): void {
   const routes = options.routes ?? apiRoutes;
+  // The body limits are set here, so a body announced over them is refused here too.
+  answerExpectContinue(app);
   const known = new Set(routes.map((r) => r.operationId));
   for (const id of Object.keys(handlers)) {
     if (!known.has(id)) throw new Error(`Handler for unknown operation ${id}: not in the route table`);
@@ -112,9 +117,9 @@ function addRoute(
       }
       const parts = request as unknown as Record<Part, unknown>;
       const errors: FieldError[] = [
-        ...nulCharacterErrors(parts.params, "/params"),
-        ...nulCharacterErrors(parts.query, "/query"),
-        ...(route.body && bodyMayHoldNul(request) ? nulCharacterErrors(parts.body) : []),
+        ...unstorableTextErrors(parts.params, "/params"),
+        ...unstorableTextErrors(parts.query, "/query"),
+        ...(route.body && bodyMayHoldUnstorable(request) ? unstorableTextErrors(parts.body) : []),
       ];
       for (const [part, validator, schema] of checks) {
         // Query and path values arrive as strings; convert them the way the schema asks first.

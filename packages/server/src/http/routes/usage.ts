@@ -1,5 +1,5 @@
 import type { UsageBatch } from "@jobsight/schemas";
-import { assertWritable, jobClusterFor, readScope } from "./access.js";
+import { assertWritable, jobClusterFor } from "./access.js";
 import type { RouteDeps } from "./route-deps.js";
 import type { RouteContext, RouteHandlers } from "./route-handler.js";
 
@@ -9,7 +9,7 @@ export function usageRoutes(deps: RouteDeps): RouteHandlers {
     ingestUsage: async ({ body, principal }: RouteContext<UsageBatch>) => {
       assertWritable(
         principal,
-        body.samples.map((s) => s.cluster),
+        body.samples.map((s) => ({ cluster: s.cluster })),
         "/samples",
       );
       return deps.ingestGate.run(() => deps.storage.samples.insert(body.samples));
@@ -19,7 +19,7 @@ export function usageRoutes(deps: RouteDeps): RouteHandlers {
       query,
       principal,
     }: RouteContext<unknown, { cluster?: string; stepSeconds?: number }, { jobId: string }>) => {
-      const cluster = await jobClusterFor(deps.storage, readScope(principal, query.cluster), params.jobId);
+      const cluster = await jobClusterFor(deps.storage, principal, params.jobId, query.cluster);
       return deps.storage.samples.series(cluster, params.jobId, { stepSeconds: query.stepSeconds });
     },
   };

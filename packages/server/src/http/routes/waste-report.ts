@@ -1,5 +1,5 @@
 import { type WasteGrouping, wasteReport } from "../../data-plane/queries/waste-query.js";
-import { readScope } from "./access.js";
+import { accessScope } from "./access.js";
 import type { RouteDeps } from "./route-deps.js";
 import type { RouteContext, RouteHandlers } from "./route-handler.js";
 
@@ -17,7 +17,7 @@ type WasteQuery = { cluster?: string; from?: string; to?: string; by?: WasteGrou
 export function wasteReportHandlers(deps: RouteDeps): RouteHandlers {
   return {
     getWasteReport: async ({ query, principal }: RouteContext<unknown, WasteQuery>) => {
-      const scope = readScope(principal, query.cluster);
+      const scope = accessScope(principal, query.cluster);
       return wasteReport(deps.storage.pool, {
         by: query.by,
         cluster: scope.cluster,

@@ -67,4 +67,31 @@ describe("ApiTokens", () => {
     await expect(tokens.issue({ role: "collector", cluster: "" })).rejects.toThrow(ValidationError);
     expect(await tokens.list()).toEqual([]);
   });
+
+  it("refuses a cluster id clusters cannot be registered with, naming the rule", async () => {
+    const tokens = new ApiTokens(new InMemoryApiTokenStore());
+    for (const cluster of ["HPC1", "hpc 1", "-hpc1", "hpc1/../x", "x".repeat(64), "hpc1\u0000"]) {
+      const refused = tokens.issue({ role: "collector", cluster });
+      await expect(refused).rejects.toThrow(ValidationError);
+      await expect(refused).rejects.toMatchObject({
+        errors: [{ path: "/cluster", message: expect.stringMatching(/is not a cluster id: .*lower-case/) }],
+      });
+    }
+    expect(await tokens.list()).toEqual([]);
+  });
+
+  it("with the cluster registry, issues tokens only for registered clusters", async () => {
+    const registry = { list: async () => [{ id: "hpc1", name: "HPC 1", scheduler: "slurm" as const }] };
+    const tokens = new ApiTokens(new InMemoryApiTokenStore(), { clusters: registry });
+    await expect(tokens.issue({ role: "collector", cluster: "hpc2" })).rejects.toMatchObject({
+      errors: [
+        {
+          path: "/cluster",
+          message: expect.stringMatching(/hpc2 is not a registered cluster \(registered: hpc1\)/),
+        },
+      ],
+    });
+    await expect(tokens.issue({ role: "collector", cluster: "hpc1" })).resolves.toBeDefined();
+    expect(await tokens.list()).toHaveLength(1);
+  });
 });

@@ -1,5 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
+import { ClusterId, compileValidator } from "@jobsight/schemas";
 import type { ApiTokenRecord, ApiTokenStore } from "../../data-plane/stores/api-token-store.js";
+import type { ClusterStore } from "../../data-plane/stores/cluster-store.js";
 import { ValidationError } from "../../errors.js";
 import { hashApiToken } from "./api-token-hash.js";
 
@@ -12,6 +14,11 @@ export type IssueApiTokenRequest = { role: ApiTokenRole; cluster: string; user?:
 /** Options of {@link ApiTokens}. */
 export type ApiTokensOptions = {
   /**
+   * The cluster registry: when given, a token is issued only for a registered cluster.
+   * @default undefined (any well-formed cluster id)
+   */
+  clusters?: Pick<ClusterStore, "list">;
+  /**
    * The clock (tests).
    * @default () => new Date()
    */
@@ -22,6 +29,8 @@ export type ApiTokensOptions = {
 export const API_TOKEN_PREFIX = "jst_";
 const PREFIX_LENGTH = API_TOKEN_PREFIX.length + 8;
 const ROLES: readonly ApiTokenRole[] = ["collector", "scheduler"];
+// The rule clusters are registered with (`POST /v1/clusters`), so a token names a cluster that can exist.
+const clusterId = compileValidator(ClusterId, "ClusterId");
 
 /**
  * A new random token, `jst_` followed by 32 random bytes in base64url (256 bits), with the
@@ -50,17 +59,20 @@ export function generateApiToken(): { token: string; prefix: string; tokenSha256
  */
 export class ApiTokens {
   readonly #store: ApiTokenStore;
+  readonly #clusters: ApiTokensOptions["clusters"];
   readonly #now: () => Date;
 
   constructor(store: ApiTokenStore, options: ApiTokensOptions = {}) {
     this.#store = store;
+    this.#clusters = options.clusters;
     this.#now = options.now ?? (() => new Date());
   }
 
   /**
    * Creates a token; the returned `token` is the only copy there will ever be.
    *
-   * @throws {ValidationError} for a role other than collector or scheduler, or no cluster.
+   * @throws {ValidationError} for a role other than collector or scheduler, no cluster, a cluster
+   * id clusters cannot be registered with, or (with a registry) a cluster not registered.
    */
   async issue(request: IssueApiTokenRequest): Promise<{ token: string; record: ApiTokenRecord }> {
     if (!ROLES.includes(request.role)) {
@@ -71,6 +83,7 @@ export class ApiTokens {
     if (typeof request.cluster !== "string" || request.cluster.length === 0) {
       throw new ValidationError([{ path: "/cluster", message: "An API token must be bound to a cluster" }]);
     }
+    await this.#checkCluster(request.cluster);
     const { token, prefix, tokenSha256 } = generateApiToken();
     const record: ApiTokenRecord = {
       id: randomUUID(),
@@ -84,6 +97,20 @@ export class ApiTokens {
     };
     await this.#store.insert(record);
     return { token, record };
+  }
+
+  async #checkCluster(cluster: string): Promise<void> {
+    if (!clusterId.check(cluster)) {
+      const message = `${JSON.stringify(cluster)} is not a cluster id: ${ClusterId.description}`;
+      throw new ValidationError([{ path: "/cluster", message }], `/cluster: ${message}`);
+    }
+    if (!this.#clusters) return;
+    const known = (await this.#clusters.list()).map((c) => c.id);
+    if (!known.includes(cluster)) {
+      const listed = known.length > 0 ? `registered: ${known.join(", ")}` : "none is registered";
+      const message = `${cluster} is not a registered cluster (${listed}); register it with POST /v1/clusters first`;
+      throw new ValidationError([{ path: "/cluster", message }], `/cluster: ${message}`);
+    }
   }
 
   /** Revokes a token by id; `true` if it was live. Effective for the next request. */

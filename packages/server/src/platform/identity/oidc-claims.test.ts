@@ -41,12 +41,23 @@ describe("claimsToPrincipal", () => {
     expect(p).toMatchObject({ user: "carol", roles: ["researcher"] });
   });
 
-  it("lets a clusters claim replace the clusters of the groups", () => {
-    const p = claimsToPrincipal(
-      { sub: "s", groups: ["hpc-users"], jobsight_clusters: ["hpc2"] },
-      { groupGrants: grants },
-    );
-    expect(p.clusters).toEqual(["hpc2"]);
+  it("lets a clusters claim narrow the clusters of the groups, never widen them", () => {
+    const narrowed = (groups: string[], claimed: unknown) =>
+      claimsToPrincipal({ sub: "s", groups, jobsight_clusters: claimed }, { groupGrants: grants }).clusters;
+    // hpc1-admins grants hpc1 only: naming hpc2 too adds nothing, naming only hpc2 leaves nothing.
+    expect(narrowed(["hpc1-admins"], ["hpc1", "hpc2"])).toEqual(["hpc1"]);
+    expect(narrowed(["hpc1-admins"], ["hpc2"])).toEqual([]);
+    expect(narrowed(["k8s-admins"], "k8s-a")).toEqual(["k8s-a"]);
+    // A grant of every cluster is narrowed to what the claim names.
+    expect(narrowed(["hpc-users"], ["hpc2", "hpc2"])).toEqual(["hpc2"]);
+    expect(narrowed(["hpc-users"], [])).toEqual([]);
+  });
+
+  it("leaves the user out when the user claim is missing, and reads `sub` when told to", () => {
+    expect(
+      claimsToPrincipal({ sub: "s", groups: ["hpc-users"] }, { groupGrants: grants }),
+    ).not.toHaveProperty("user");
+    expect(claimsToPrincipal({ sub: "s" }, { userClaim: "sub" }).user).toBe("s");
   });
 
   it("yields no roles (and no clusters) for a user in no known group", () => {

@@ -17,7 +17,8 @@ export type GroupGrant = {
 /** How a token's claims become a {@link VerifiedIdentity}. */
 export type ClaimMappingOptions = {
   /**
-   * Claim holding the user name jobs are recorded under; dotted paths reach nested claims.
+   * Claim holding the user name jobs are recorded under; dotted paths reach nested claims. A token
+   * without it is refused at sign-in (`TOKEN_NO_USER`); name `sub` here to let the subject be the user.
    * @default "preferred_username"
    */
   userClaim?: string;
@@ -28,8 +29,8 @@ export type ClaimMappingOptions = {
    */
   groupsClaim?: string;
   /**
-   * Claim listing the caller's clusters; when a token carries it, it replaces the clusters the
-   * groups grant.
+   * Claim listing the caller's clusters; when a token carries it, it narrows the clusters the
+   * groups grant to those it names (it cannot add one).
    * @default "jobsight_clusters"
    */
   clustersClaim?: string;
@@ -49,9 +50,10 @@ const ROLE_ORDER = ROLES;
 
 /**
  * Maps verified claims to a principal: `sub` is the subject, the user claim the user, groups
- * become roles through `groupGrants`. A token without `sub` is refused (`TOKEN_CLAIMS`); a token
- * whose groups grant nothing yields a principal with no roles, which every protected route refuses
- * with 403.
+ * become roles through `groupGrants`, and a clusters claim narrows the clusters they grant. A
+ * token without `sub` is refused (`TOKEN_CLAIMS`); one without the user claim has no `user` (and
+ * `toPrincipal` refuses it); a token whose groups grant nothing yields a principal with no roles,
+ * which every protected route refuses with 403.
  *
  * @example
  * ```ts
@@ -73,14 +75,17 @@ export function claimsToPrincipal(claims: JWTPayload, options: ClaimMappingOptio
   const roles = new Set<Role>(options.defaultRoles ?? []);
   for (const grant of grants) for (const role of grant.roles) roles.add(role);
 
-  const claimed = readClaim(claims, options.clustersClaim ?? "jobsight_clusters");
   let clusters: "all" | string[];
-  if (claimed !== undefined) {
-    clusters = toList(claimed);
-  } else if ((options.defaultRoles?.length ?? 0) > 0 || grants.some((g) => (g.clusters ?? "all") === "all")) {
+  if ((options.defaultRoles?.length ?? 0) > 0 || grants.some((g) => (g.clusters ?? "all") === "all")) {
     clusters = "all";
   } else {
     clusters = [...new Set(grants.flatMap((g) => (g.clusters === "all" ? [] : [...(g.clusters ?? [])])))];
+  }
+  const claimed = readClaim(claims, options.clustersClaim ?? "jobsight_clusters");
+  if (claimed !== undefined) {
+    // The claim narrows what the groups grant, never widens it.
+    const granted = clusters;
+    clusters = [...new Set(toList(claimed))].filter((c) => granted === "all" || granted.includes(c));
   }
   return {
     subject: claims.sub,

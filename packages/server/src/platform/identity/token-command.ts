@@ -12,7 +12,8 @@ export type TokenCommandIo = { out: (text: string) => void; err: (text: string) 
 const USAGE = `Usage: jobsight-server token <create|list|revoke> [options]
 
   create --role collector|scheduler --cluster <id> [--user <name>] [--label <text>]
-         prints the new token once; only its sha256 is stored
+         prints the new token once; only its sha256 is stored. The cluster must be
+         registered (POST /v1/clusters) unless ingest.requireRegisteredCluster is false
   list   [--json]    every token: id, prefix, role, cluster, label, created, revoked
   revoke <id>        refuses the token from the next request on
 
@@ -140,7 +141,9 @@ export async function runTokenCommand(args: string[]): Promise<number> {
     timescale: config.postgres.timescale,
   });
   try {
-    const tokens = new ApiTokens(opened.storage.tokens);
+    // Tokens only for registered clusters, unless ingest accepts clusters nobody registered.
+    const clusters = config.ingest.requireRegisteredCluster ? opened.storage.clusters : undefined;
+    const tokens = new ApiTokens(opened.storage.tokens, { clusters });
     const rest = args.filter((_a, i) => !isCommonOption(args, i) && !isCommonOption(args, i - 1));
     return await tokenCommand(rest, tokens, {
       out: (t) => process.stdout.write(t),

@@ -14,6 +14,8 @@ export const tokenErrorCatalogue = {
   TOKEN_EXPIRED: "The token has expired (beyond the allowed clock skew).",
   TOKEN_NOT_YET_VALID: "The token's not-before time is in the future (beyond the allowed clock skew).",
   TOKEN_CLAIMS: "A required claim (e.g. `sub`) is missing or of the wrong type.",
+  TOKEN_NO_USER:
+    "The token lacks the configured user name claim (`preferred_username` by default); its `sub` is used only when `oidc.claims.user` names it.",
   TOKEN_UNKNOWN: "No API token with this value exists.",
   TOKEN_REVOKED: "The API token has been revoked.",
   OIDC_DISCOVERY_FAILED: "The identity provider's discovery document or key set could not be fetched.",

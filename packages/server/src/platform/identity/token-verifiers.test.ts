@@ -27,6 +27,18 @@ describe("toPrincipal", () => {
     expect(toPrincipal(p({}))).not.toHaveProperty("cluster");
   });
 
+  it("refuses an identity without a user name with 401 TOKEN_NO_USER instead of acting as its subject", () => {
+    const error = (() => {
+      try {
+        toPrincipal(p({ user: undefined }));
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(TokenError);
+    expect(error).toMatchObject({ reason: "TOKEN_NO_USER", statusCode: 401, code: "UNAUTHENTICATED" });
+  });
+
   it("refuses what it cannot hold without widening access", () => {
     expect(() => toPrincipal(p({ roles: [] }))).toThrow(ForbiddenError);
     expect(() => toPrincipal(p({ clusters: [] }))).toThrow(ForbiddenError);
@@ -59,8 +71,22 @@ describe("oidcTokenVerifier", () => {
       via: "oidc",
     });
     await expect(verifier.verify("jst_not-a-jwt")).resolves.toBeUndefined();
+    const noUser = await issuer.sign({ sub: "u9", groups: ["users"] });
+    await expect(verifier.verify(noUser)).rejects.toMatchObject({ reason: "TOKEN_NO_USER" });
     await expect(
       verifier.verify(await issuer.sign({ sub: "u" }, { expiresInSeconds: -600 })),
     ).rejects.toThrow(TokenError);
+  });
+
+  it("lets the subject be the user only when the configuration names `sub` as the user claim", async () => {
+    const verifier = oidcTokenVerifier(
+      new OidcVerifier({
+        issuer: issuer.url,
+        audience: "jobsight",
+        claims: { userClaim: "sub", groupGrants: { users: { roles: ["researcher"] } } },
+      }),
+    );
+    const token = await issuer.sign({ sub: "u9", groups: ["users"] });
+    await expect(verifier.verify(token)).resolves.toMatchObject({ role: "researcher", user: "u9" });
   });
 });

@@ -3,6 +3,7 @@ import { decodeProtectedHeader } from "jose";
 import { ForbiddenError } from "../../errors.js";
 import type { OidcVerifier } from "./oidc-verifier.js";
 import type { Principal, TokenVerifier } from "./principal.js";
+import { TokenError } from "./token-error.js";
 import type { VerifiedIdentity } from "./verified-identity.js";
 
 // When identity-provider groups grant several roles, the request runs as the one that reaches
@@ -11,8 +12,8 @@ const ROLE_PRECEDENCE: readonly Role[] = ["platform", "scheduler", "researcher",
 
 /**
  * The auth plugin's principal (one role, at most one cluster) for a security principal. Refuses
- * (403) what that shape cannot hold without widening access: no role, no cluster, or several
- * clusters short of all.
+ * (401 `TOKEN_NO_USER`) an identity without a user name, and (403) what that shape cannot hold
+ * without widening access: no role, no cluster, or several clusters short of all.
  *
  * @example
  * ```ts
@@ -21,12 +22,19 @@ const ROLE_PRECEDENCE: readonly Role[] = ["platform", "scheduler", "researcher",
  * ```
  */
 export function toPrincipal(principal: VerifiedIdentity): Principal {
+  // Acting under the subject would record and show jobs under an opaque id, or another user's name.
+  if (!principal.user) {
+    throw new TokenError(
+      "TOKEN_NO_USER",
+      "The token names no user: it lacks the configured user claim (oidc.claims.user, preferred_username by default)",
+    );
+  }
   const role = ROLE_PRECEDENCE.find((r) => principal.roles.includes(r));
   if (!role)
     throw new ForbiddenError("Your sign-in grants no Jobsight role; ask the platform team for a group");
   const base = {
     role,
-    user: principal.user ?? principal.subject,
+    user: principal.user,
     tokenId: principal.source === "oidc" ? `oidc:${principal.subject}` : principal.subject,
     via: principal.source,
   };

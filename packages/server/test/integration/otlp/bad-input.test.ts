@@ -146,6 +146,39 @@ describe("OTLP receivers given bad input: clear errors, no crash, nothing writte
     expect(await fx.rowCount()).toBe(2);
   });
 
+  it("rejects points whose identity holds an unpaired surrogate as partial success, not 500", async () => {
+    const good = richSamples("hpc1", "surrogate-ok", 2);
+    const bad = [
+      ...richSamples("hpc1", "surrogate-\ud800", 1),
+      ...richSamples("hpc1", "surrogate-node", 1, "gpu\udc07"),
+      { ...richSamples("hpc1", "surrogate-user", 1)[0], user: "al\ud800ice" },
+    ];
+    const request = encodeObservations([...good, ...bad]);
+    const badPoints = encodeObservations(bad).resourceMetrics.reduce(
+      (n, rm) =>
+        n +
+        rm.scopeMetrics[0].metrics.reduce(
+          (m, metric) => m + (metric.gauge ?? metric.sum)!.dataPoints.length,
+          0,
+        ),
+      0,
+    );
+    const before = await fx.rowCount();
+    // JSON.stringify writes each lone surrogate as its escape, as a broken sender would.
+    const res = await postOtlp(fx.receivers.http.url, encodeExportMetricsRequestJson(request), {
+      ...auth(),
+      "content-type": "application/json",
+    });
+    expect(res.status).toBe(200);
+    const answer = decodeExportMetricsResponseJson(res.body);
+    expect(answer.partialSuccess?.rejectedDataPoints).toBe(BigInt(badPoints));
+    expect(answer.partialSuccess?.errorMessage).toMatch(/unpaired UTF-16 surrogate/);
+    expect((await fx.storage.storage.samples.series("hpc1", "surrogate-ok")).samples).toHaveLength(2);
+    expect(await fx.rowCount()).toBe(before + 2);
+    // The later tests count the rows of the others.
+    await fx.storage.storage.pool.query("DELETE FROM usage_samples WHERE job_id = 'surrogate-ok'");
+  });
+
   it("refuses callers without a valid collector token of a registered cluster (401, 403)", async () => {
     const body = valid();
     const cases: [Record<string, string>, number, GrpcStatus, string | undefined, RegExp][] = [

@@ -89,8 +89,19 @@ describe("PostgresApiTokenStore", () => {
   it("treats hostile values as data", async () => {
     const tokens = new ApiTokens(store);
     const label = "x'); DROP TABLE api_tokens; --";
-    const { token } = await tokens.issue({ role: "collector", cluster: "c'--", label });
-    await expect(store.findByHash(hashApiToken(token))).resolves.toMatchObject({ label, cluster: "c'--" });
+    const { token } = await tokens.issue({ role: "collector", cluster: "c1", label });
+    await expect(store.findByHash(hashApiToken(token))).resolves.toMatchObject({ label, cluster: "c1" });
+    // The issuer refuses such a cluster id; the store keeps one written directly as it is.
+    await expect(tokens.issue({ role: "collector", cluster: "c'--" })).rejects.toThrow(/is not a cluster id/);
+    const hostile = generateApiToken();
+    await store.insert({
+      id: "hostile",
+      tokenSha256: hostile.tokenSha256,
+      role: "collector",
+      cluster: "c'--",
+      createdAt: new Date(),
+    });
+    await expect(store.findByHash(hostile.tokenSha256)).resolves.toMatchObject({ cluster: "c'--" });
     expect(await store.findByHash("' OR '1'='1")).toBeUndefined();
     expect(await store.revoke("' OR '1'='1", new Date())).toBe(false);
   });

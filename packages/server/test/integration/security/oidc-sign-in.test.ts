@@ -132,6 +132,31 @@ describe("OIDC sign-in through the server", () => {
     expect(res.json().message).toMatch(/no Jobsight role/);
   });
 
+  it("refuses a token without the user claim with 401 TOKEN_NO_USER rather than act as its subject", async () => {
+    // The subject is the name of another user: acting under it would show bob's jobs.
+    const res = await get(await issuer.sign({ sub: "bob", groups: ["hpc-users"] }));
+    expect(res.statusCode).toBe(401);
+    expect(res.json().code).toBe("UNAUTHENTICATED");
+    expect(reasonOf(res.json())).toBe("TOKEN_NO_USER");
+  });
+
+  it("lets a clusters claim narrow the group's clusters, never add one", async () => {
+    const admin = (clusters: string[]) =>
+      issuer.sign({
+        sub: "u-ann",
+        preferred_username: "ann",
+        groups: ["hpc-admins"],
+        jobsight_clusters: clusters,
+      });
+    // hpc-admins grants hpc1 only: a claim naming hpc2 gains nothing.
+    const widened = await get(await admin(["hpc2"]), "/v1/jobs?cluster=hpc2");
+    expect(widened.statusCode).toBe(403);
+    const both = await get(await admin(["hpc1", "hpc2"]), "/v1/jobs?cluster=hpc2");
+    expect(both.statusCode).toBe(403);
+    expect(both.json().errors).toEqual([{ path: "/query/cluster", message: "must be hpc1 for this token" }]);
+    expect((await get(await admin(["hpc1", "hpc2"]))).json().items).toHaveLength(2);
+  });
+
   it("leaves health unauthenticated", async () => {
     expect((await get(undefined, "/healthz")).statusCode).toBe(200);
   });

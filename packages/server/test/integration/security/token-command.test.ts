@@ -78,6 +78,25 @@ describe("jobsight-server token", () => {
     expect(badRole.out).toBe("");
   });
 
+  it("refuses a malformed or unregistered cluster with a clear error, and creates nothing", async () => {
+    const before = (await tokens.list()).length;
+    const malformed = await run(["create", "--role", "collector", "--cluster", "HPC 1"]);
+    expect(malformed.code).toBe(2);
+    expect(malformed.err).toMatch(/^\/cluster: "HPC 1" is not a cluster id: /);
+    const registered = new ApiTokens(fx.storage.tokens, { clusters: fx.storage.clusters });
+    let err = "";
+    const create = (cluster: string) =>
+      tokenCommand(["create", "--role", "scheduler", "--cluster", cluster], registered, {
+        out: () => {},
+        err: (t) => (err += t),
+      });
+    expect(await create("hpc7")).toBe(2);
+    expect(err).toMatch(/\/cluster: hpc7 is not a registered cluster/);
+    expect((await tokens.list()).length).toBe(before);
+    await fx.storage.clusters.register({ id: "hpc7", name: "HPC 7", scheduler: "slurm" });
+    expect(await create("hpc7")).toBe(0);
+  });
+
   it("lists every stored token, those created without the command too", async () => {
     const { tokenSha256 } = generateApiToken();
     await fx.storage.tokens.insert({

@@ -6,7 +6,7 @@ import type { FastifyInstance } from "fastify";
 import { createTestDatabase, type TestDatabase } from "../../../../../test/services/index.js";
 import { buildApp } from "../../../src/app.js";
 import { parseServerConfig } from "../../../src/config/parse-config.js";
-import { findVisibleJob, readScope } from "../../../src/http/routes/access.js";
+import { accessScope, findVisibleJob } from "../../../src/http/routes/access.js";
 import { adviceHistoryRoutes } from "../../../src/http/routes/intelligence/advice-history.js";
 import type { RouteContext } from "../../../src/http/routes/route-handler.js";
 import { wasteReportHandlers } from "../../../src/http/routes/waste-report.js";
@@ -70,7 +70,11 @@ export async function startReportServer(prefix: string): Promise<ReportServer> {
         query,
         principal,
       }: RouteContext<unknown, { cluster?: string }, { jobId: string }>) => {
-        const record = await findVisibleJob(deps.storage, readScope(principal, query.cluster), params.jobId);
+        const record = await findVisibleJob(
+          deps.storage,
+          accessScope(principal, query.cluster),
+          params.jobId,
+        );
         const [series, events] = await Promise.all([
           deps.storage.samples.series(record.cluster, record.jobId),
           deps.storage.events.forJob(record.cluster, record.jobId),

@@ -1,7 +1,7 @@
 import { recordedAdvice } from "../../../data-plane/queries/recorded-advice.js";
 import { adviceHistory } from "../../../intelligence/recording/advice-history.js";
 import { LINK_WINDOW, linkKeyOf } from "../../../intelligence/recording/link-predictions.js";
-import { findVisibleJob, readScope } from "../access.js";
+import { accessScope, findVisibleJob } from "../access.js";
 import type { RouteDeps } from "../route-deps.js";
 import type { RouteContext, RouteHandlers } from "../route-handler.js";
 
@@ -28,7 +28,7 @@ export function adviceHistoryRoutes(deps: RouteDeps): RouteHandlers {
       query,
       principal,
     }: RouteContext<unknown, { cluster?: string }, { jobId: string }>) => {
-      const job = await findVisibleJob(deps.storage, readScope(principal, query.cluster), params.jobId);
+      const job = await findVisibleJob(deps.storage, accessScope(principal, query.cluster), params.jobId);
       const submitted = Date.parse(job.submittedAt);
       // A prediction may be recorded just after the submission it was for (clock skew).
       const to = new Date(submitted + LINK_WINDOW.skewSeconds * 1000);

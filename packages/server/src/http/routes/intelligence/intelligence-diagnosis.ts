@@ -1,6 +1,6 @@
 import { renderDiagnosisMarkdown } from "../../../intelligence/diagnosis/explain/render-markdown.js";
 import type { IntelligenceService } from "../../../intelligence/intelligence-service.js";
-import { findVisibleJob, readScope } from "../access.js";
+import { accessScope, findVisibleJob } from "../access.js";
 import type { RouteDeps } from "../route-deps.js";
 import type { RouteContext, RouteHandlers } from "../route-handler.js";
 
@@ -50,7 +50,7 @@ export function diagnosisRoutes(deps: RouteDeps, service: IntelligenceService): 
       request,
       reply,
     }: RouteContext<unknown, { cluster?: string }, { jobId: string }>) => {
-      const record = await findVisibleJob(deps.storage, readScope(principal, query.cluster), params.jobId);
+      const record = await findVisibleJob(deps.storage, accessScope(principal, query.cluster), params.jobId);
       const diagnosis = await service.diagnose(record);
       if (!prefersMarkdown(request.headers.accept)) return diagnosis;
       reply.type("text/markdown; charset=utf-8");

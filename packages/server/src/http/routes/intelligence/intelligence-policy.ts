@@ -5,7 +5,7 @@ import { ForbiddenError, ValidationError } from "../../../errors.js";
 import type { IntelligenceService } from "../../../intelligence/intelligence-service.js";
 import { beforePolicy } from "../../../intelligence/policy/before-policy.js";
 import { simulatePolicy } from "../../../intelligence/policy/policy-simulate.js";
-import { readScope } from "../access.js";
+import { accessScope } from "../access.js";
 import type { RouteContext, RouteHandlers } from "../route-handler.js";
 
 const WEEK_MS = 7 * 86_400_000;
@@ -36,7 +36,7 @@ export function policyRoutes(service: IntelligenceService, pool: SqlPool): Route
     },
     // Nothing is stored or applied; a cluster-bound token simulates on its own cluster's jobs.
     simulatePolicy: async ({ body, principal }: RouteContext<PolicySimulationRequest>) => {
-      const scope = readScope(principal, body.cluster);
+      const scope = accessScope(principal, body.cluster);
       const problems = checkPolicy(body.policy).map((p) => ({ ...p, path: `/policy${p.path}` }));
       const to = body.to ? new Date(body.to) : new Date();
       const from = body.from ? new Date(body.from) : new Date(to.getTime() - WEEK_MS);

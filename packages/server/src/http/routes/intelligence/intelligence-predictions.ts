@@ -1,9 +1,9 @@
-import type { FieldError, JobSpec, PredictionBatchRequest, PredictionRequest } from "@jobsight/schemas";
+import type { JobSpec, PredictionBatchRequest, PredictionRequest } from "@jobsight/schemas";
 import { ForbiddenError, NotFoundError } from "../../../errors.js";
 import type { IntelligenceService } from "../../../intelligence/intelligence-service.js";
 import { answerText, BatchAnswerJson } from "../../../intelligence/serving/answer-json.js";
 import type { Principal } from "../../../platform/identity/principal.js";
-import { readScope } from "../access.js";
+import { accessScope, inScope, outOfScope } from "../access.js";
 import type { RouteContext, RouteHandlers } from "../route-handler.js";
 
 /**
@@ -15,19 +15,10 @@ function assertMayPredict(
   specs: readonly JobSpec[],
   path: (i: number) => string,
 ) {
-  if (!principal) throw new ForbiddenError("Authentication required");
-  const errors: FieldError[] = [];
-  specs.forEach((spec, i) => {
-    if (principal.role === "researcher" && spec.user !== principal.user) {
-      errors.push({ path: `${path(i)}/user`, message: `must be ${principal.user} for this token` });
-    }
-    if (principal.cluster && spec.cluster !== principal.cluster) {
-      errors.push({ path: `${path(i)}/cluster`, message: `must be ${principal.cluster} for this token` });
-    }
-  });
+  const errors = outOfScope(accessScope(principal), specs, path);
   if (errors.length > 0) {
     throw new ForbiddenError(
-      `This token may not ask for ${errors.length === 1 ? "this prediction" : "these predictions"}`,
+      `This token may not ask for ${specs.length === 1 ? "this prediction" : "these predictions"}`,
       errors.slice(0, 100),
     );
   }
@@ -69,19 +60,15 @@ export function predictionRoutes(service: IntelligenceService): RouteHandlers {
       return out.bytes();
     },
     getPrediction: async ({ params, principal }: RouteContext<unknown, unknown, { id: string }>) => {
-      const scope = readScope(principal);
+      const scope = accessScope(principal);
       const prediction = await service.getPrediction(params.id);
       // Someone else's prediction is as absent as one that does not exist.
-      if (
-        !prediction ||
-        (scope.user !== undefined && prediction.user !== scope.user) ||
-        (scope.cluster !== undefined && prediction.cluster !== scope.cluster)
-      ) {
+      if (!prediction || !inScope(scope, prediction)) {
         throw new NotFoundError(`Prediction ${params.id} not found`);
       }
       return prediction;
     },
     getAccuracy: async ({ query, principal }: RouteContext<unknown, { cluster?: string }>) =>
-      service.accuracy(readScope(principal, query.cluster).cluster),
+      service.accuracy(accessScope(principal, query.cluster).cluster),
   };
 }

@@ -3,7 +3,7 @@ import type {
   PolicyAuditPage,
   PolicyAuditQuery as StoreQuery,
 } from "../../../data-plane/stores/policy-audit-store.js";
-import { readScope } from "../access.js";
+import { accessScope } from "../access.js";
 import type { RouteContext, RouteHandlers } from "../route-handler.js";
 
 /** What the audit route reads from. */
@@ -22,7 +22,7 @@ export type PolicyAuditReader = { query(q: StoreQuery): Promise<PolicyAuditPage>
 export function policyAuditRoutes(audit: PolicyAuditReader): RouteHandlers {
   return {
     listPolicyAudit: async ({ query, principal }: RouteContext<unknown, PolicyAuditQuery>) => {
-      const scope = readScope(principal, query.cluster);
+      const scope = accessScope(principal, query.cluster);
       return audit.query({ ...query, cluster: scope.cluster });
     },
   };
