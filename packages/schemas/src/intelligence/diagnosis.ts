@@ -26,8 +26,14 @@ export const EvidenceRef = Type.Object(
       },
     ),
     source: Name(
-      "Where it was read, e.g. cgroup:memory.stat, nvidia-smi, kmsg, sacct, squeue, pod.status.",
+      "Where it was read, e.g. cgroup:memory.stat, nvidia-smi, kmsg, sacct, squeue, pod.status, proc:/proc/<pid>/status.",
       128,
+    ),
+    field: Type.Optional(
+      Name(
+        "The field of the source as the source names it, e.g. anon (memory.stat), usage_usec (cpu.stat), utilization.gpu (nvidia-smi), VmRSS (/proc/<pid>/status), MaxRSS (sacct).",
+        128,
+      ),
     ),
     metric: Type.Optional(Name("Metric or field name, e.g. memory.peakBytes or outcome.state.", 128)),
     node: Type.Optional(Name("Node the evidence comes from.", 256)),
@@ -38,6 +44,13 @@ export const EvidenceRef = Type.Object(
     window: Type.Optional(TimeWindow),
     values: Type.Optional(
       Type.Array(Type.Number(), { maxItems: 64, description: "The values that matter." }),
+    ),
+    textValue: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 1024,
+        description: "A stored value that is not a number, verbatim, e.g. OUT_OF_MEMORY for outcome.state.",
+      }),
     ),
     unit: Type.Optional(Name("Unit of the values (UCUM).", 32)),
     line: Type.Optional(Type.String({ maxLength: 4096, description: "The log line, verbatim." })),
@@ -81,12 +94,24 @@ export const Finding = Type.Object(
     }),
     claim: Type.String({ minLength: 1, maxLength: 2048, description: "The claim, in one or two sentences." }),
     confidence: Type.Number({ minimum: 0, maximum: 1, description: "How sure the rule is of the claim." }),
+    rank: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description:
+          "Position in the diagnosis, 1 first: causes before the symptoms they cause (a hardware fault or node failure, then an out-of-memory kill, then the timeout or error that followed, then how resources were used).",
+      }),
+    ),
+    // The span the claim covers: the samples or events it rests on, or the job's run.
+    window: Type.Optional(TimeWindow),
     evidence: Type.Array(EvidenceRef, {
       minItems: 1,
       description: "Every claim cites at least one piece of evidence.",
     }),
   },
-  { additionalProperties: false, description: "One claim with its evidence." },
+  {
+    additionalProperties: false,
+    description: "One claim with its evidence, its rank and the span of time it covers (window).",
+  },
 );
 export type Finding = Static<typeof Finding>;
 
@@ -97,7 +122,8 @@ export const Unseen = Type.Object(
     reason: Type.String({
       minLength: 1,
       maxLength: 1024,
-      description: "Why it was not seen and what it would have told.",
+      description:
+        "Why it was not seen and what it would have told, including a claim not judged for want of data (e.g. a run too short to judge its CPU use).",
     }),
     window: Type.Optional(TimeWindow),
   },
@@ -124,7 +150,9 @@ export const Diagnosis = Type.Object(
     state: Type.Optional(JobState),
     causeDetermined: Type.Boolean({ description: "False when the job failed and no finding explains why." }),
     summary: Type.String({ maxLength: 4096, description: "One paragraph built from the findings only." }),
-    findings: Type.Array(Finding, { description: "Claims, most severe first." }),
+    findings: Type.Array(Finding, {
+      description: "Claims, causes before the symptoms they caused (see rank), then the more severe first.",
+    }),
     unseen: Type.Array(Unseen, { description: "Every source that mattered and was missing." }),
     agentPrompt: Type.String({ description: "A self-contained prompt to paste into a coding agent." }),
     prose: Type.Optional(

@@ -4,6 +4,7 @@ import { buildAgentPrompt } from "./explain/agent-prompt.js";
 import { explainsFailure } from "./explain/finding-labels.js";
 import { buildSummary } from "./explain/summary.js";
 import type { DiagnosisInput } from "./input.js";
+import { rankFindings } from "./ranking.js";
 import { ALL_RULES } from "./rules/all-rules.js";
 import type { DiagnosisRule } from "./rules/rule.js";
 import { DIAGNOSIS_THRESHOLDS, type DiagnosisThresholds } from "./thresholds.js";
@@ -36,12 +37,11 @@ const SUPERSEDES: readonly [FindingKind, FindingKind][] = [
   ["cpu_throttled", "cpu_oversubscribed"],
 ];
 
-const SEVERITY_ORDER = { error: 0, warning: 1, info: 2 } as const;
-
 /**
- * Diagnoses a job from what was observed: runs every rule, orders the findings (errors first),
- * decides whether the failure's cause was determined, lists what could not be seen, and writes a
- * summary and a prompt for a coding agent. A pure function of its input.
+ * Diagnoses a job from what was observed: runs every rule, ranks the findings (causes before the
+ * symptoms they caused, each with the span of time it covers), decides whether the failure's cause
+ * was determined, lists what could not be seen (sources, and claims too little data could judge),
+ * and writes a summary and a prompt for a coding agent. A pure function of its input.
  *
  * @example
  * ```ts
@@ -67,16 +67,10 @@ export function diagnose(input: DiagnosisInput, options: DiagnoseOptions = {}): 
     }
   }
   const kinds = new Set(found.map((f) => f.kind));
-  const findings = found
-    .filter((f) => !SUPERSEDES.some(([winner, loser]) => f.kind === loser && kinds.has(winner)))
-    .map((f, i) => ({ f, i }))
-    .sort(
-      (a, b) =>
-        SEVERITY_ORDER[a.f.severity] - SEVERITY_ORDER[b.f.severity] ||
-        b.f.confidence - a.f.confidence ||
-        a.i - b.i,
-    )
-    .map((x) => x.f);
+  const findings = rankFindings(
+    found.filter((f) => !SUPERSEDES.some(([winner, loser]) => f.kind === loser && kinds.has(winner))),
+    ctx.window,
+  );
   const causeDetermined = !ctx.failed || findings.some(explainsFailure);
   const unseen = dedupeUnseen([...sourcesUnseen(ctx), ...ruleUnseen]);
   const record = input.record;

@@ -97,7 +97,7 @@ describe("checkEvidence", () => {
   it("rejects a process named or stated wrongly", () => {
     const ev: EvidenceRef = {
       kind: "process",
-      source: "proc",
+      source: "proc:/proc/<pid>/status",
       metric: "processes.48200.rssBytes",
       node: "cn041",
       window: { start: "2026-11-03T09:00:30Z", end: "2026-11-03T09:00:30Z" },

@@ -1,8 +1,9 @@
 import type { Diagnosis, EvidenceRef, UsageSample } from "@jobsight/schemas";
 import { ms } from "./explain/format.js";
 import type { DiagnosisInput } from "./input.js";
-import { metricSource, readMetric } from "./metric-paths.js";
-import { readRecordField } from "./record-fields.js";
+import { readMetric } from "./metric-paths.js";
+import { readFrom, sampleOrigin } from "./metric-sources.js";
+import { readRecordField, schedulerFieldName } from "./record-fields.js";
 
 /** A piece of evidence that does not point at data in the input. */
 export interface EvidenceProblem {
@@ -66,10 +67,18 @@ function samplesIn(e: EvidenceRef, input: DiagnosisInput): UsageSample[] {
 
 function checkMetric(e: EvidenceRef, input: DiagnosisInput): string | undefined {
   if (!e.metric || !e.node || !e.window) return "metric evidence needs a metric, a node and a window";
-  if (e.source !== metricSource(e.metric)) return `source ${e.source} is not where ${e.metric} is read`;
-  const samples = samplesIn(e, input).filter((s) => readMetric(s, e.metric!) !== undefined);
-  if (samples.length === 0)
+  const carrying = samplesIn(e, input).filter((s) => readMetric(s, e.metric!) !== undefined);
+  if (carrying.length === 0)
     return `no sample of ${e.metric} on ${e.node} in ${e.window.start}..${e.window.end}`;
+  // Only the samples that read the metric where the evidence says it was read back it.
+  const samples = carrying.filter((s) => {
+    const from = readFrom(e.metric!, sampleOrigin(s));
+    return from.source === e.source && (e.field === undefined || from.field === e.field);
+  });
+  if (samples.length === 0) {
+    const from = readFrom(e.metric, sampleOrigin(carrying[0]));
+    return `${e.metric} on ${e.node} was read from ${from.source}${from.field ? ` (${from.field})` : ""}, not ${e.source}${e.field ? ` (${e.field})` : ""}`;
+  }
   const seen = new Set(samples.map((s) => readMetric(s, e.metric!)));
   const missing = (e.values ?? []).filter((v) => !seen.has(v));
   if (missing.length) return `values of ${e.metric} on ${e.node} not in the samples: ${missing.join(", ")}`;
@@ -99,6 +108,10 @@ function checkScheduler(e: EvidenceRef, input: DiagnosisInput): string | undefin
   if (!e.metric) return "scheduler evidence needs the field name";
   const v = readRecordField(input.record, e.metric);
   if (v === undefined) return `the record has no field ${e.metric}`;
+  if (e.field !== undefined && e.field !== schedulerFieldName(e.source, e.metric))
+    return `${e.metric} is not ${e.source}'s ${e.field}`;
+  if (e.textValue !== undefined && e.textValue !== String(v))
+    return `${e.metric} is ${String(v)}, not ${e.textValue}`;
   if (typeof v === "number") {
     if (e.values && (e.values.length !== 1 || e.values[0] !== v))
       return `${e.metric} is ${v}, not ${e.values.join(", ")}`;

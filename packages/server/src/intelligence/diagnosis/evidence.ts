@@ -1,17 +1,22 @@
 import type { EvidenceRef, NodeEvent, UsageSample } from "@jobsight/schemas";
 import type { RuleContext } from "./context.js";
 import type { JobLogLine, RunTimeHistory } from "./input.js";
-import { type MetricName, metricSource, metricUnit, processMetric, readMetric } from "./metric-paths.js";
-import { readRecordField } from "./record-fields.js";
+import { type MetricName, metricUnit, processMetric, readMetric } from "./metric-paths.js";
+import { PROCESS_RSS, type ReadFrom, readFrom, type SampleOrigin, sampleOrigin } from "./metric-sources.js";
+import { readRecordField, schedulerFieldName } from "./record-fields.js";
 
 /** The most values one piece of evidence carries (the schema's limit). */
 export const MAX_EVIDENCE_VALUES = 64;
 
 const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
 
+/** A source and its field as evidence carries them. */
+const where = (r: ReadFrom) => ({ source: r.source, ...(r.field ? { field: r.field } : {}) });
+
 /**
  * Evidence from a metric over some samples of one node: the window they span and their values
- * (thinned to {@link MAX_EVIDENCE_VALUES}, always keeping the first, the last and the largest).
+ * (thinned to {@link MAX_EVIDENCE_VALUES}, always keeping the first, the last and the largest),
+ * labelled with where those samples read it (a cgroup file, or `/proc` without cgroups).
  * Undefined when none of the samples carries the metric, so no rule can cite what it did not see.
  *
  * @example
@@ -25,13 +30,13 @@ export function metricEvidence(
   samples: readonly UsageSample[],
   text: string,
 ): EvidenceRef | undefined {
-  const carrying = samples.filter((s) => readMetric(s, metric) !== undefined);
+  const carrying = sameOrigin(samples.filter((s) => readMetric(s, metric) !== undefined));
   if (carrying.length === 0) return undefined;
   const kept = thin(carrying, (s) => readMetric(s, metric)!);
   const unit = metricUnit(metric);
   return {
     kind: "metric",
-    source: metricSource(metric),
+    ...where(readFrom(metric, sampleOrigin(carrying[0]))),
     metric,
     node,
     window: { start: carrying[0].time, end: carrying[carrying.length - 1].time },
@@ -39,6 +44,16 @@ export function metricEvidence(
     ...(unit ? { unit } : {}),
     text: clip(text, 2048),
   };
+}
+
+/** The samples of the origin most of them share, so one label is true of every value cited. */
+function sameOrigin(samples: readonly UsageSample[]): UsageSample[] {
+  const by = new Map<SampleOrigin, UsageSample[]>();
+  for (const s of samples) {
+    const o = sampleOrigin(s);
+    by.set(o, [...(by.get(o) ?? []), s]);
+  }
+  return [...by.values()].sort((a, b) => b.length - a.length)[0] ?? [];
 }
 
 function thin(samples: readonly UsageSample[], value: (s: UsageSample) => number): UsageSample[] {
@@ -58,7 +73,7 @@ export function processEvidence(node: string, sample: UsageSample, pid: number, 
   if (!p) throw new RangeError(`no process ${pid} in the sample of ${node} at ${sample.time}`);
   return {
     kind: "process",
-    source: "proc",
+    ...where(PROCESS_RSS),
     metric: processMetric(pid),
     node,
     window: { start: sample.time, end: sample.time },
@@ -74,6 +89,7 @@ export function eventEvidence(event: NodeEvent, text: string): EvidenceRef {
   return {
     kind: "event",
     source: event.kind === "source_unavailable" ? "collector" : "kmsg",
+    ...(event.xid ? { field: "Xid" } : event.oomKill ? { field: "Killed process" } : {}),
     metric: event.kind,
     node: event.node,
     window: { start: event.time, end: event.time },
@@ -101,11 +117,13 @@ export function logEvidence(line: JobLogLine, text: string): EvidenceRef {
 export function schedulerEvidence(ctx: RuleContext, field: string, text: string): EvidenceRef | undefined {
   const v = readRecordField(ctx.record, field);
   if (v === undefined) return undefined;
+  const name = schedulerFieldName(ctx.schedulerSource, field);
   return {
     kind: "scheduler",
     source: ctx.schedulerSource,
+    ...(name ? { field: name } : {}),
     metric: field,
-    ...(typeof v === "number" ? { values: [v] } : {}),
+    ...(typeof v === "number" ? { values: [v] } : String(v) ? { textValue: clip(String(v), 1024) } : {}),
     ...(typeof v === "number" && /Bytes$/.test(field) ? { unit: "By" } : {}),
     ...(typeof v === "number" && /Seconds$/.test(field) ? { unit: "s" } : {}),
     text: clip(text, 2048),

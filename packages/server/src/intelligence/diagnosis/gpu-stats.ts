@@ -1,6 +1,6 @@
-import type { UsageSample } from "@jobsight/schemas";
+import type { Unseen, UsageSample } from "@jobsight/schemas";
 import type { RuleContext } from "./context.js";
-import { ms } from "./explain/format.js";
+import { type Coverage, coverage, enough, notJudged } from "./coverage.js";
 import { gpuIndices } from "./series.js";
 
 /** What one GPU of the job did over the samples of its node. */
@@ -18,8 +18,8 @@ export interface GpuStats {
   readonly maxMemoryUsedBytes: number;
   /** `memory.total` of the GPU, when reported. */
   readonly memoryTotalBytes: number | undefined;
-  /** Seconds between the first and the last sample. */
-  readonly spanSeconds: number;
+  /** How much of the run the GPU's readings cover (gaps in them saw nothing). */
+  readonly coverage: Coverage;
 }
 
 /** Per-GPU statistics for every node with GPU metrics. */
@@ -43,7 +43,7 @@ export function gpuStats(ctx: RuleContext): GpuStats[] {
         maxMemorySample,
         maxMemoryUsedBytes: g(maxMemorySample).memoryUsedBytes,
         memoryTotalBytes: samples.map((s) => g(s).memoryTotalBytes).find((v) => v !== undefined),
-        spanSeconds: (ms(samples[samples.length - 1].time) - ms(samples[0].time)) / 1000,
+        coverage: coverage(ctx, samples, "readings", all),
       });
     }
   }
@@ -55,7 +55,23 @@ export function isUnused(ctx: RuleContext, s: GpuStats): boolean {
   return s.idleShare >= ctx.thresholds.mostOfJobShare;
 }
 
-/** True when the GPU was watched long enough to judge its use. */
-export function longEnough(ctx: RuleContext, s: GpuStats): boolean {
-  return s.spanSeconds >= ctx.thresholds.minRunSecondsForUsageRules && s.samples.length >= 3;
+/** True when the GPU's readings cover enough of the run to judge its use. */
+export function judgeable(ctx: RuleContext, s: GpuStats): boolean {
+  return enough(ctx, s.coverage);
+}
+
+/** One `unseen` entry per node whose GPUs' readings are too few to say whether they worked. */
+export function gpusNotJudged(ctx: RuleContext, stats: readonly GpuStats[]): Unseen[] {
+  const byNode = new Map<string, GpuStats[]>();
+  for (const s of stats) if (!judgeable(ctx, s)) byNode.set(s.node, [...(byNode.get(s.node) ?? []), s]);
+  return [...byNode].map(([node, list]) => {
+    const gpus = `GPU${list.length > 1 ? "s" : ""} ${list.map((s) => s.index).join(", ")}`;
+    return notJudged(
+      ctx,
+      "gpu-metrics",
+      `The use of ${gpus} on ${node}`,
+      "whether they were busy or idle",
+      list[0].coverage,
+    );
+  });
 }

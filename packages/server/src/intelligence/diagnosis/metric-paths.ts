@@ -4,36 +4,10 @@ import type { UsageSample } from "@jobsight/schemas";
  * Metric names used in evidence are paths into a {@link UsageSample}: `memory.currentBytes`,
  * `cpu.throttledPeriods`, `pressure.ioSome`, `pids`, plus two keyed forms:
  * `gpus.<index>.<field>` (the GPU whose nvidia-smi `index` is `<index>`, not its array position)
- * and `processes.<pid>.rssBytes`. One reader resolves them for the rules and the evidence check alike.
+ * and `processes.<pid>.rssBytes`. One reader resolves them for the rules and the evidence check alike;
+ * where each was read is `metric-sources.ts`'s.
  */
 export type MetricName = string;
-
-const SOURCES: Record<string, string> = {
-  "memory.currentBytes": "cgroup:memory.current",
-  "memory.peakBytes": "cgroup:memory.peak",
-  "memory.limitBytes": "cgroup:memory.max",
-  "memory.anonBytes": "cgroup:memory.stat",
-  "memory.fileBytes": "cgroup:memory.stat",
-  "memory.shmemBytes": "cgroup:memory.stat",
-  "memory.swapBytes": "cgroup:memory.swap.current",
-  "memory.oomEvents": "cgroup:memory.events",
-  "memory.oomKillEvents": "cgroup:memory.events",
-  "cpu.usageSeconds": "cgroup:cpu.stat",
-  "cpu.userSeconds": "cgroup:cpu.stat",
-  "cpu.systemSeconds": "cgroup:cpu.stat",
-  "cpu.periods": "cgroup:cpu.stat",
-  "cpu.throttledPeriods": "cgroup:cpu.stat",
-  "cpu.throttledSeconds": "cgroup:cpu.stat",
-  "cpu.limitCores": "cgroup:cpu.max",
-  "io.readBytes": "cgroup:io.stat",
-  "io.writeBytes": "cgroup:io.stat",
-  pids: "cgroup:pids.current",
-  "pressure.cpuSome": "cgroup:cpu.pressure",
-  "pressure.memorySome": "cgroup:memory.pressure",
-  "pressure.memoryFull": "cgroup:memory.pressure",
-  "pressure.ioSome": "cgroup:io.pressure",
-  "pressure.ioFull": "cgroup:io.pressure",
-};
 
 const UNITS: Record<string, string> = {
   Bytes: "By",
@@ -45,13 +19,6 @@ const UNITS: Record<string, string> = {
   Watts: "W",
   Celsius: "Cel",
 };
-
-/** Where a metric is read, e.g. `cgroup:memory.stat`, `nvidia-smi`, `proc`. */
-export function metricSource(metric: MetricName): string {
-  if (metric.startsWith("gpus.")) return "nvidia-smi";
-  if (metric.startsWith("processes.")) return "proc";
-  return SOURCES[metric] ?? "collector";
-}
 
 /** The UCUM unit of a metric, from its name's suffix (`…Bytes` is `By`). */
 export function metricUnit(metric: MetricName): string | undefined {

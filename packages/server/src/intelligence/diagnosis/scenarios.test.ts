@@ -59,10 +59,12 @@ describe("diagnosis scenarios", () => {
         expect(all).not.toMatch(typeof p === "string" ? new RegExp(escapeRe(p)) : p);
     });
 
-    it("orders errors first", () => {
-      const rank = { error: 0, warning: 1, info: 2 };
-      const ranks = d.findings.map((f) => rank[f.severity]);
-      expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
+    it("ranks every finding in order and gives it the span it covers", () => {
+      expect(d.findings.map((f) => f.rank)).toEqual(d.findings.map((_f, i) => i + 1));
+      for (const f of d.findings) {
+        expect(f.window).toBeDefined();
+        expect(Date.parse(f.window!.start)).toBeLessThanOrEqual(Date.parse(f.window!.end));
+      }
     });
   });
 });

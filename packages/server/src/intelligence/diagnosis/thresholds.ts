@@ -49,8 +49,22 @@ export interface DiagnosisThresholds {
    * times the cores it used on average.
    */
   readonly cpuLowEfficiencyShare: number;
-  /** CPU rules need at least this run time (s): start-up dominates shorter jobs. */
-  readonly minRunSecondsForUsageRules: number;
+  /**
+   * CPU and GPU use are judged from at least this many samples (two intervals): one interval alone
+   * may be nothing but start-up or tear-down.
+   */
+  readonly usageMinSamples: number;
+  /**
+   * ... spanning at least this share of the run, so a claim about the run rests on most of it
+   * (a claim about a period needs samples covering that period); a short job is judged like a
+   * long one once its samples cover it.
+   */
+  readonly usageMinCoverShare: number;
+  /**
+   * ... and at least this many seconds (three intervals at the collector's default 10 s): under
+   * it, the few samples there are say little beyond start-up, whatever share of the run they span.
+   */
+  readonly usageMinSpanSeconds: number;
   /** CPU efficiency is only judged for jobs that reserved at least this many cores (one core cannot be trimmed). */
   readonly cpuLowEfficiencyMinCores: number;
   /**
@@ -133,7 +147,9 @@ export const DIAGNOSIS_THRESHOLDS: DiagnosisThresholds = Object.freeze({
   stallMinSamples: 3,
   stallMinShare: 0.2,
   cpuLowEfficiencyShare: 0.25,
-  minRunSecondsForUsageRules: 600,
+  usageMinSamples: 3,
+  usageMinCoverShare: 0.6,
+  usageMinSpanSeconds: 30,
   cpuLowEfficiencyMinCores: 2,
   throttledPeriodsShare: 0.1,
   cpuPressureSomePercent: 40,

@@ -38,10 +38,11 @@ export function buildAgentPrompt(p: AgentPromptParts): string {
   if (p.findings.length === 0) {
     out.push("## Findings", "Jobsight found nothing wrong with this job.", "");
   } else {
-    out.push("## Findings (most severe first)");
+    out.push("## Findings (causes before the symptoms they caused)");
     p.findings.forEach((f, i) => {
+      const span = f.window ? ` [${f.window.start} to ${f.window.end}]` : "";
       out.push(
-        `${i + 1}. [${f.severity}] ${FINDING_LABELS[f.kind]} (${f.kind}, confidence ${Math.round(f.confidence * 100)}%): ${f.claim}`,
+        `${f.rank ?? i + 1}. [${f.severity}] ${FINDING_LABELS[f.kind]} (${f.kind}, confidence ${Math.round(f.confidence * 100)}%)${span}: ${f.claim}`,
       );
       out.push("   Evidence:");
       for (const e of f.evidence) out.push(...evidenceLines(e));
@@ -111,7 +112,7 @@ function evidenceLines(e: EvidenceRef): string[] {
     e.values && e.values.length > 0
       ? ` Values${e.unit ? ` (${e.unit})` : ""}: ${e.values.slice(0, QUOTED_VALUES).join(", ")}${e.values.length > QUOTED_VALUES ? `, … (${e.values.length} in all)` : ""}.`
       : "";
-  const lines = [`   - [${e.source}: ${where}] ${e.text}${values}`];
+  const lines = [`   - [${e.source}${e.field ? ` ${e.field}` : ""}: ${where}] ${e.text}${values}`];
   if (e.line) lines.push(`     > ${e.line}`);
   return lines;
 }

@@ -18,5 +18,7 @@ describe("format", () => {
   it("writes shares as percentages", () => {
     expect(formatShare(0.456)).toBe("46%");
     expect(formatShare(0.004)).toBe("0.4%");
+    expect(formatShare(0.0002)).toBe("under 0.1%");
+    expect(formatShare(0)).toBe("0%");
   });
 });

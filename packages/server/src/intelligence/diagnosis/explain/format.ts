@@ -34,9 +34,11 @@ export function formatDuration(seconds: number): string {
   return m === 0 ? `${h} h` : `${h} h ${String(m).padStart(2, "0")} min`;
 }
 
-/** A share (0-1) as a whole percentage, `7%`; shares under 1% keep one decimal. */
+/** A share (0-1) as a whole percentage, `7%`; shares under 1% keep one decimal, under 0.05% are "under 0.1%". */
 export function formatShare(share: number): string {
   const p = share * 100;
+  // "0.0%" would read as none at all: a share that rounds away is "under 0.1%".
+  if (p > 0 && p < 0.05) return "under 0.1%";
   return `${p > 0 && p < 1 ? p.toFixed(1) : Math.round(p)}%`;
 }
 

@@ -22,6 +22,16 @@ describe("renderDiagnosisMarkdown", () => {
     expect(md).not.toContain("## In plain words");
   });
 
+  it("shows each finding's span and each piece of evidence's source, field and stored value", () => {
+    const md = renderDiagnosisMarkdown(of("oom-heap-leak"));
+    expect(md).toContain(
+      "### 1. Out-of-memory kill (error, confidence 95%)\n\nCovers from 2026-11-03T09:00:30Z to",
+    );
+    expect(md).toContain("- metric from cgroup:memory.stat (anon), `memory.anonBytes` on cn041");
+    expect(md).toContain("- scheduler from sacct (State), `outcome.state`:");
+    expect(md).toContain("— value: OUT\\_OF\\_MEMORY");
+  });
+
   it("says when the cause was not determined and when nothing was found", () => {
     expect(renderDiagnosisMarkdown(of("exit-1"))).toContain("- Cause: **not determined**");
     const healthy = renderDiagnosisMarkdown(of("healthy-cpu"));

@@ -30,9 +30,10 @@ export function renderDiagnosisMarkdown(d: Diagnosis): string {
   if (d.findings.length === 0) out.push("No finding.", "");
   d.findings.forEach((f, i) => {
     out.push(
-      `### ${i + 1}. ${FINDING_LABELS[f.kind]} (${f.severity}, confidence ${Math.round(f.confidence * 100)}%)`,
+      `### ${f.rank ?? i + 1}. ${FINDING_LABELS[f.kind]} (${f.severity}, confidence ${Math.round(f.confidence * 100)}%)`,
       "",
     );
+    if (f.window) out.push(`Covers ${windowText(f.window)}.`, "");
     out.push(escapeMarkdown(f.claim), "", "Evidence:", "");
     for (const e of f.evidence) out.push(...evidenceItem(e));
     out.push("");
@@ -72,7 +73,7 @@ function evidenceItem(e: EvidenceRef): string[] {
       ? ` — values${e.unit ? ` (${e.unit})` : ""}: ${e.values.slice(0, SHOWN_VALUES).join(", ")}${e.values.length > SHOWN_VALUES ? `, … (${e.values.length})` : ""}`
       : "";
   const lines = [
-    `- ${e.kind} from ${escapeMarkdown(e.source)}${where ? `, ${where}` : ""}: ${escapeMarkdown(e.text)}${values}`,
+    `- ${e.kind} from ${escapeMarkdown(e.source)}${e.field ? ` (${escapeMarkdown(e.field)})` : ""}${where ? `, ${where}` : ""}: ${escapeMarkdown(e.text)}${values}${e.textValue ? ` — value: ${escapeMarkdown(e.textValue)}` : ""}`,
   ];
   if (e.line) lines.push(`  ${fenced(e.line).split("\n").join("\n  ")}`);
   return lines;

@@ -1,4 +1,5 @@
-import type { EvidenceRef } from "@jobsight/schemas";
+import type { EvidenceRef, Unseen } from "@jobsight/schemas";
+import { cpuCoverage } from "../coverage.js";
 import { metricEvidence, present } from "../evidence.js";
 import { formatShare, trim } from "../explain/format.js";
 import { cpuRates } from "../series.js";
@@ -7,7 +8,7 @@ import { type DiagnosisRule, NOTHING } from "./rule.js";
 /**
  * CPU oversubscribed: more runnable threads than reserved cores. Every core busy while
  * `cpu.pressure some` stays high means tasks queue for a core (typically thread pools sized to the
- * node's cores rather than the job's).
+ * node's cores rather than the job's). Judged only where the CPU samples cover enough of the run.
  */
 export const cpuOversubscribedRule: DiagnosisRule = {
   name: "cpu-oversubscribed",
@@ -15,9 +16,15 @@ export const cpuOversubscribedRule: DiagnosisRule = {
     const t = ctx.thresholds;
     const parts: string[] = [];
     const evidence: EvidenceRef[] = [];
+    const unseen: Unseen[] = [];
     for (const [node, samples] of ctx.series) {
       const cores = samples.find((s) => s.cpu?.limitCores !== undefined)?.cpu?.limitCores ?? ctx.coresPerNode;
       if (cores === undefined) continue;
+      const cpu = cpuCoverage(ctx, node);
+      if (cpu.unseen) {
+        unseen.push(cpu.unseen);
+        continue;
+      }
       const rates = cpuRates(samples).filter((r) => r.to.pressure?.cpuSome !== undefined);
       if (rates.length < 3) continue;
       const contended = rates.filter(
@@ -57,7 +64,7 @@ export const cpuOversubscribedRule: DiagnosisRule = {
         ),
       );
     }
-    if (parts.length === 0) return NOTHING;
+    if (parts.length === 0) return unseen.length ? { findings: [], unseen } : NOTHING;
     return {
       findings: [
         {
@@ -68,6 +75,7 @@ export const cpuOversubscribedRule: DiagnosisRule = {
           evidence,
         },
       ],
+      unseen,
     };
   },
 };

@@ -1,7 +1,7 @@
 import type { EvidenceRef } from "@jobsight/schemas";
 import { metricEvidence, present, schedulerEvidence } from "../evidence.js";
 import { formatBytes, formatShare } from "../explain/format.js";
-import { gpuStats, isUnused, longEnough } from "../gpu-stats.js";
+import { gpuStats, isUnused, judgeable } from "../gpu-stats.js";
 import { gpuMetric } from "../metric-paths.js";
 import { type DiagnosisRule, NOTHING } from "./rule.js";
 
@@ -19,7 +19,7 @@ export const gpuMemoryOverreservedRule: DiagnosisRule = {
     const over = gpuStats(ctx).filter((s) => {
       const reserved = perGpuRequest ?? s.memoryTotalBytes;
       return (
-        longEnough(ctx, s) &&
+        judgeable(ctx, s) &&
         !isUnused(ctx, s) &&
         reserved !== undefined &&
         s.maxMemoryUsedBytes < ctx.thresholds.gpuMemoryUsedShare * reserved

@@ -1,6 +1,6 @@
 import { metricEvidence, present } from "../evidence.js";
 import { trim } from "../explain/format.js";
-import { gpuStats, isUnused, longEnough } from "../gpu-stats.js";
+import { gpuStats, isUnused, judgeable } from "../gpu-stats.js";
 import { gpuMetric } from "../metric-paths.js";
 import { type DiagnosisRule, NOTHING } from "./rule.js";
 
@@ -13,9 +13,7 @@ export const gpuUnderutilisedRule: DiagnosisRule = {
   evaluate(ctx) {
     const low = gpuStats(ctx).filter(
       (s) =>
-        longEnough(ctx, s) &&
-        !isUnused(ctx, s) &&
-        s.meanUtilisation < ctx.thresholds.gpuLowUtilisationPercent,
+        judgeable(ctx, s) && !isUnused(ctx, s) && s.meanUtilisation < ctx.thresholds.gpuLowUtilisationPercent,
     );
     if (low.length === 0) return NOTHING;
     const list = low

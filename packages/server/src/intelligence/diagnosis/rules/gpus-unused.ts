@@ -1,20 +1,23 @@
 import type { EvidenceRef } from "@jobsight/schemas";
 import { metricEvidence, present } from "../evidence.js";
-import { formatBytes, formatShare } from "../explain/format.js";
-import { gpuStats, isUnused, longEnough } from "../gpu-stats.js";
+import { formatBytes, formatDuration, formatShare } from "../explain/format.js";
+import { gpuStats, gpusNotJudged, isUnused, judgeable } from "../gpu-stats.js";
 import { gpuMetric } from "../metric-paths.js";
 import { type DiagnosisRule, NOTHING } from "./rule.js";
 
 /**
  * GPUs reserved but unused: a GPU of the job below the idle threshold in most of its samples (for
- * the whole job, or most of it). Needs GPU metrics; says nothing about GPUs it could not see.
+ * the whole job, or most of it). Needs GPU readings covering enough of the run: a GPU seen too
+ * briefly is `unseen` (for every GPU rule), never called idle.
  */
 export const gpusUnusedRule: DiagnosisRule = {
   name: "gpus-unused",
   evaluate(ctx) {
-    const all = gpuStats(ctx).filter((s) => longEnough(ctx, s));
+    const stats = gpuStats(ctx);
+    const unseen = gpusNotJudged(ctx, stats);
+    const all = stats.filter((s) => judgeable(ctx, s));
     const unused = all.filter((s) => isUnused(ctx, s));
-    if (unused.length === 0) return NOTHING;
+    if (unused.length === 0) return unseen.length ? { findings: [], unseen } : NOTHING;
     const evidence: EvidenceRef[] = [];
     for (const s of unused) {
       evidence.push(
@@ -34,7 +37,11 @@ export const gpusUnusedRule: DiagnosisRule = {
         ),
       );
     }
-    const whole = unused.every((s) => s.idleShare === 1);
+    const always = unused.every((s) => s.idleShare === 1);
+    // "The whole job" only when no stretch of the run went unwatched; else the span that was.
+    const watched = unused.every((s) => s.coverage.complete)
+      ? "the whole job"
+      : `the ${formatDuration(Math.min(...unused.map((s) => s.coverage.seconds)))} of the run their readings cover`;
     const names = unused.map((s) => `GPU ${s.index} on ${s.node}`).join(", ");
     const reserved = ctx.gpusReserved > 0 ? ctx.gpusReserved : all.length;
     return {
@@ -44,12 +51,13 @@ export const gpusUnusedRule: DiagnosisRule = {
           severity: "warning",
           claim:
             `${unused.length} of the ${reserved} GPU${reserved > 1 ? "s" : ""} the job reserved did no work ` +
-            `${whole ? "for the whole job" : "for most of the job"}: ${names} stayed below ${ctx.thresholds.gpuIdlePercent}% utilisation` +
-            `${whole ? " in every sample" : ` in at least ${formatShare(Math.min(...unused.map((s) => s.idleShare)))} of the samples`}.`,
+            `${always ? "for" : "for most of"} ${watched}: ${names} stayed below ${ctx.thresholds.gpuIdlePercent}% utilisation` +
+            `${always ? " in every sample" : ` in at least ${formatShare(Math.min(...unused.map((s) => s.idleShare)))} of the samples`}.`,
           confidence: 0.9,
           evidence,
         },
       ],
+      unseen,
     };
   },
 };

@@ -1,7 +1,9 @@
-import type { EvidenceRef } from "@jobsight/schemas";
-import { metricEvidence, present, processEvidence } from "../evidence.js";
+import type { EvidenceRef, UsageSample } from "@jobsight/schemas";
+import type { RuleContext } from "../context.js";
+import { metricEvidence, present, processEvidence, schedulerEvidence } from "../evidence.js";
 import { formatBytes, formatShare } from "../explain/format.js";
 import type { MemoryProfile } from "../memory-profile.js";
+import { readFrom, sampleOrigin } from "../metric-sources.js";
 
 /** Sentences and evidence describing one node's memory at an OOM kill. */
 export interface OomDetail {
@@ -13,7 +15,7 @@ export interface OomDetail {
  * What held the memory at the end, which processes, and how memory got there (leak, spike, or a
  * peak between samples), each sentence backed by the samples it rests on.
  */
-export function oomDetail(p: MemoryProfile): OomDetail {
+export function oomDetail(ctx: RuleContext, p: MemoryProfile): OomDetail {
   const sentences: string[] = [];
   const evidence: EvidenceRef[] = [];
   const add = (sentence: string | undefined, ...refs: (EvidenceRef | undefined)[]) => {
@@ -27,14 +29,13 @@ export function oomDetail(p: MemoryProfile): OomDetail {
     const s = p.peakSample ?? p.maxCurrent!;
     const metric = p.peakSample ? "memory.peakBytes" : "memory.currentBytes";
     const limitText = p.limitFrom === "cgroup" ? "its cgroup limit (memory.max)" : "its request";
-    add(
-      `Memory on ${p.node} peaked at ${formatBytes(p.peakBytes)} against ${formatBytes(p.limitBytes)}, ${limitText}.`,
-      metricEvidence(
-        p.node,
-        metric,
-        [s],
-        `${metric === "memory.peakBytes" ? "memory.peak" : "memory.current"} on ${p.node}: ${formatBytes(p.peakBytes)}.`,
-      ),
+    const sampled = metricEvidence(
+      p.node,
+      metric,
+      [s],
+      `${sourceText(metric, s)} on ${p.node}: ${formatBytes(p.peakBytes)}.`,
+    );
+    const limit =
       p.limitFrom === "cgroup"
         ? metricEvidence(
             p.node,
@@ -42,8 +43,27 @@ export function oomDetail(p: MemoryProfile): OomDetail {
             [s],
             `memory.max on ${p.node}: ${formatBytes(p.limitBytes)}.`,
           )
-        : undefined,
-    );
+        : undefined;
+    const recorded = recordedPeak(ctx);
+    // The scheduler's MaxRSS is taken every poll, the samples far less often: the higher one is the peak.
+    if (recorded && recorded.bytes > p.peakBytes) {
+      add(
+        `Memory on ${p.node} peaked at ${formatBytes(recorded.bytes)} against ${formatBytes(p.limitBytes)}, ${limitText}: the scheduler's ${recorded.name} (${formatBytes(recorded.bytes)}) is above the highest sampled value (${formatBytes(p.peakBytes)}, ${sourceText(metric, s)}).`,
+        schedulerEvidence(
+          ctx,
+          recorded.field,
+          `The scheduler's ${recorded.name}: ${formatBytes(recorded.bytes)}.`,
+        ),
+        sampled,
+        limit,
+      );
+    } else {
+      add(
+        `Memory on ${p.node} peaked at ${formatBytes(p.peakBytes)} against ${formatBytes(p.limitBytes)}, ${limitText}.`,
+        sampled,
+        limit,
+      );
+    }
   }
   const b = p.breakdown;
   if (b?.memory) {
@@ -132,4 +152,25 @@ export function oomDetail(p: MemoryProfile): OomDetail {
     );
   }
   return { sentences, evidence };
+}
+
+/** The highest memory the scheduler recorded: a step's MaxRSS, else the job's recorded peak. */
+function recordedPeak(ctx: RuleContext): { bytes: number; field: string; name: string } | undefined {
+  let best: { bytes: number; field: string; name: string } | undefined;
+  (ctx.record.steps ?? []).forEach((st, i) => {
+    if (st.maxRssBytes !== undefined && st.maxRssBytes > (best?.bytes ?? -1))
+      best = { bytes: st.maxRssBytes, field: `steps.${i}.maxRssBytes`, name: `MaxRSS of step ${st.stepId}` };
+  });
+  const job = ctx.record.peaks?.memoryBytes;
+  // peaks.memoryBytes is the largest step MaxRSS when it came from sacct: cite the step instead.
+  if (job !== undefined && job > (best?.bytes ?? -1))
+    best = { bytes: job, field: "peaks.memoryBytes", name: "recorded peak memory" };
+  return best;
+}
+
+/** A memory metric named by where this sample read it, e.g. `memory.current` or summed /proc RSS. */
+function sourceText(metric: string, s: UsageSample): string {
+  if (sampleOrigin(s) === "proc") return "the summed resident memory of the job's processes in /proc";
+  const from = readFrom(metric, sampleOrigin(s));
+  return from.source.replace(/^cgroup:/, "");
 }

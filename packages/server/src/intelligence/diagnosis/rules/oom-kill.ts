@@ -27,7 +27,7 @@ export const oomKillRule: DiagnosisRule = {
     const profile = profiles.find((p) => p.node === node);
     const scope = signals.find((s) => s.scope)?.scope;
     const endedJob = ctx.failed && !ENDED_BY_OTHER.has(ctx.state ?? "");
-    const detail = profile ? oomDetail(profile) : { sentences: [], evidence: [] };
+    const detail = profile ? oomDetail(ctx, profile) : { sentences: [], evidence: [] };
     const where = node ? ` on ${node}` : "";
     const lead = endedJob
       ? `The job was killed for exceeding its memory${where}${scope ? `; the limit hit was ${scope}` : ""}.`

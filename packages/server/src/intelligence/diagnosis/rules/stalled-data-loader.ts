@@ -1,5 +1,6 @@
 import type { EvidenceRef, Finding, UsageSample } from "@jobsight/schemas";
 import type { RuleContext } from "../context.js";
+import { coverage, enough } from "../coverage.js";
 import { metricEvidence, present, processEvidence } from "../evidence.js";
 import { formatShare, trim } from "../explain/format.js";
 import { gpuMetric } from "../metric-paths.js";
@@ -39,6 +40,8 @@ function nodeFinding(ctx: RuleContext, node: string, all: readonly UsageSample[]
   const t = ctx.thresholds;
   const samples = all.filter((s) => (s.gpus?.length ?? 0) > 0);
   if (samples.length < t.stallMinSamples) return undefined;
+  // Shares of "the samples" speak for the run only when the GPU readings cover enough of it.
+  if (!enough(ctx, coverage(ctx, samples, "readings", all))) return undefined;
   const rateAt = new Map(cpuRates(all).map((r) => [r.to.time, r.cores]));
   const states: SampleState[] = samples.map((s) => {
     const util = meanGpuUtilisation(s)!;

@@ -3,7 +3,7 @@ import type { RuleContext } from "../context.js";
 import { historyEvidence, metricEvidence, present, schedulerEvidence } from "../evidence.js";
 import { formatDuration, formatShare, trim } from "../explain/format.js";
 import { runTimeEvidence, walltimeLimit } from "../run-time.js";
-import { cpuRates, meanGpuUtilisation, quantileOf } from "../series.js";
+import { cpuRates, meanGpuUtilisation, medianInterval, quantileOf } from "../series.js";
 import { type DiagnosisRule, NOTHING } from "./rule.js";
 
 /**
@@ -87,16 +87,24 @@ function idleTail(ctx: RuleContext): { sentence: string; evidence: EvidenceRef[]
   const evidence: EvidenceRef[] = [];
   let seconds = Number.POSITIVE_INFINITY;
   let cores = 0;
+  let gpusIdle = ctx.gpuMetricNodes.size > 0;
   for (const [node, samples] of ctx.series) {
     const withCpu = samples.filter((s) => s.cpu !== undefined);
     if (withCpu.length < 5) return undefined;
     const tail = withCpu.slice(Math.floor(withCpu.length * (1 - t.hangTailShare)));
     if (tail.length < 2) return undefined;
+    // "Its last minutes" needs samples up to the end: a node that went silent earlier says nothing of them.
+    const end = ctx.record.endedAt;
+    const bar = t.gapIntervalMultiple * (medianInterval(withCpu) ?? 0);
+    if (end && (Date.parse(end) - Date.parse(tail[tail.length - 1].time)) / 1000 > bar) return undefined;
     const rates = cpuRates(tail);
     const used = tail[tail.length - 1].cpu!.usageSeconds - tail[0].cpu!.usageSeconds;
     const span = rates.reduce((s, r) => s + (Date.parse(r.to.time) - Date.parse(r.from.time)) / 1000, 0);
     if (span <= 0 || used / span >= t.hangMaxCores) return undefined;
     if (tail.some((s) => (meanGpuUtilisation(s) ?? 0) >= t.gpuIdlePercent)) return undefined;
+    // Idle GPUs are claimed only from readings in the tail itself.
+    if (ctx.gpuMetricNodes.has(node) && tail.some((s) => meanGpuUtilisation(s) === undefined))
+      gpusIdle = false;
     seconds = Math.min(seconds, span);
     cores = Math.max(cores, used / span);
     evidence.push(
@@ -112,7 +120,7 @@ function idleTail(ctx: RuleContext): { sentence: string; evidence: EvidenceRef[]
   }
   if (evidence.length === 0) return undefined;
   return {
-    sentence: `In its last ${formatDuration(seconds)} the job used almost no CPU (${cores * 100 < 0.05 ? "under 0.1" : trim(cores * 100)}% of one core)${ctx.gpuMetricNodes.size ? " and its GPUs were idle" : ""}: it looks hung or waiting, not slow.`,
+    sentence: `In its last ${formatDuration(seconds)} the job used almost no CPU (${cores * 100 < 0.05 ? "under 0.1" : trim(cores * 100)}% of one core)${gpusIdle ? " and its GPUs were idle" : ""}: it looks hung or waiting, not slow.`,
     evidence,
   };
 }

@@ -51,8 +51,9 @@ export interface SeriesSpec {
   /** The shape of sample `i` (0-based), `elapsed` seconds after the start. */
   readonly shape: (i: number, elapsed: number) => SampleShape;
   /**
-   * Memory from /proc only (no cgroups, as on SLURM without the cgroup plugin): `memory.current` is
-   * the summed resident sets, with no limit, peak, breakdown or events.
+   * From /proc only (no cgroups, as on SLURM without the cgroup plugin), as the collector's node
+   * mode reads it: memory is the processes' summed resident sets and its running maximum, CPU their
+   * summed times; no limit, breakdown, events, user/system split, I/O or pressure.
    */
   readonly procOnly?: boolean;
   /** The epilog's final reading, at `at`, with its own shape. */
@@ -100,7 +101,9 @@ export function buildSeries(spec: SeriesSpec): UsageSample[] {
       node: spec.node,
       time: new Date(time).toISOString().replace(".000Z", "Z"),
       ...(spec.user ? { user: spec.user } : {}),
-      ...(m && spec.procOnly ? { memory: { currentBytes: Math.round(m.current) } } : {}),
+      ...(m && spec.procOnly
+        ? { memory: { currentBytes: Math.round(m.current), peakBytes: Math.round(state.peak) } }
+        : {}),
       ...(m && !spec.procOnly
         ? {
             memory: {
@@ -117,8 +120,9 @@ export function buildSeries(spec: SeriesSpec): UsageSample[] {
         : {}),
       cpu: {
         usageSeconds: round6(state.usage),
-        userSeconds: round6(state.usage * 0.93),
-        systemSeconds: round6(state.usage * 0.07),
+        ...(spec.procOnly
+          ? {}
+          : { userSeconds: round6(state.usage * 0.93), systemSeconds: round6(state.usage * 0.07) }),
         ...(spec.cpuLimitCores !== undefined
           ? {
               periods: state.periods,
@@ -128,7 +132,7 @@ export function buildSeries(spec: SeriesSpec): UsageSample[] {
             }
           : {}),
       },
-      io: { readBytes: state.read, writeBytes: state.write },
+      ...(spec.procOnly ? {} : { io: { readBytes: state.read, writeBytes: state.write } }),
       ...(shape.pids !== undefined ? { pids: shape.pids } : {}),
       ...(shape.pressure ? { pressure: shape.pressure } : {}),
       ...(shape.gpus && spec.gpus ? { gpus: shape.gpus.map((g) => gpuReading(spec.gpus!, g)) } : {}),

@@ -161,9 +161,70 @@ function memoryOverrequested(): DiagnosisScenario {
   };
 }
 
+/** A 90 s job that reserved 32 cores and ran nothing on them: short, but sampled from end to end. */
+function shortIdleCores(): DiagnosisScenario {
+  const { record, samples } = steadyJob({
+    jobId: "8310",
+    node: "cn052",
+    user: "mia",
+    jobName: "launch-check",
+    executable: "launch.sh",
+    start: "2026-11-13T07:00:00Z",
+    runSeconds: 90,
+    intervalSeconds: 10,
+    cores: 32,
+    coresUsed: 0,
+    memoryBytes: 4 * GIB,
+    memoryUsed: 2 * GIB,
+  });
+  return {
+    name: "short-idle-cores",
+    description: "A 90 s job reserves 32 cores and leaves every one idle; ten-second samples cover the run.",
+    input: { record, samples, events: [], sourcesSeen: {} },
+    expect: {
+      findings: ["cpu_low_efficiency"],
+      unseen: [],
+      causeDetermined: true,
+      claims: { cpu_low_efficiency: ["reserved 32 cores", "left them all idle", "over 1 min 24 s"] },
+    },
+  };
+}
+
+/** A 20 s job: two readings, too few to say how busy its cores were. */
+function tooShortToJudge(): DiagnosisScenario {
+  const { record, samples } = steadyJob({
+    jobId: "8320",
+    node: "cn053",
+    user: "mia",
+    jobName: "launch-check",
+    executable: "launch.sh",
+    start: "2026-11-13T07:10:00Z",
+    runSeconds: 20,
+    intervalSeconds: 10,
+    cores: 32,
+    coresUsed: 0,
+    memoryBytes: 4 * GIB,
+    memoryUsed: 2 * GIB,
+  });
+  return {
+    name: "too-short-to-judge",
+    description:
+      "A 20 s job with 32 idle cores: its two samples cannot show CPU use, and the diagnosis says so.",
+    input: { record, samples, events: [], sourcesSeen: {} },
+    expect: {
+      findings: [],
+      unseen: ["usage-samples"],
+      causeDetermined: true,
+      neverClaims: ["idle"],
+    },
+  };
+}
+
 /** The CPU and memory scenarios. */
 export const cpuMemoryScenarios: readonly DiagnosisScenario[] = [
   cpuLowEfficiency(),
+  shortIdleCores(),
+  tooShortToJudge(),
   cpuThrottled(),
   cpuOversubscribed(),
   memoryOverrequested(),
