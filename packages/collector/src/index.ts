@@ -44,12 +44,20 @@ export type { CgroupV2DiscoveryOptions, DiscoveredJob } from "./sources/cgroup-v
 export { CgroupV2Discovery } from "./sources/cgroup-v2-discovery.js";
 export type { CgroupV2ReaderOptions } from "./sources/cgroup-v2-reader.js";
 export { CgroupV2Reader } from "./sources/cgroup-v2-reader.js";
+export type { GpuFault } from "./sources/gpu/gpu-lost.js";
+export { parseGpuLost } from "./sources/gpu/gpu-lost.js";
+export type { NvidiaSmiOptions, NvidiaSmiStatus } from "./sources/gpu/nvidia-smi.js";
+export { NvidiaSmi } from "./sources/gpu/nvidia-smi.js";
+export type { ComputeApp, GpuIdentity } from "./sources/gpu/nvidia-smi-csv.js";
+export { parseComputeApps, parseGpuLine } from "./sources/gpu/nvidia-smi-csv.js";
+export type { GpuRef, SlurmGpuAllocationOptions } from "./sources/gpu/slurm-gpu-allocation.js";
+export {
+  parseDevicesList,
+  parseGpuIdList,
+  SlurmGpuAllocation,
+} from "./sources/gpu/slurm-gpu-allocation.js";
 export type { KernelLogAttribution, KernelLogOptions } from "./sources/kernel-log.js";
 export { KernelLog } from "./sources/kernel-log.js";
-export type { NvidiaSmiOptions, NvidiaSmiStatus } from "./sources/nvidia-smi.js";
-export { NvidiaSmi } from "./sources/nvidia-smi.js";
-export type { ComputeApp } from "./sources/nvidia-smi-csv.js";
-export { parseComputeApps, parseGpuLine } from "./sources/nvidia-smi-csv.js";
 export type {
   JobProcesses,
   ProcessTotals,

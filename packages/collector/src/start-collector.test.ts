@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -8,7 +8,9 @@ import { loadConfig } from "./config/load-config.js";
 import { ConfigError } from "./errors.js";
 import { silentLogger } from "./log/logger.js";
 import { type RunningCollector, startCollector } from "./start-collector.js";
+import { CgroupTree } from "./test-support/cgroup-tree.js";
 import { FakeKubeApi } from "./test-support/fake-kube-api.js";
+import { ProcTree } from "./test-support/proc-tree.js";
 
 const fixtures = join(import.meta.dirname, "modes", "fixtures", "kubernetes");
 const fixture = (name: string) => JSON.parse(readFileSync(join(fixtures, `${name}.json`), "utf8"));
@@ -150,5 +152,63 @@ describe("startCollector in kubernetes mode", () => {
     const error = await startCollector({ config, logger: silentLogger }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).problems[0].path).toBe("kubernetes.kubeconfig");
+  });
+});
+
+describe("startCollector in node mode", () => {
+  it("stamps kernel-log events with the boot time of the configured proc root", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "jobsight-node-start-"));
+    const proc = new ProcTree();
+    const cgroups = new CgroupTree();
+    const events: { time: string; kind: string }[] = [];
+    const backend = createServer((req, res) => {
+      let text = "";
+      req.on("data", (d) => {
+        text += d;
+      });
+      req.on("end", () => {
+        if (req.url === "/v1/events") events.push(...JSON.parse(text).events);
+        res.writeHead(200, { "content-type": "application/json" }).end("{}");
+      });
+    });
+    await new Promise<void>((r) => backend.listen(0, "127.0.0.1", r));
+    let running: RunningCollector | undefined;
+    try {
+      // The host booted nine days ago; the OOM kill came an hour ago.
+      const now = Date.now();
+      const nineDays = 9 * 86_400_000;
+      proc.setBootTime(now - nineDays);
+      mkdirSync(join(proc.root, "sys", "kernel", "random"), { recursive: true });
+      writeFileSync(
+        join(proc.root, "sys", "kernel", "random", "boot_id"),
+        "5d1e0f3c-9a7b-4c2d-8e6f-1a2b3c4d5e6f\n",
+      );
+      const kmsg = join(dir, "kmsg");
+      writeFileSync(
+        kmsg,
+        `3,12,${(nineDays - 3_600_000) * 1000},-;Memory cgroup out of memory: Killed process 4100 (python) total-vm:8kB, anon-rss:4kB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:4kB oom_score_adj:0\n`,
+      );
+      const config = loadConfig({
+        argv: [
+          ...["--mode", "node", "--cluster", "hpc1", "--node", "n01", "--gpu", "off"],
+          ...["--cgroup-root", cgroups.root, "--proc-root", proc.root, "--kmsg-path", kmsg],
+          ...["--spool-dir", join(dir, "spool"), "--health", "false"],
+          ...["--url", `http://127.0.0.1:${(backend.address() as AddressInfo).port}`],
+        ],
+        env: {},
+      });
+      running = await startCollector({ config, logger: silentLogger });
+      const end = Date.now() + 10_000;
+      while (events.length === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 25));
+      expect(events).toMatchObject([{ kind: "oom_kill" }]);
+      // btime has whole seconds.
+      expect(Math.abs(Date.parse(events[0].time) - (now - 3_600_000))).toBeLessThan(1500);
+    } finally {
+      await running?.stop(1000);
+      await new Promise((r) => backend.close(r));
+      proc.cleanup();
+      cgroups.cleanup();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

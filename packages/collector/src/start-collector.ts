@@ -11,8 +11,8 @@ import { HttpJsonSink } from "./ship/http-json-sink.js";
 import { Shipper } from "./ship/shipper.js";
 import type { Sink } from "./ship/sink.js";
 import { detectCgroupVersion } from "./sources/cgroup-layout.js";
+import { NvidiaSmi } from "./sources/gpu/nvidia-smi.js";
 import { KernelLog } from "./sources/kernel-log.js";
-import { NvidiaSmi } from "./sources/nvidia-smi.js";
 import { ProcReader } from "./sources/proc-reader.js";
 import { DiskSpool } from "./spool/disk-spool.js";
 
@@ -128,6 +128,7 @@ export async function startCollector(options: StartCollectorOptions): Promise<Ru
         node: config.node,
         path: config.kernelLog.path,
         bootId: readBootId(config.procRoot),
+        procRoot: config.procRoot,
         statePath: join(config.spool.dir, "kmsg-position.json"),
         logger: log.child({ part: "kmsg" }),
         onUnavailable: (m) => node?.sourceUnavailable("kmsg", m),

@@ -1,31 +1,83 @@
 import { jobFromProcCgroup } from "../sources/cgroup-job-path.js";
-import type { ComputeApp } from "../sources/nvidia-smi-csv.js";
-import { shortPciBusId } from "../sources/nvidia-smi-csv.js";
+import type { ComputeApp, GpuIdentity } from "../sources/gpu/nvidia-smi-csv.js";
+import { shortPciBusId } from "../sources/gpu/nvidia-smi-csv.js";
+import type { GpuRef } from "../sources/gpu/slurm-gpu-allocation.js";
 import type { ProcReader } from "../sources/proc-reader.js";
 import type { GpuUsage } from "../sources/usage-parts.js";
 
-/** Which GPUs each job uses, and which job uses each GPU (by short PCI address). */
-export type GpuAssignment = { byJob: Map<string, GpuUsage[]>; jobByPci: Map<string, string> };
+/** A process running on a GPU its job was not allocated (devices not constrained). */
+export type GpuOutsideAllocation = { jobId: string; pid: number; gpu: GpuUsage };
+
+/** Which GPUs each job uses, and which job holds each GPU (by short PCI address). */
+export type GpuAssignment = {
+  byJob: Map<string, GpuUsage[]>;
+  jobByPci: Map<string, string>;
+  outside: GpuOutsideAllocation[];
+};
+
+/** What {@link assignGpus} matches. */
+export type GpuAssignmentInput = {
+  /** The latest reading of each GPU. */
+  readings: GpuUsage[];
+  /** Processes on GPUs (`--query-compute-apps`). */
+  apps: ComputeApp[];
+  proc: ProcReader;
+  /** The job of a process on nodes without cgroups. @default through /proc/<pid>/cgroup */
+  pidJob?: (pid: number) => string | undefined;
+  /** GPUs the scheduler allocated, by job. @default none */
+  allocated?: Map<string, GpuRef[]>;
+  /** Every GPU seen, to resolve allocations of GPUs with no current reading (lost). @default readings */
+  known?: GpuIdentity[];
+};
+
+/** The GPU an allocation names: by UUID (or its prefix, as CUDA takes it), or by device minor. */
+function resolve(ref: GpuRef, known: GpuIdentity[]): GpuIdentity | undefined {
+  if ("uuid" in ref) return known.find((g) => g.uuid?.startsWith(ref.uuid));
+  // Without minor numbers (an older nvidia-smi's output) the index is the usual stand-in.
+  const byMinor = known.some((g) => g.minor !== undefined);
+  return known.find((g) => (byMinor ? g.minor === ref.minor : g.index === ref.minor));
+}
 
 /**
- * Match GPU readings to jobs: each process nvidia-smi lists (`--query-compute-apps`) is traced to
- * its job through `/proc/<pid>/cgroup`, or through `pidJob` on nodes without cgroups. A job gets
- * the whole reading of every GPU one of its processes uses.
+ * Match GPU readings to jobs. A job gets every GPU the scheduler allocated it, whether or not
+ * anything runs there (an idle reservation reads 0 % utilisation), and every GPU one of its
+ * processes uses (`--query-compute-apps`, traced through `/proc/<pid>/cgroup` or `pidJob`); a
+ * process on a GPU outside its job's allocation is listed in `outside`. `jobByPci` names the job
+ * holding each GPU, the allocation first, also for GPUs that no longer answer.
  *
  * @example
  * ```ts
- * const { byJob } = assignGpus(smi.latest(), await smi.computeApps(), proc);
+ * const { byJob } = assignGpus({ readings: smi.latest(), apps: await smi.computeApps(), proc, allocated });
  * ```
  */
-export function assignGpus(
-  gpus: GpuUsage[],
-  apps: ComputeApp[],
-  proc: ProcReader,
-  pidJob?: (pid: number) => string | undefined,
-): GpuAssignment {
-  const byUuid = new Map(gpus.filter((g) => g.uuid).map((g) => [g.uuid!, g]));
+export function assignGpus(input: GpuAssignmentInput): GpuAssignment {
+  const { readings, apps, proc, pidJob } = input;
+  const known: GpuIdentity[] = input.known ?? readings;
+  const byIndex = new Map(readings.map((g) => [g.index, g]));
+  const byUuid = new Map(readings.filter((g) => g.uuid).map((g) => [g.uuid!, g]));
   const byJob = new Map<string, GpuUsage[]>();
   const jobByPci = new Map<string, string>();
+  const outside: GpuOutsideAllocation[] = [];
+  const give = (jobId: string, gpu: GpuUsage) => {
+    const list = byJob.get(jobId) ?? [];
+    if (!list.includes(gpu)) list.push(gpu);
+    byJob.set(jobId, list);
+  };
+  const allowed = new Map<string, Set<number>>();
+  input.allocated?.forEach((refs, jobId) => {
+    const indices = new Set<number>();
+    for (const ref of refs) {
+      const id = resolve(ref, known);
+      if (!id) continue;
+      indices.add(id.index);
+      const pci = id.pciBusId ? shortPciBusId(id.pciBusId) : undefined;
+      if (pci && !jobByPci.has(pci)) jobByPci.set(pci, jobId);
+      const gpu = byIndex.get(id.index);
+      // Identities outlive readings: a GPU in `known` with no reading now is not reported.
+      if (gpu && (id.uuid === undefined || gpu.uuid === id.uuid)) give(jobId, gpu);
+    }
+    allowed.set(jobId, indices);
+  });
   for (const app of apps) {
     const gpu = byUuid.get(app.gpuUuid);
     if (!gpu) continue;
@@ -35,11 +87,14 @@ export function assignGpus(
       jobId = text === undefined ? undefined : jobFromProcCgroup(text)?.jobId;
     }
     if (!jobId) continue;
-    const list = byJob.get(jobId) ?? [];
-    if (!list.includes(gpu)) list.push(gpu);
-    byJob.set(jobId, list);
+    const mine = allowed.get(jobId);
+    if (mine && !mine.has(gpu.index)) outside.push({ jobId, pid: app.pid, gpu });
+    give(jobId, gpu);
     const pci = gpu.pciBusId ? shortPciBusId(gpu.pciBusId) : undefined;
-    if (pci) jobByPci.set(pci, jobId);
+    if (pci && !jobByPci.has(pci)) jobByPci.set(pci, jobId);
   }
-  return { byJob, jobByPci };
+  byJob.forEach((list) => {
+    list.sort((a, b) => a.index - b.index);
+  });
+  return { byJob, jobByPci, outside };
 }

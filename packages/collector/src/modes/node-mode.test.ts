@@ -1,11 +1,12 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { validateNodeEvent, validateUsageSample } from "@jobsight/schemas";
 import type { NodeEvent, UsageSample } from "@jobsight/schemas/light";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { createLogger } from "../log/logger.js";
+import { NvidiaSmi } from "../sources/gpu/nvidia-smi.js";
 import { KernelLog } from "../sources/kernel-log.js";
-import { NvidiaSmi } from "../sources/nvidia-smi.js";
 import { ProcReader } from "../sources/proc-reader.js";
 import { DiskSpool } from "../spool/disk-spool.js";
 import { CgroupTree } from "../test-support/cgroup-tree.js";
@@ -128,6 +129,144 @@ esac`,
     expect(mode.stats()).toMatchObject({ rounds: 1, jobs: 3, invalidSamples: 0 });
     kernelLog.close();
   });
+
+  const slurmCg = (job: string) => `0::/system.slice/slurmstepd.scope/job_${job}/step_batch/user/task_0\n`;
+
+  it("gives a SLURM job the GPUs it was allocated even when nothing runs on them", async () => {
+    tree.slurmJob("4300");
+    tree.slurmJob("4242");
+    tree.slurmJob("4301");
+    // Job 4300 holds /dev/nvidia0 (index 1 here: minors follow probe order, indices PCI order) and runs nothing on it.
+    proc.add({ pid: 4200, comm: "sleep", cgroup: slurmCg("4300"), environ: { SLURM_JOB_GPUS: "0" } });
+    proc.add({ pid: 4100, comm: "python", cgroup: slurmCg("4242"), environ: { SLURM_JOB_GPUS: "1" } });
+    proc.add({ pid: 4102, comm: "python", cgroup: slurmCg("4242"), environ: { SLURM_JOB_GPUS: "1" } });
+    proc.add({
+      pid: 4400,
+      comm: "bash",
+      cgroup: slurmCg("4301"),
+      environ: { CUDA_VISIBLE_DEVICES: "GPU-dddd" },
+    });
+    const smi = fakeCommand(
+      "nvidia-smi",
+      `case "$*" in
+  *compute-apps*) echo "4100, GPU-aaaa, 30000"; echo "4102, GPU-cccc, 500" ;;
+  *) while :; do
+       echo "0, GPU-aaaa, 00000000:07:00.0, 97, 30000, 81920, 300.5, 70, 1"
+       echo "1, GPU-bbbb, 00000000:0F:00.0, 0, 0, 81920, 61.0, 31, 0"
+       echo "2, GPU-cccc, 00000000:47:00.0, 12, 500, 81920, 90.0, 40, 2"
+       echo "3, GPU-dddd, 00000000:4E:00.0, 0, 0, 81920, 60.0, 30, 3"
+       sleep 0.05; done ;;
+esac`,
+    );
+    const gpus = new NvidiaSmi({ command: smi.path, intervalMs: 1000 });
+    cleanups.push(() => gpus.stop(), smi.cleanup);
+    gpus.start();
+    await vi.waitFor(() => expect(gpus.latest()).toHaveLength(4), { timeout: 5000 });
+    const lines: string[] = [];
+    const mode = new NodeMode({
+      cluster: "hpc1",
+      node: "n01",
+      spool,
+      proc: new ProcReader({ root: proc.root }),
+      cgroupVersion: "v2",
+      cgroupRoot: tree.root,
+      topProcesses: 0,
+      gpus,
+      now: () => clock,
+      logger: createLogger({ write: (l) => lines.push(l) }),
+    });
+    await mode.collect();
+    const { samples } = await spooled(spool);
+    const gpusOf = (job: string) =>
+      samples.find((s) => s.jobId === job)?.gpus?.map((g) => [g.index, g.uuid, g.utilizationPercent]);
+    expect(gpusOf("4300")).toEqual([[1, "GPU-bbbb", 0]]);
+    expect(gpusOf("4301")).toEqual([[3, "GPU-dddd", 0]]);
+    // A process on a GPU outside the job's allocation still counts for the job, and is noted.
+    expect(gpusOf("4242")).toEqual([
+      [0, "GPU-aaaa", 97],
+      [2, "GPU-cccc", 12],
+    ]);
+    for (const s of samples) expect(validateUsageSample(s)).toMatchObject({ ok: true });
+    const noted = lines.map((l) => JSON.parse(l)).filter((l) => /outside its allocation/.test(l.msg));
+    expect(noted).toMatchObject([{ jobId: "4242", pid: 4102, gpu: 2 }]);
+  });
+
+  for (const withXid of [true, false]) {
+    it(`records a GPU nvidia-smi finds lost on the job that held it${withXid ? ", with the kernel's Xid" : ""}`, async () => {
+      clock = Date.now();
+      tree.slurmJob("4300");
+      proc.add({ pid: 4200, comm: "sleep", cgroup: slurmCg("4300"), environ: { SLURM_JOB_GPUS: "0" } });
+      const smi = fakeCommand(
+        "nvidia-smi",
+        `d="$(dirname "$0")"
+echo start >> "$d/starts"
+case "$*" in *compute-apps*) exit 0 ;; esac
+while :; do
+  if [ -f "$d/lost" ]; then
+    echo "Unable to determine the device handle for GPU 0000:0F:00.0: GPU is lost.  Reboot the system to recover this GPU"
+    exit 15
+  fi
+  echo "0, GPU-aaaa, 00000000:07:00.0, 97, 30000, 81920, 300.5, 70, 1"
+  echo "1, GPU-bbbb, 00000000:0F:00.0, 0, 0, 81920, 61.0, 31, 0"
+  sleep 0.05
+done`,
+      );
+      const gpus = new NvidiaSmi({
+        command: smi.path,
+        intervalMs: 1000,
+        restartDelayMs: 20,
+        unavailableRetryMs: 20,
+      });
+      cleanups.push(() => gpus.stop(), smi.cleanup);
+      gpus.start();
+      await vi.waitFor(() => expect(gpus.latest()).toHaveLength(2), { timeout: 5000 });
+      const kmsgPath = join(work, "kmsg");
+      writeFileSync(kmsgPath, "");
+      const kernelLog = new KernelLog({
+        cluster: "hpc1",
+        node: "n01",
+        path: kmsgPath,
+        bootTimeMs: clock - 3600_000,
+      });
+      cleanups.push(() => kernelLog.close());
+      const mode = new NodeMode({
+        cluster: "hpc1",
+        node: "n01",
+        spool,
+        proc: new ProcReader({ root: proc.root }),
+        cgroupVersion: "v2",
+        cgroupRoot: tree.root,
+        gpus,
+        kernelLog,
+        now: () => clock,
+      });
+      await mode.collect();
+      if (withXid)
+        appendFileSync(
+          kmsgPath,
+          "4,7,3500000000,-;NVRM: Xid (PCI:0000:0f:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n",
+        );
+      writeFileSync(join(smi.dir, "lost"), "");
+      await vi.waitFor(
+        () => expect(readFileSync(join(smi.dir, "starts"), "utf8").split("\n").length).toBeGreaterThan(3),
+        { timeout: 5000 },
+      );
+      clock += 10_000;
+      await mode.collect();
+      const { events } = await spooled(spool);
+      const lost = events.filter((e) => /GPU is lost/.test(e.message));
+      expect(lost).toHaveLength(1);
+      expect(lost[0].jobId).toBe("4300");
+      expect(lost[0].message).toMatch(/GPU 0000:0F:00\.0: GPU is lost.* \(nvidia-smi exited with 15\)/);
+      expect(validateNodeEvent(lost[0])).toMatchObject({ ok: true });
+      if (withXid) {
+        expect(lost[0]).toMatchObject({ kind: "gpu_xid", xid: { code: 79, pciBusId: "0000:0f:00" } });
+        expect(lost[0].message).toContain("the kernel logged Xid 79 for this GPU");
+        // The kernel's own Xid line is attributed to the job holding the GPU as well.
+        expect(events.find((e) => e.idempotencyKey === "kmsg:unknown:7")?.jobId).toBe("4300");
+      } else expect(lost[0]).toMatchObject({ kind: "source_unavailable", source: "gpu" });
+    });
+  }
 
   it("takes one final reading when a job's cgroup disappears, and keeps the largest memory seen", async () => {
     const dir = tree.slurmJob("7", { memoryCurrent: 900 * MiB });

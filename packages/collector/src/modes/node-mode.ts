@@ -2,15 +2,15 @@ import type { NodeEvent, UsageSample } from "@jobsight/schemas/light";
 import { type Logger, silentLogger } from "../log/logger.js";
 import { type CgroupSource, type CgroupVersion, cgroupSource } from "../sources/cgroup-layout.js";
 import type { CgroupUsage } from "../sources/cgroup-usage.js";
+import type { NvidiaSmi } from "../sources/gpu/nvidia-smi.js";
 import type { KernelLog } from "../sources/kernel-log.js";
-import type { NvidiaSmi } from "../sources/nvidia-smi.js";
 import { notableProcesses, ProcJobAttribution, summariseProcesses } from "../sources/proc-job-attribution.js";
 import type { ProcReader } from "../sources/proc-reader.js";
 import type { DiskSpool } from "../spool/disk-spool.js";
 import type { SpoolKind } from "../spool/frame.js";
 import { HeldRecords } from "../spool/held-records.js";
 import { HeapTrim } from "../util/heap-trim.js";
-import { assignGpus } from "./job-gpus.js";
+import { attributeXid, NodeGpus } from "./node-gpus.js";
 import { sanitiseSample } from "./sample-sanitiser.js";
 
 /** Options of {@link NodeMode}. */
@@ -28,7 +28,10 @@ export type NodeModeOptions = {
   intervalMs?: number;
   /** Name this many top memory holders per job (plus every process in state D); 0 turns the /proc scan off. @default 5 */
   topProcesses?: number;
-  /** The GPU source, if GPUs are watched. @default none */
+  /**
+   * The GPU source, if GPUs are watched: each job gets the GPUs SLURM allocated it and those its
+   * processes use, and GPUs found lost become events on the job holding them. @default none
+   */
   gpus?: NvidiaSmi;
   /** The kernel log source, if watched. @default none */
   kernelLog?: KernelLog;
@@ -82,6 +85,7 @@ export class NodeMode {
   private readonly now: () => number;
   private readonly cgroups: CgroupSource | undefined;
   private readonly attribution: ProcJobAttribution | undefined;
+  private readonly gpus: NodeGpus | undefined;
   private readonly tracked = new Map<string, Tracked>();
   private readonly queuedEvents: NodeEvent[] = [];
   private readonly heap: HeapTrim | undefined;
@@ -114,10 +118,21 @@ export class NodeMode {
     }
     if (options.trimHeap !== false) this.heap = new HeapTrim();
     const top = options.topProcesses ?? 5;
-    if (options.cgroupVersion === "none" || top > 0) {
+    // GPU allocations are read from the job's processes' environments, so GPUs need the scan too.
+    if (options.cgroupVersion === "none" || top > 0 || options.gpus) {
       this.attribution = new ProcJobAttribution({
         proc: options.proc,
         byCgroup: options.cgroupVersion !== "none",
+      });
+    }
+    if (options.gpus) {
+      this.gpus = new NodeGpus({
+        cluster: options.cluster,
+        node: options.node,
+        smi: options.gpus,
+        proc: options.proc,
+        cgroupV1Root: options.cgroupVersion === "v1" ? (options.cgroupRoot ?? "/sys/fs/cgroup") : undefined,
+        logger: this.log,
       });
     }
   }
@@ -202,15 +217,18 @@ export class NodeMode {
         });
       }
     }
-    const gpuReadings = this.o.gpus?.latest() ?? [];
-    const apps = gpuReadings.length > 0 ? await this.o.gpus!.computeApps() : [];
-    const gpus = assignGpus(gpuReadings, apps, this.o.proc, (pid) => pidJob.get(pid));
+    const jobOf = (pid: number) => pidJob.get(pid);
+    const dirs = new Map<string, string>();
+    usage.forEach((u, jobId) => {
+      if (u.dir) dirs.set(jobId, u.dir);
+    });
+    const gpus = await this.gpus?.assign(byJob, dirs, jobOf);
 
     const records: { kind: SpoolKind; value: unknown }[] = [];
     const top = this.o.topProcesses ?? 5;
     usage.forEach(({ usage: u, node, dir }, jobId) => {
       const sample: UsageSample = { cluster: this.o.cluster, jobId, node, time, ...u };
-      const g = gpus.byJob.get(jobId);
+      const g = gpus?.byJob.get(jobId);
       if (g) sample.gpus = g;
       const procs = byJob?.get(jobId);
       if (procs && top > 0) {
@@ -233,15 +251,10 @@ export class NodeMode {
       this.tracked.delete(jobId);
     });
 
-    const events = this.o.kernelLog?.drain() ?? [];
+    const kernel = this.o.kernelLog?.drain() ?? [];
+    const events = this.gpus?.events(kernel, jobOf) ?? kernel.map((e) => attributeXid(e, jobOf));
     for (const e of this.queuedEvents.splice(0)) records.push({ kind: "event", value: e });
-    for (const e of events) {
-      if (!e.jobId && e.kind === "gpu_xid" && e.xid) {
-        const jobId = (e.xid.pid ? pidJob.get(e.xid.pid) : undefined) ?? gpus.jobByPci.get(e.xid.pciBusId);
-        if (jobId) e.jobId = jobId;
-      }
-      records.push({ kind: "event", value: e });
-    }
+    for (const e of events) records.push({ kind: "event", value: e });
     this.figures.jobs = usage.size;
     await this.out.append(records);
     this.o.kernelLog?.saveState();

@@ -1,8 +1,18 @@
-import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import {
+  appendFileSync,
+  copyFileSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { validateNodeEvent } from "@jobsight/schemas";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { ProcTree } from "../test-support/proc-tree.js";
+import { readBootTimeMs } from "./boot-time.js";
 import { KernelLog } from "./kernel-log.js";
 import { parseKmsgRecord, parseOomKillSummary, parseXid } from "./kmsg-parse.js";
 
@@ -140,5 +150,73 @@ describe("KernelLog", () => {
     expect(kmsg.drain()).toEqual([]);
     expect(onUnavailable).toHaveBeenCalledTimes(1);
     expect(kmsg.unavailable).toBe(true);
+  });
+});
+
+describe("KernelLog timestamps", () => {
+  const DAY = 86_400_000;
+  const NOW = Date.parse("2026-12-05T12:00:00Z");
+  let dir: string;
+  let proc: ProcTree;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "jobsight-kmsg-"));
+    proc = new ProcTree();
+  });
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+    proc.cleanup();
+  });
+
+  const oomAt = (seq: number, sinceBootMs: number) =>
+    `3,${seq},${sinceBootMs * 1000},-;Memory cgroup out of memory: Killed process ${400 + seq} (python) total-vm:8kB, anon-rss:4kB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:4kB oom_score_adj:0\n`;
+
+  function open(extra: Partial<ConstructorParameters<typeof KernelLog>[0]> = {}) {
+    const path = join(dir, "kmsg");
+    return new KernelLog({
+      cluster: "hpc1",
+      node: "gpu07",
+      path,
+      procRoot: proc.root,
+      now: () => NOW,
+      ...extra,
+    });
+  }
+
+  it("stamps records with the host's boot time from <procRoot>/stat, days before the collector started", () => {
+    // Booted 12 days ago; the OOM kill came 11 days 23 hours after boot, so one hour ago.
+    proc.setBootTime(NOW - 12 * DAY, 96);
+    writeFileSync(join(dir, "kmsg"), oomAt(7, 12 * DAY - 3_600_000));
+    const [event] = open().drain();
+    expect(event.kind).toBe("oom_kill");
+    expect(event.time).toBe(new Date(NOW - 3_600_000).toISOString());
+  });
+
+  it("reads the boot time again at each drain, so a clock stepped after start is followed", () => {
+    proc.setBootTime(NOW - 3 * DAY);
+    const path = join(dir, "kmsg");
+    writeFileSync(path, oomAt(1, 3 * DAY - 60_000));
+    const kmsg = open();
+    expect(kmsg.drain()[0].time).toBe(new Date(NOW - 60_000).toISOString());
+    // NTP moved the clock back 14 hours: the kernel's btime moves with it.
+    proc.setBootTime(NOW - 3 * DAY - 14 * 3_600_000);
+    appendFileSync(path, oomAt(2, 3 * DAY - 30_000));
+    expect(kmsg.drain()[0].time).toBe(new Date(NOW - 14 * 3_600_000 - 30_000).toISOString());
+    kmsg.close();
+  });
+
+  it("never stamps an event later than the drain that read it", () => {
+    // A boot time 14 hours too late (a container's own uptime) would put this record in the future.
+    writeFileSync(join(dir, "kmsg"), oomAt(3, 20 * 3_600_000));
+    const [event] = open({ bootTimeMs: NOW - 6 * 3_600_000 }).drain();
+    expect(event.time).toBe(new Date(NOW).toISOString());
+  });
+
+  it("finds btime in a /proc/stat larger than one read, and says nothing when it is missing", () => {
+    proc.setBootTime(Date.parse("2026-11-20T08:30:00Z"), 512);
+    expect(statSync(join(proc.root, "stat")).size).toBeGreaterThan(64 * 1024);
+    expect(readBootTimeMs(proc.root)).toBe(Date.parse("2026-11-20T08:30:00Z"));
+    expect(readBootTimeMs(join(dir, "no-proc"))).toBeUndefined();
+    writeFileSync(join(dir, "stat"), "cpu  1 2 3\nctxt 5\n");
+    expect(readBootTimeMs(dir)).toBeUndefined();
   });
 });

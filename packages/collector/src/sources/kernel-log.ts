@@ -2,6 +2,7 @@ import { closeSync, constants, openSync, readFileSync, readSync, renameSync, wri
 import { uptime } from "node:os";
 import type { NodeEvent } from "@jobsight/schemas/light";
 import { type Logger, silentLogger } from "../log/logger.js";
+import { readBootTimeMs } from "./boot-time.js";
 import { jobFromCgroupPath } from "./cgroup-job-path.js";
 import {
   type KmsgRecord,
@@ -26,8 +27,15 @@ export type KernelLogOptions = {
   node: string;
   /** The kernel log device, or a file of records in its format. @default "/dev/kmsg" */
   path?: string;
-  /** Wall-clock time of boot in ms, to turn record timestamps (µs since boot) into times. @default Date.now() - os uptime */
+  /**
+   * Wall-clock time of boot in ms, to turn record timestamps (µs since boot) into times.
+   * @default `btime` of `<procRoot>/stat`, read at each drain (else now minus the os uptime)
+   */
   bootTimeMs?: number;
+  /** The host's procfs, whose `stat` gives the boot time. @default "/proc" */
+  procRoot?: string;
+  /** Clock; no event is stamped later than the drain that read it. @default Date.now */
+  now?: () => number;
   /** Identifies this boot; sequences restart at each boot. @default "unknown" */
   bootId?: string;
   /** File remembering the last record handled, so a restart does not report old events again. @default none */
@@ -58,7 +66,8 @@ export class KernelLog {
   private readonly options: KernelLogOptions;
   private readonly path: string;
   private readonly log: Logger;
-  private readonly bootTimeMs: number;
+  private readonly now: () => number;
+  private futureSaid = false;
   private fd: number | undefined;
   private unavailableSaid = false;
   private failed = false;
@@ -77,7 +86,7 @@ export class KernelLog {
     this.options = options;
     this.path = options.path ?? "/dev/kmsg";
     this.log = options.logger ?? silentLogger;
-    this.bootTimeMs = options.bootTimeMs ?? Math.round(Date.now() - uptime() * 1000);
+    this.now = options.now ?? Date.now;
     const bootId = options.bootId ?? "unknown";
     this.state = { bootId, lastSequence: -1 };
     if (options.statePath) {
@@ -157,7 +166,16 @@ export class KernelLog {
       current = line ? `${line}\n` : "";
     }
     if (current) this.collect(current, records);
-    return this.toEvents(records);
+    // Most rounds find nothing new: /proc/stat is only read when there is a record to stamp.
+    if (records.length === 0 && this.pendingSummaries.size === 0) return [];
+    return this.toEvents(records, this.bootTime(), this.now());
+  }
+
+  // Per drain: the collector's own uptime can be a container's (lxcfs), and the clock may have been
+  // stepped since start; either put events hours away from when they happened.
+  private bootTime(): number {
+    if (this.options.bootTimeMs !== undefined) return this.options.bootTimeMs;
+    return readBootTimeMs(this.options.procRoot ?? "/proc") ?? Math.round(this.now() - uptime() * 1000);
   }
 
   private collect(text: string, out: KmsgRecord[]): void {
@@ -167,18 +185,19 @@ export class KernelLog {
     out.push(r);
   }
 
-  private toEvents(records: KmsgRecord[]): NodeEvent[] {
+  private toEvents(records: KmsgRecord[], bootMs: number, readAt: number): NodeEvent[] {
     const events: NodeEvent[] = [];
+    const event = (r: KmsgRecord, kind: NodeEvent["kind"]) => this.event(r, kind, bootMs, readAt);
     for (const r of records) {
       const xid = parseXid(r.message);
       if (xid) {
-        const event = this.event(r, "gpu_xid");
-        event.xid = xid;
+        const e = event(r, "gpu_xid");
+        e.xid = xid;
         const jobId =
           (xid.pid ? this.options.attribution?.jobForPid?.(xid.pid) : undefined) ??
           this.options.attribution?.jobForGpu?.(xid.pciBusId);
-        if (jobId) event.jobId = jobId;
-        events.push(event);
+        if (jobId) e.jobId = jobId;
+        events.push(e);
         continue;
       }
       const summary = parseOomKillSummary(r.message);
@@ -190,24 +209,24 @@ export class KernelLog {
       if (killed) {
         const pending = this.pendingSummaries.get(killed.pid);
         this.pendingSummaries.delete(killed.pid);
-        events.push(this.oomEvent(r, killed, pending?.summary));
+        events.push(this.oomEvent(event(r, "oom_kill"), killed, pending?.summary));
       }
     }
     // A summary whose "Killed process" line never came (rate-limited, lost) is still an OOM kill.
     for (const [pid, p] of this.pendingSummaries) {
       if (p.age++ < 1) continue;
       this.pendingSummaries.delete(pid);
-      events.push(this.oomEvent(p.record, { pid, processName: p.summary.task ?? "?" }, p.summary));
+      const e = event(p.record, "oom_kill");
+      events.push(this.oomEvent(e, { pid, processName: p.summary.task ?? "?" }, p.summary));
     }
     return events;
   }
 
   private oomEvent(
-    r: KmsgRecord,
+    event: NodeEvent,
     details: NonNullable<NodeEvent["oomKill"]>,
     summary?: OomKillSummary,
   ): NodeEvent {
-    const event = this.event(r, "oom_kill");
     const oom = { ...details };
     if (summary?.oomMemcg) oom.memoryCgroup = summary.oomMemcg.slice(0, 4096);
     if (summary?.taskMemcg) oom.taskCgroup = summary.taskMemcg.slice(0, 4096);
@@ -220,13 +239,24 @@ export class KernelLog {
     return event;
   }
 
-  private event(r: KmsgRecord, kind: NodeEvent["kind"]): NodeEvent {
-    const boot = this.bootTimeMs;
+  private event(r: KmsgRecord, kind: NodeEvent["kind"], bootMs: number, readAt: number): NodeEvent {
+    let at = bootMs + r.timestampUs / 1000;
+    // A record cannot be newer than the read that found it; btime has a resolution of one second.
+    if (at > readAt) {
+      if (at > readAt + 2000 && !this.futureSaid) {
+        this.futureSaid = true;
+        this.log.warn("kernel-log record stamped in the future; using the time it was read", {
+          bootTime: new Date(bootMs).toISOString(),
+          aheadMs: Math.round(at - readAt),
+        });
+      }
+      at = readAt;
+    }
     const bootKey = this.state.bootId.replace(/[^A-Za-z0-9]/g, "").slice(0, 32) || "boot";
     return {
       cluster: this.options.cluster,
       node: this.options.node,
-      time: new Date(boot + r.timestampUs / 1000).toISOString(),
+      time: new Date(at).toISOString(),
       kind,
       message: (r.message || "(empty)").slice(0, 4096),
       idempotencyKey: `kmsg:${bootKey}:${r.sequence}`.slice(0, 128),

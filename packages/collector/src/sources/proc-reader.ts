@@ -100,6 +100,15 @@ function vmRssFromStatus(bytes: Buffer): number | undefined {
   return digits > 0 ? kb * 1024 : undefined;
 }
 
+function environValue(text: string, name: string): string | undefined {
+  const key = `${name}=`;
+  let at = text.startsWith(key) ? 0 : text.indexOf(`\0${key}`);
+  if (at < 0) return undefined;
+  if (at > 0) at += 1;
+  const end = text.indexOf("\0", at);
+  return text.slice(at + key.length, end < 0 ? undefined : end);
+}
+
 /** Options of {@link ProcReader}. */
 export type ProcReaderOptions = {
   /** The procfs mount. @default "/proc" */
@@ -183,13 +192,18 @@ export class ProcReader {
   /** One variable of `/proc/<pid>/environ` (NUL-separated `KEY=value`), if readable. */
   environVariable(pid: number, name: string): string | undefined {
     const text = readSmallFile(`${this.root}/${pid}/environ`);
+    return text === undefined ? undefined : environValue(text, name);
+  }
+
+  /** The first of `names` set in `/proc/<pid>/environ`, with its value, from one read. */
+  firstEnvironVariable(pid: number, names: readonly string[]): { name: string; value: string } | undefined {
+    const text = readSmallFile(`${this.root}/${pid}/environ`);
     if (text === undefined) return undefined;
-    const key = `${name}=`;
-    let at = text.startsWith(key) ? 0 : text.indexOf(`\0${key}`);
-    if (at < 0) return undefined;
-    if (at > 0) at += 1;
-    const end = text.indexOf("\0", at);
-    return text.slice(at + key.length, end < 0 ? undefined : end);
+    for (const name of names) {
+      const value = environValue(text, name);
+      if (value !== undefined) return { name, value };
+    }
+    return undefined;
   }
 
   /** `/proc/<pid>/cmdline` with NULs turned into spaces. */

@@ -128,6 +128,19 @@ export class ProcTree {
     writeFileSync(join(dir, "cmdline"), `${(p.cmdline ?? [p.comm]).join("\0")}\0`);
   }
 
+  /**
+   * Write `/proc/stat` as the kernel does: a `cpu` line, one per core, the long `intr` line, then
+   * `ctxt`, `btime` (boot time, seconds since the epoch) and the process counters.
+   */
+  setBootTime(bootMs: number, cpus = 2): void {
+    const cpu = (name: string) => `${name} 178724 0 12956 88374 202 0 444 145 0 0`;
+    const lines = [cpu("cpu"), ...Array.from({ length: cpus }, (_, i) => cpu(`cpu${i}`))];
+    lines.push(`intr 1843020 ${Array.from({ length: 64 * cpus }, (_, i) => i % 7).join(" ")}`);
+    lines.push("ctxt 3270441", `btime ${Math.floor(bootMs / 1000)}`, "processes 9011");
+    lines.push("procs_running 2", "procs_blocked 0", "softirq 911032 0 193187 2 18302 0 0 3 301245 0 398293");
+    writeFileSync(join(this.root, "stat"), `${lines.join("\n")}\n`);
+  }
+
   /** A process exits. */
   remove(pid: number): void {
     rmSync(join(this.root, String(pid)), { recursive: true, force: true });

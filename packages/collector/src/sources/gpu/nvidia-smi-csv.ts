@@ -1,4 +1,4 @@
-import type { GpuUsage } from "./usage-parts.js";
+import type { GpuUsage } from "../usage-parts.js";
 
 const MiB = 1024 * 1024;
 
@@ -12,7 +12,11 @@ export const GPU_QUERY_FIELDS = [
   "memory.total",
   "power.draw",
   "temperature.gpu",
+  "minor_number",
 ] as const;
+
+// minor_number came later; recorded or older outputs with the first eight fields still parse.
+const REQUIRED_GPU_FIELDS = 8;
 
 /** The fields the collector asks `nvidia-smi --query-compute-apps` for. */
 export const COMPUTE_APPS_FIELDS = ["pid", "gpu_uuid", "used_memory"] as const;
@@ -35,8 +39,8 @@ function num(field: string | undefined): number | undefined {
 export type GpuLineProblem = { line: string; reason: string };
 
 /**
- * Parse one line of `nvidia-smi --query-gpu=index,uuid,pci.bus_id,utilization.gpu,memory.used,memory.total,power.draw,temperature.gpu --format=csv,noheader,nounits`,
- * e.g. `0, GPU-5f3c…, 00000000:3B:00.0, 87, 30512, 40960, 245.67, 71` (memory in MiB). Fields the
+ * Parse one line of `nvidia-smi --query-gpu=index,uuid,pci.bus_id,utilization.gpu,memory.used,memory.total,power.draw,temperature.gpu,minor_number --format=csv,noheader,nounits`,
+ * e.g. `0, GPU-5f3c…, 00000000:3B:00.0, 87, 30512, 40960, 245.67, 71, 0` (memory in MiB). Fields the
  * GPU cannot report (`[N/A]`, `[Not Supported]`) are left out; a line without the index,
  * utilisation or used memory the schema requires is returned as a problem.
  *
@@ -48,8 +52,7 @@ export type GpuLineProblem = { line: string; reason: string };
  */
 export function parseGpuLine(line: string): GpuUsage | GpuLineProblem {
   const f = line.split(",");
-  if (f.length < GPU_QUERY_FIELDS.length)
-    return { line, reason: `expected ${GPU_QUERY_FIELDS.length} fields` };
+  if (f.length < REQUIRED_GPU_FIELDS) return { line, reason: `expected ${GPU_QUERY_FIELDS.length} fields` };
   const index = num(f[0]);
   const util = num(f[3]);
   const used = num(f[4]);
@@ -72,6 +75,28 @@ export function parseGpuLine(line: string): GpuUsage | GpuLineProblem {
   const temp = num(f[7]);
   if (temp !== undefined) gpu.temperatureCelsius = temp;
   return gpu;
+}
+
+/** How one GPU is named: nvidia-smi's index, its UUID and PCI address, and its device file's minor. */
+export type GpuIdentity = { index: number; uuid?: string; pciBusId?: string; minor?: number };
+
+/**
+ * The identity of the GPU a `--query-gpu` line describes: `minor` is the N of `/dev/nvidia<N>`,
+ * which SLURM's GPU lists and device cgroups name, and need not equal the index.
+ *
+ * @example
+ * ```ts
+ * const line = "1, GPU-abc, 00000000:3B:00.0, 50, 1024, 40960, 80, 40, 3";
+ * gpuIdentity(parseGpuLine(line) as GpuUsage, line); // { index: 1, uuid: "GPU-abc", pciBusId: "00000000:3B:00.0", minor: 3 }
+ * ```
+ */
+export function gpuIdentity(gpu: GpuUsage, line: string): GpuIdentity {
+  const id: GpuIdentity = { index: gpu.index };
+  if (gpu.uuid) id.uuid = gpu.uuid;
+  if (gpu.pciBusId) id.pciBusId = gpu.pciBusId;
+  const minor = num(line.split(",")[REQUIRED_GPU_FIELDS]);
+  if (minor !== undefined && Number.isInteger(minor) && minor >= 0) id.minor = minor;
+  return id;
 }
 
 /** One process using a GPU, from `--query-compute-apps`. */

@@ -1,14 +1,18 @@
 import type { ChildProcess } from "node:child_process";
-import { type Logger, silentLogger } from "../log/logger.js";
-import { tiedCommand, trackChild } from "../util/tied-child.js";
+import { type Logger, silentLogger } from "../../log/logger.js";
+import { tiedCommand, trackChild } from "../../util/tied-child.js";
+import type { GpuUsage } from "../usage-parts.js";
+import { type GpuFault, parseGpuLost } from "./gpu-lost.js";
 import {
   COMPUTE_APPS_FIELDS,
   type ComputeApp,
   GPU_QUERY_FIELDS,
+  type GpuIdentity,
+  gpuIdentity,
   parseComputeApps,
   parseGpuLine,
+  shortPciBusId,
 } from "./nvidia-smi-csv.js";
-import type { GpuUsage } from "./usage-parts.js";
 
 /** Options of {@link NvidiaSmi}. */
 export type NvidiaSmiOptions = {
@@ -35,7 +39,9 @@ export type NvidiaSmiStatus = "stopped" | "starting" | "running" | "unavailable"
  * GPU readings from ONE long-lived `nvidia-smi --query-gpu=… --format=csv,noheader,nounits -lms <interval>`
  * child: each line it prints updates the latest reading of that GPU, so no process is spawned per
  * sample. `computeApps()` runs `--query-compute-apps` (once per collection round) to tell which
- * process uses which GPU. When nvidia-smi is missing or cannot talk to a driver, this is said once
+ * process uses which GPU. A GPU nvidia-smi reports lost ("Unable to determine the device handle for
+ * GPU …: GPU is lost") becomes a {@link GpuFault}, once until the GPU answers again, collected with
+ * `takeFaults()`. When nvidia-smi is missing or cannot talk to a driver, this is said once
  * through `onUnavailable` and the collector carries on without GPUs. Every nvidia-smi runs under a
  * guard that kills it when the collector is gone, even after SIGKILL (see `tiedCommand`).
  *
@@ -59,6 +65,13 @@ export class NvidiaSmi {
   private child: ChildProcess | undefined;
   private timer: NodeJS.Timeout | undefined;
   private readonly readings = new Map<number, { gpu: GpuUsage; at: number }>();
+  // By PCI address: indices shift when a GPU drops out, and the lost GPU's identity must stay.
+  private readonly identities = new Map<string, GpuIdentity>();
+  // Faults not yet taken, with the child that reported them (to add its exit status).
+  private pendingFaults: { fault: GpuFault; child: number }[] = [];
+  // Short PCI addresses reported lost and not read since, so each loss is reported once.
+  private readonly lost = new Set<string>();
+  private children = 0;
   private reportedUnavailable = false;
   private restartDelay: number;
   private sawData = false;
@@ -109,11 +122,13 @@ export class NvidiaSmi {
       return;
     }
     this.child = child;
+    const id = ++this.children;
     child.stderr?.setEncoding("utf8");
     child.stderr?.on("data", (d: string) => {
       if (this.firstOutput.length < 500) this.firstOutput += d;
     });
-    createInterface({ input: child.stdout! }).on("line", (line) => this.onLine(line));
+    createInterface({ input: child.stderr! }).on("line", (line) => this.noteLost(line, id));
+    createInterface({ input: child.stdout! }).on("line", (line) => this.onLine(line, id));
     child.on("error", (error: NodeJS.ErrnoException) => {
       this.child = undefined;
       this.unavailable(
@@ -124,6 +139,7 @@ export class NvidiaSmi {
     });
     // "close" (not "exit"): by then every line the child printed has been handled.
     child.on("close", (code, signal) => {
+      if (code) for (const p of this.pendingFaults) if (p.child === id) p.fault.exitCode ??= code;
       if (this.child !== child) return;
       this.child = undefined;
       if (this.status === "stopped") return;
@@ -144,10 +160,11 @@ export class NvidiaSmi {
     });
   }
 
-  private onLine(line: string): void {
+  private onLine(line: string, child: number): void {
     if (line.trim() === "") return;
     const parsed = parseGpuLine(line);
     if ("reason" in parsed) {
+      this.noteLost(line, child);
       // Errors ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver") come on stdout.
       if (!this.sawData && this.firstOutput.length < 500) this.firstOutput += `${line}\n`;
       this.skippedLines++;
@@ -157,6 +174,33 @@ export class NvidiaSmi {
     this.status = "running";
     this.restartDelay = this.restartDelayMs;
     this.readings.set(parsed.index, { gpu: parsed, at: Date.now() });
+    const pci = parsed.pciBusId ? shortPciBusId(parsed.pciBusId) : undefined;
+    this.identities.set(pci ?? parsed.uuid ?? String(parsed.index), gpuIdentity(parsed, line));
+    if (pci) this.lost.delete(pci);
+  }
+
+  private noteLost(line: string, child: number): void {
+    const found = parseGpuLost(line);
+    if (!found) return;
+    const pci = shortPciBusId(found.pciBusId) ?? found.pciBusId;
+    if (this.lost.has(pci)) return;
+    this.lost.add(pci);
+    const fault: GpuFault = { pciBusId: found.pciBusId, message: line.trim().slice(0, 2048), at: Date.now() };
+    this.log.warn("nvidia-smi reports a GPU lost", { pciBusId: found.pciBusId, reason: found.reason });
+    // Bounded: a node has a handful of GPUs, and each loss is held once until taken.
+    if (this.pendingFaults.length < 256) this.pendingFaults.push({ fault, child });
+  }
+
+  /** GPUs found lost since the last call, each reported once until it answers again. */
+  takeFaults(): GpuFault[] {
+    const out = this.pendingFaults.map((p) => p.fault);
+    this.pendingFaults = [];
+    return out;
+  }
+
+  /** Every GPU read since start (index, UUID, PCI address, device minor), lost ones included. */
+  known(): GpuIdentity[] {
+    return [...this.identities.values()].sort((a, b) => a.index - b.index);
   }
 
   private unavailable(message: string): void {
@@ -198,15 +242,20 @@ export class NvidiaSmi {
     const { execFile } = await import("node:child_process");
     const args = [`--query-compute-apps=${COMPUTE_APPS_FIELDS.join(",")}`, "--format=csv,noheader,nounits"];
     const tied = tiedCommand(this.command, args);
+    const id = ++this.children;
     return new Promise((resolve) => {
       trackChild(
         execFile(
           tied.file,
           tied.args,
           { timeout: this.computeAppsTimeoutMs, maxBuffer: 1024 * 1024 },
-          (error, stdout) => {
+          (error, stdout, stderr) => {
             if (error) {
               this.log.debug("nvidia-smi --query-compute-apps failed", { error });
+              for (const line of `${stdout}\n${stderr}`.split("\n")) this.noteLost(line, id);
+              const code = (error as { code?: unknown }).code;
+              if (typeof code === "number" && code !== 0)
+                for (const p of this.pendingFaults) if (p.child === id) p.fault.exitCode ??= code;
               resolve([]);
               return;
             }

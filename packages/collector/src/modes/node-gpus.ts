@@ -1,0 +1,154 @@
+import type { NodeEvent } from "@jobsight/schemas/light";
+import { type Logger, silentLogger } from "../log/logger.js";
+import type { GpuFault } from "../sources/gpu/gpu-lost.js";
+import type { NvidiaSmi } from "../sources/gpu/nvidia-smi.js";
+import { shortPciBusId } from "../sources/gpu/nvidia-smi-csv.js";
+import { SlurmGpuAllocation } from "../sources/gpu/slurm-gpu-allocation.js";
+import type { JobProcesses } from "../sources/proc-job-attribution.js";
+import type { ProcReader } from "../sources/proc-reader.js";
+import { assignGpus, type GpuAssignment } from "./job-gpus.js";
+
+/** Xids that go with a GPU dropping out: fallen off the bus, NVLink, ECC and row-remapping faults, reset needed. */
+const LOSS_XIDS = new Set([79, 74, 48, 94, 95, 63, 64, 92]);
+
+/** Options of {@link NodeGpus}. */
+export type NodeGpusOptions = {
+  cluster: string;
+  node: string;
+  smi: NvidiaSmi;
+  proc: ProcReader;
+  /** The cgroup v1 mount, for SLURM jobs' device allow-lists; unset on cgroup v2. @default none */
+  cgroupV1Root?: string;
+  /** How long a kernel Xid on a GPU may explain nvidia-smi finding it lost. @default 3600000 */
+  xidWindowMs?: number;
+  /** Structured log. @default silent */
+  logger?: Logger;
+};
+
+type SeenXid = { xid: NonNullable<NodeEvent["xid"]>; time: string; ms: number };
+
+/**
+ * Give a kernel Xid event that names no job the job of the process the driver named, else the
+ * job holding the GPU. Returns the event.
+ *
+ * @example
+ * ```ts
+ * attributeXid(event, (pid) => pidJob.get(pid), (pci) => holders.get(pci));
+ * ```
+ */
+export function attributeXid(
+  e: NodeEvent,
+  pidJob: (pid: number) => string | undefined,
+  holder: (shortPci: string) => string | undefined = () => undefined,
+): NodeEvent {
+  if (e.jobId || e.kind !== "gpu_xid" || !e.xid) return e;
+  const jobId =
+    (e.xid.pid ? pidJob(e.xid.pid) : undefined) ?? holder(shortPciBusId(e.xid.pciBusId) ?? e.xid.pciBusId);
+  if (jobId) e.jobId = jobId;
+  return e;
+}
+
+/**
+ * The node mode's GPU work in one round: GPU readings matched to jobs (the scheduler's allocation
+ * and the processes on each GPU), kernel Xids attributed to the job holding the GPU, and GPUs
+ * nvidia-smi found lost turned into events on that job, with the Xid the kernel logged for the GPU.
+ *
+ * @example
+ * ```ts
+ * const gpus = new NodeGpus({ cluster: "hpc1", node: "gpu07", smi, proc });
+ * const { byJob } = await gpus.assign(processesByJob, jobDirs, (pid) => pidJob.get(pid));
+ * const events = gpus.events(kernelLog.drain(), (pid) => pidJob.get(pid));
+ * ```
+ */
+export class NodeGpus {
+  private readonly o: NodeGpusOptions;
+  private readonly log: Logger;
+  private readonly allocation: SlurmGpuAllocation;
+  private holders = new Map<string, string>();
+  private previousHolders = new Map<string, string>();
+  private readonly xids = new Map<string, SeenXid>();
+  // Jobs already said to run outside their allocation, per GPU, so the log says it once.
+  private readonly outsideSaid = new Set<string>();
+
+  constructor(options: NodeGpusOptions) {
+    this.o = options;
+    this.log = options.logger ?? silentLogger;
+    this.allocation = new SlurmGpuAllocation({ proc: options.proc, cgroupV1Root: options.cgroupV1Root });
+  }
+
+  /** Match this round's GPU readings to jobs (`jobs` from /proc, `dirs`: each job's cgroup). */
+  async assign(
+    jobs: Map<string, JobProcesses> | undefined,
+    dirs: Map<string, string>,
+    pidJob: (pid: number) => string | undefined,
+  ): Promise<GpuAssignment> {
+    const readings = this.o.smi.latest();
+    const apps = readings.length > 0 ? await this.o.smi.computeApps() : [];
+    const allocated = this.allocation.read(jobs, dirs);
+    const result = assignGpus({
+      readings,
+      apps,
+      proc: this.o.proc,
+      pidJob,
+      allocated,
+      known: this.o.smi.known(),
+    });
+    for (const o of result.outside) {
+      const key = `${o.jobId}\0${o.gpu.index}`;
+      if (this.outsideSaid.has(key)) continue;
+      if (this.outsideSaid.size > 4096) this.outsideSaid.clear();
+      this.outsideSaid.add(key);
+      this.log.info("a job's process runs on a GPU outside its allocation; the GPU is counted for the job", {
+        jobId: o.jobId,
+        pid: o.pid,
+        gpu: o.gpu.index,
+      });
+    }
+    // One round of grace: a job whose GPU fell off may have ended before nvidia-smi noticed.
+    this.previousHolders = this.holders;
+    this.holders = result.jobByPci;
+    return result;
+  }
+
+  /**
+   * Attribute the kernel log's Xids that found no job to the job holding the GPU, and add an
+   * event for each GPU nvidia-smi found lost since the last round.
+   */
+  events(kernel: NodeEvent[], pidJob: (pid: number) => string | undefined): NodeEvent[] {
+    for (const e of kernel) {
+      attributeXid(e, pidJob, (pci) => this.holder(pci));
+      if (e.kind !== "gpu_xid" || !e.xid || !LOSS_XIDS.has(e.xid.code)) continue;
+      const pci = shortPciBusId(e.xid.pciBusId) ?? e.xid.pciBusId;
+      this.xids.set(pci, { xid: e.xid, time: e.time, ms: Date.parse(e.time) });
+    }
+    const out = [...kernel];
+    for (const f of this.o.smi.takeFaults()) out.push(this.lostEvent(f));
+    return out;
+  }
+
+  private holder(pci: string): string | undefined {
+    return this.holders.get(pci) ?? this.previousHolders.get(pci);
+  }
+
+  private lostEvent(f: GpuFault): NodeEvent {
+    const pci = shortPciBusId(f.pciBusId) ?? f.pciBusId;
+    const seen = this.xids.get(pci);
+    const xid = seen && f.at - seen.ms <= (this.o.xidWindowMs ?? 3_600_000) ? seen : undefined;
+    const exit = f.exitCode !== undefined ? ` (nvidia-smi exited with ${f.exitCode})` : "";
+    const after = xid ? `; the kernel logged Xid ${xid.xid.code} for this GPU at ${xid.time}` : "";
+    const base = {
+      cluster: this.o.cluster,
+      node: this.o.node,
+      time: new Date(f.at).toISOString(),
+      message: `${f.message}${exit}${after}`.slice(0, 4096),
+      idempotencyKey: `gpu-lost:${pci.replace(/[^A-Za-z0-9.:-]/g, "")}:${f.at}`.slice(0, 128),
+    };
+    const jobId = this.holder(pci);
+    // The schema's GPU fault kind needs an Xid; without one the loss is a GPU source gone dark.
+    const event: NodeEvent = xid
+      ? { ...base, kind: "gpu_xid", xid: { ...xid.xid } }
+      : { ...base, kind: "source_unavailable", source: "gpu" };
+    if (jobId) event.jobId = jobId;
+    return event;
+  }
+}
