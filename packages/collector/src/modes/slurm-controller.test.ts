@@ -110,7 +110,8 @@ describe("SlurmController", () => {
       signal: 9,
       reason: "SLURM reported FAILED by signal 9 with MaxRSS above the memory limit",
     });
-    expect(outcome("8")).toEqual({ state: "COMPLETED", exitCode: 0 });
+    // The script went on after its srun step was killed: DerivedExitCode 0:9 keeps the step's signal.
+    expect(outcome("8")).toEqual({ state: "COMPLETED", exitCode: 0, derivedSignal: 9 });
     expect(outcome("10")).toEqual({ state: "CANCELLED", exitCode: 0 });
 
     const oom = ended.get("7")!;

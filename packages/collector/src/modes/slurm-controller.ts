@@ -7,6 +7,7 @@ import { runCommand } from "../util/run-command.js";
 import { markMemoryKill } from "./memory-kill.js";
 import { type ExitInfo, exitFromParsable } from "./slurm-json.js";
 import { recordFromSacct, recordFromSqueue, type SlurmRecord } from "./slurm-records.js";
+import { MAX_STDERR_TAIL_BYTES, readStderrTail, uidFromGetent } from "./slurm-stderr.js";
 
 /** Options of {@link SlurmController}. */
 export type SlurmControllerOptions = {
@@ -26,6 +27,13 @@ export type SlurmControllerOptions = {
    * as it is. @default 60000
    */
   stepGraceMs?: number;
+  /**
+   * Bytes read from the end of a failed job's stderr file (where the controller sees the job's file
+   * system), sent in its record to the site's server only; at most 8192, 0 reads none. @default 8192
+   */
+  stderrTailBytes?: number;
+  /** The uid of a user name, to read only files the job's user owns. @default `getent passwd` */
+  uidOf?: (user: string) => Promise<number | undefined>;
   /** Runs a command and returns its output. @default runCommand */
   run?: (command: string, args: string[]) => Promise<string>;
   /** Clock. @default Date.now */
@@ -41,6 +49,8 @@ export type SlurmControllerStats = {
   records: number;
   /** Ended jobs held back for a poll because their steps' accounting had not arrived yet. */
   deferredEnds: number;
+  /** Failed jobs whose stderr tail was read. */
+  stderrTails: number;
   lastPollAt: string | null;
 };
 
@@ -86,6 +96,7 @@ export class SlurmController {
   private readonly out: HeldRecords;
   private readonly emitted = new Map<string, string>();
   private readonly squeueExits = new Map<string, ExitInfo>();
+  private readonly uids = new Map<string, Promise<number | undefined>>();
   private sacctFrom: number | undefined;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
@@ -94,6 +105,7 @@ export class SlurmController {
     failedPolls: 0,
     records: 0,
     deferredEnds: 0,
+    stderrTails: 0,
     lastPollAt: null,
   };
 
@@ -173,6 +185,7 @@ export class SlurmController {
       endedRecords.push(r);
     }
     await this.correctExits(endedRecords);
+    await this.attachStderrTails(endedRecords);
     for (const r of endedRecords) {
       markMemoryKill(r.record);
       this.emit(out, r, validate);
@@ -221,6 +234,32 @@ export class SlurmController {
     }
   }
 
+  /** Reads the end of each failed job's stderr, never failing the poll for a file it cannot read. */
+  private async attachStderrTails(records: SlurmRecord[]): Promise<void> {
+    const bytes = this.o.stderrTailBytes ?? MAX_STDERR_TAIL_BYTES;
+    if (bytes <= 0) return;
+    for (const r of records) {
+      const o = r.record.outcome;
+      if (!r.stderrPath || !o || !endedBadly(o)) continue;
+      const ownerUid = await this.uidOfUser(r.record.spec.user);
+      if (ownerUid === undefined) continue;
+      const tail = await readStderrTail(r.stderrPath, { ownerUid, maxBytes: bytes });
+      if (!tail) continue;
+      o.stderrTail = tail;
+      this.figures.stderrTails++;
+    }
+  }
+
+  private uidOfUser(user: string): Promise<number | undefined> {
+    let uid = this.uids.get(user);
+    if (!uid) {
+      uid = (this.o.uidOf ?? ((u) => uidFromGetent(this.run, u)))(user).catch(() => undefined);
+      if (this.uids.size > 10_000) this.uids.clear();
+      this.uids.set(user, uid);
+    }
+    return uid;
+  }
+
   private emit(
     out: JobRecord[],
     r: SlurmRecord,
@@ -256,6 +295,11 @@ function stepsUnsettled(record: JobRecord): boolean {
   if (!steps || steps.length === 0)
     return record.startedAt !== undefined && (record.peaks?.runTimeSeconds ?? 0) > 0;
   return steps.some((step) => step.state === undefined);
+}
+
+/** A job whose own program may have crashed: it did not complete, or completed with a bad exit. */
+function endedBadly(o: NonNullable<JobRecord["outcome"]>): boolean {
+  return o.state !== "COMPLETED" || (o.exitCode ?? 0) > 0 || o.signal !== undefined;
 }
 
 function setExit(r: SlurmRecord, exit: ExitInfo): void {

@@ -13,12 +13,16 @@ import {
   tresFromList,
   tresFromString,
 } from "./slurm-json.js";
+import { stderrPathOf } from "./slurm-stderr.js";
 
 type Json = Record<string, unknown>;
 const obj = (v: unknown): Json => (v && typeof v === "object" && !Array.isArray(v) ? (v as Json) : {});
 
-/** A record built from SLURM JSON, and whether its exit code still needs checking with `sacct -P`. */
-export type SlurmRecord = { record: JobRecord; exitTrusted: boolean };
+/**
+ * A record built from SLURM JSON, whether its exit code still needs checking with `sacct -P`, and
+ * where the job wrote its stderr (sacct only).
+ */
+export type SlurmRecord = { record: JobRecord; exitTrusted: boolean; stderrPath?: string };
 
 function stepId(v: unknown, jobId: string): string {
   const s = typeof v === "number" ? String(v) : (str(v) ?? "?");
@@ -102,6 +106,7 @@ export function recordFromSacct(job: Json, cluster: string): SlurmRecord | undef
     if (exit.trusted) applyExit(outcome, exit);
     const reason = str(obj(job.state).reason);
     if (reason && reason !== "None") outcome.reason = reason.slice(0, 1024);
+    applyDerivedExit(outcome, exitFromSacct(job.derived_exit_code));
     record.outcome = outcome;
   }
 
@@ -134,7 +139,15 @@ export function recordFromSacct(job: Json, cluster: string): SlurmRecord | undef
     if (elapsed) peaks.coresUsed = cpu / elapsed;
   }
   if (Object.keys(peaks).length > 0) record.peaks = peaks;
-  return { record, exitTrusted };
+  const stderrPath = phase.phase === "ended" ? stderrPathOf(job, spec.user) : undefined;
+  return { record, exitTrusted, ...(stderrPath ? { stderrPath } : {}) };
+}
+
+// DerivedExitCode (the highest of the steps') matters only when it says more than "0": 22.05's JSON
+// prints 0 for exit codes it lost, so a 0 there is no evidence of success.
+function applyDerivedExit(outcome: NonNullable<JobRecord["outcome"]>, exit: ExitInfo): void {
+  if (exit.signal !== undefined && exit.signal >= 1 && exit.signal <= 64) outcome.derivedSignal = exit.signal;
+  else if (exit.exitCode !== undefined && exit.exitCode > 0) outcome.derivedExitCode = exit.exitCode;
 }
 
 /**

@@ -26,6 +26,20 @@ export const JobPhase = Type.Union(
 );
 export type JobPhase = Static<typeof JobPhase>;
 
+/** The end of a job's stderr file, read after the job ended; it goes only to the site's own server. */
+export const StderrTail = Type.Object(
+  {
+    path: Name("The file it was read from, placeholders such as %j expanded.", 4096),
+    text: Type.String({
+      maxLength: 8192,
+      description: "Its last bytes (at most 8 KiB) as UTF-8, whole lines.",
+    }),
+    truncated: Type.Boolean({ description: "True when the file was longer than the text." }),
+  },
+  { additionalProperties: false, description: "The end of a job's stderr file." },
+);
+export type StderrTail = Static<typeof StderrTail>;
+
 /** How a job ended. */
 export const JobOutcome = Type.Object(
   {
@@ -35,6 +49,17 @@ export const JobOutcome = Type.Object(
       Type.Integer({ minimum: 1, maximum: 64, description: "Signal that killed the job, e.g. 9." }),
     ),
     reason: Type.Optional(Name("Scheduler's reason text, e.g. OOMKilled or the SLURM reason.", 1024)),
+    derivedExitCode: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 255,
+        description: "Highest exit code of the job's steps (SLURM DerivedExitCode), when not 0.",
+      }),
+    ),
+    derivedSignal: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 64, description: "Signal of SLURM's DerivedExitCode, e.g. 11." }),
+    ),
+    stderrTail: Type.Optional(StderrTail),
   },
   { additionalProperties: false, description: "How a job ended." },
 );

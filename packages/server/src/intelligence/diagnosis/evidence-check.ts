@@ -1,4 +1,5 @@
 import type { Diagnosis, EvidenceRef, UsageSample } from "@jobsight/schemas";
+import { jobLogLines } from "./crash/stderr-lines.js";
 import { ms } from "./explain/format.js";
 import type { DiagnosisInput } from "./input.js";
 import { readMetric } from "./metric-paths.js";
@@ -45,7 +46,7 @@ function checkOne(e: EvidenceRef, input: DiagnosisInput): string | undefined {
     case "event":
       return checkEvent(e, input);
     case "log": {
-      const hit = (input.logLines ?? []).some((l) => l.source === e.source && l.line === e.line);
+      const hit = jobLogLines(input).some((l) => l.source === e.source && l.line === e.line);
       return hit ? undefined : `log line not in the input: ${e.line}`;
     }
     case "scheduler":

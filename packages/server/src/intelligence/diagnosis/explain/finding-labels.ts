@@ -1,4 +1,5 @@
 import type { Finding, FindingKind } from "@jobsight/schemas";
+import { namesCrash } from "../crash/crash-claim.js";
 
 /** A short human label per finding kind, for summaries, Markdown and prompts. */
 export const FINDING_LABELS: Readonly<Record<FindingKind, string>> = Object.freeze({
@@ -21,9 +22,12 @@ export const FINDING_LABELS: Readonly<Record<FindingKind, string>> = Object.free
   job_error: "The job's own error",
 });
 
-/** Findings that explain a failure; job_error names the failure without explaining it. */
+/**
+ * Findings that explain a failure; job_error names the failure without explaining it, unless it
+ * recognised the crash in the job's own output.
+ */
 export function explainsFailure(f: Finding): boolean {
-  return f.severity === "error" && f.kind !== "job_error";
+  return f.severity === "error" && (f.kind !== "job_error" || namesCrash(f));
 }
 
 /** The first sentence of a claim (decimal points do not end a sentence). */

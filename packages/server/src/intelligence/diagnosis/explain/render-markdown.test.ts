@@ -33,7 +33,9 @@ describe("renderDiagnosisMarkdown", () => {
   });
 
   it("says when the cause was not determined and when nothing was found", () => {
-    expect(renderDiagnosisMarkdown(of("exit-1"))).toContain("- Cause: **not determined**");
+    expect(renderDiagnosisMarkdown({ ...of("exit-1"), causeDetermined: false })).toContain(
+      "- Cause: **not determined**",
+    );
     const healthy = renderDiagnosisMarkdown(of("healthy-cpu"));
     expect(healthy).toContain("## Findings\n\nNo finding.");
     expect(healthy).toContain("Every source that mattered was seen.");

@@ -1,6 +1,10 @@
 import type { EvidenceRef } from "@jobsight/schemas";
 import type { RuleContext } from "../context.js";
+import { crashClaim } from "../crash/crash-claim.js";
+import { crashSignature } from "../crash/crash-signature.js";
+import { jobLogLines, STDERR_TAIL_SOURCE } from "../crash/stderr-lines.js";
 import { logEvidence, present, schedulerEvidence } from "../evidence.js";
+import type { JobLogLine } from "../input.js";
 import { type DiagnosisRule, NOTHING } from "./rule.js";
 
 const SIGNALS: Record<number, string> = {
@@ -22,8 +26,10 @@ const QUOTED_LINES = 3;
 
 /**
  * The job's own failure: it failed and no other rule explains why (no memory kill, GPU fault, node
- * failure, preemption, cancellation or timeout). Names the exit code or signal, quotes the last
- * error lines of its output when given, and says the cause was not determined.
+ * failure, preemption, cancellation or timeout). Names the exit code or signal; when its output
+ * (uploaded logs, or the stderr tail in the record) shows a CUDA out-of-memory, a Python exception,
+ * a segmentation fault or an MPI abort, says which and cites those lines, else quotes the last
+ * error lines and says the cause was not determined.
  */
 export const jobErrorRule: DiagnosisRule = {
   name: "job-error",
@@ -49,22 +55,57 @@ export const jobErrorRule: DiagnosisRule = {
           ? "failed, though the exit code recorded is 0 (SLURM 22.05's sacct --json reports non-zero exit codes as 0, so the real code is unknown)"
           : "failed with no exit code recorded";
     }
-    const lines = errorLines(ctx);
-    evidence.push(...lines.map((l) => logEvidence(l, "A line of the job's output.")));
+    evidence.push(...derivedEvidence(ctx));
     const blind = blindSpots(ctx);
+    const unseen = blind.length
+      ? ` ${capitalise(blind.join(" and "))} could not be read, so a kill or fault there may have gone unseen.`
+      : "";
+    const all = jobLogLines(ctx.input);
+    const crash = crashSignature(all, o, ctx.record.steps);
+    if (crash) {
+      evidence.push(...crash.lines.map((l) => lineEvidence(ctx, l, "The job's output names the crash.")));
+      const claim = crashClaim(crash, how) + unseen;
+      return { findings: [{ kind: "job_error", severity: "error", claim, confidence: 0.8, evidence }] };
+    }
+    const lines = all.filter((l) => ERROR_LINE.test(l.line)).slice(-QUOTED_LINES);
+    evidence.push(...lines.map((l) => lineEvidence(ctx, l, "A line of the job's output.")));
     const claim =
       `The job's own program ${how}. Nothing Jobsight observed explains it (it saw no memory kill, GPU fault, node failure, preemption, cancellation or timeout): the cause was not determined.` +
       (lines.length ? " The job's output ends with the error lines quoted." : "") +
-      (blind.length
-        ? ` ${capitalise(blind.join(" and "))} could not be read, so a kill or fault there may have gone unseen.`
-        : "");
+      unseen;
     return { findings: [{ kind: "job_error", severity: "error", claim, confidence: 0.5, evidence }] };
   },
 };
 
-function errorLines(ctx: RuleContext) {
-  const lines = ctx.input.logLines ?? [];
-  return lines.filter((l) => ERROR_LINE.test(l.line)).slice(-QUOTED_LINES);
+/** SLURM's DerivedExitCode when it says more than 0: the worst of the steps'. */
+function derivedEvidence(ctx: RuleContext): EvidenceRef[] {
+  const o = ctx.record.outcome!;
+  return present(
+    o.derivedSignal !== undefined
+      ? schedulerEvidence(
+          ctx,
+          "outcome.derivedSignal",
+          `DerivedExitCode: a step ended by signal ${o.derivedSignal}.`,
+        )
+      : undefined,
+    o.derivedExitCode !== undefined
+      ? schedulerEvidence(
+          ctx,
+          "outcome.derivedExitCode",
+          `DerivedExitCode: a step exited ${o.derivedExitCode}.`,
+        )
+      : undefined,
+  );
+}
+
+/** A cited line, saying which file the stderr tail was read from. */
+function lineEvidence(ctx: RuleContext, line: JobLogLine, text: string): EvidenceRef {
+  const tail = ctx.record.outcome?.stderrTail;
+  if (line.source !== STDERR_TAIL_SOURCE || !tail) return logEvidence(line, text);
+  return {
+    ...logEvidence(line, `${text} Read from ${tail.path} (its last 8 KiB at most) after the job ended.`),
+    metric: "outcome.stderrTail",
+  };
 }
 
 function blindSpots(ctx: RuleContext): string[] {

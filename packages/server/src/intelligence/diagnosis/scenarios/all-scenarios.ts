@@ -1,4 +1,5 @@
 import { cpuMemoryScenarios } from "./cpu-memory-scenarios.js";
+import { crashScenarios } from "./crash-scenarios.js";
 import { endScenarios } from "./end-scenarios.js";
 import { gpuFaultScenarios } from "./gpu-fault-scenarios.js";
 import { gpuUsageScenarios } from "./gpu-usage-scenarios.js";
@@ -15,5 +16,6 @@ export const diagnosisScenarios: readonly DiagnosisScenario[] = Object.freeze([
   ...timeScenarios,
   ...cpuMemoryScenarios,
   ...endScenarios,
+  ...crashScenarios,
   ...healthyAndMissingScenarios,
 ]);

@@ -141,8 +141,9 @@ function exitOne(): DiagnosisScenario {
     expect: {
       findings: ["job_error"],
       unseen: [],
-      causeDetermined: false,
-      claims: { job_error: ["ended with exit code 1", "cause was not determined"] },
+      causeDetermined: true,
+      // The uploaded log's traceback names the exception, so the claim does.
+      claims: { job_error: ["ended with exit code 1", "uncaught exception", "FileNotFoundError: [Errno 2]"] },
     },
   };
 }
