@@ -21,6 +21,7 @@ import { intelligenceHandlers } from "./http/routes/intelligence/intelligence-ha
 import { jobRoutes } from "./http/routes/jobs.js";
 import { registerJsonBodyParser } from "./http/routes/json-body-parser.js";
 import { metricsRoutes } from "./http/routes/metrics.js";
+import { modelReadiness } from "./http/routes/model-readiness.js";
 import { registerApiRoutes } from "./http/routes/register-api-routes.js";
 import type { RouteDeps } from "./http/routes/route-deps.js";
 import type { RouteHandlers } from "./http/routes/route-handler.js";
@@ -161,8 +162,11 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     licence: () => app.licence.status(),
   };
   let service: IntelligenceService | undefined;
-  if (options.intelligence instanceof IntelligenceService) service = options.intelligence;
-  else if (options.intelligence) {
+  let model: ReturnType<typeof modelReadiness> | undefined;
+  if (options.intelligence instanceof IntelligenceService) {
+    service = options.intelligence;
+    model = modelReadiness(service);
+  } else if (options.intelligence) {
     service = new IntelligenceService({
       ...options.intelligence,
       storage: app.storage,
@@ -170,7 +174,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       log: options.intelligence.log ?? app.log.child({ component: "intelligence" }),
     });
     const started = service;
-    void started.start();
+    const startup = started.start();
+    startup.catch((error) => app.log.error({ err: error }, "intelligence plane failed to start"));
+    model = modelReadiness(started, startup);
     // preClose: recorded predictions are written before the pool closes.
     app.addHook("preClose", async () => {
       await started.stop();
@@ -186,7 +192,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   registerApiRoutes(
     app,
     {
-      ...healthRoutes(deps),
+      ...healthRoutes(deps, { model }),
       ...jobRoutes(deps),
       ...usageRoutes(deps),
       ...eventRoutes(deps),

@@ -51,6 +51,8 @@ export class EmbeddedPostgres {
   readonly #options: EmbeddedPostgresOptions;
   #pid: number | undefined;
   #exited: Promise<void> | undefined;
+  // Kept after the first start: a restart on the same port lets the pool reconnect unchanged.
+  #port: number | undefined;
 
   constructor(options: EmbeddedPostgresOptions) {
     this.#options = options;
@@ -75,14 +77,25 @@ export class EmbeddedPostgres {
     if (port !== undefined) {
       log(`adopting PostgreSQL already running on port ${port} (pid ${this.#pid})`);
     } else {
-      port = this.#options.port || (await freePort());
+      port = this.#port ?? (this.#options.port || (await freePort()));
       await this.#spawn(bins.postgres, port, ids);
       log(`started PostgreSQL on 127.0.0.1:${port} (pid ${this.#pid})`);
     }
+    this.#port = port;
     const adminUrl = `postgres://${DB_USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
     await this.#waitReady(adminUrl);
     await ensureDatabase(adminUrl);
     return `postgres://${DB_USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${DB_NAME}`;
+  }
+
+  /** Pid of the postmaster we started or adopted, while it runs. */
+  get pid(): number | undefined {
+    return this.#pid;
+  }
+
+  /** Settles when the running postmaster exits (killed, crashed or stopped); undefined when none runs. */
+  exited(): Promise<void> | undefined {
+    return this.#pid === undefined ? undefined : this.#exited;
   }
 
   /** Fast shutdown (SIGINT): open transactions roll back, committed data is safe. */
@@ -176,8 +189,10 @@ export class EmbeddedPostgres {
     if (!running) return undefined;
     const { pid } = running;
     this.#pid = pid;
+    // Not our child: no exit event, so its death is polled for.
     this.#exited = (async () => {
-      while (isAlive(pid)) await sleep(50);
+      while (isAlive(pid)) await sleep(100);
+      if (this.#pid === pid) this.#pid = undefined;
     })();
     return running.port;
   }

@@ -3,6 +3,7 @@ import type { SamplePolicyOptions } from "../queries/sample-policies.js";
 import { asStorageError } from "./database.js";
 import { EmbeddedPostgres } from "./embedded-postgres.js";
 import { type MigrationReport, migrate, readStorageFlavour } from "./migrator.js";
+import { PostgresSupervisor, type PostgresSupervisorOptions } from "./postgres-supervisor.js";
 import { createDataPlaneStorage, type DataPlaneStorage } from "./storage.js";
 
 /** Options of {@link openStorage}. */
@@ -15,6 +16,13 @@ export type OpenStorageOptions = {
   embeddedPort?: number;
   /** `initdb`/`postgres` folder for the embedded server. @default embedded-postgres's binaries */
   embeddedBinDir?: string;
+  /**
+   * Restarts of the embedded server when it dies (back-off timings), or `false` to leave it dead.
+   * @default {} (supervised: 0.5 s doubling to 30 s, reset after a healthy minute)
+   */
+  embeddedSupervision?:
+    | Pick<PostgresSupervisorOptions, "initialDelayMs" | "maxDelayMs" | "healthyAfterMs">
+    | false;
   /** Pool size. @default 10 */
   poolSize?: number;
   /** Per-statement timeout (ms); 0 for none. @default 60000 */
@@ -63,6 +71,13 @@ export async function openStorage(options: OpenStorageOptions): Promise<OpenedSt
     });
     url = await embedded.start();
   }
+  const supervision = options.embeddedSupervision ?? {};
+  // Same data folder and port on restart: the pool drops broken clients and reconnects by itself.
+  const supervisor =
+    embedded && supervision !== false
+      ? new PostgresSupervisor({ ...supervision, server: embedded, log })
+      : undefined;
+  supervisor?.start();
   const statementTimeout = options.statementTimeoutMs ?? 60_000;
   const pool = new pg.Pool({
     connectionString: url,
@@ -82,6 +97,8 @@ export async function openStorage(options: OpenStorageOptions): Promise<OpenedSt
   // that is missing.
   pool.on("connect", (client) => client.on("error", () => {}));
   const close = async () => {
+    // First: a deliberate stop must not look like a death to restart from.
+    await supervisor?.stop();
     await pool.end().catch(() => {});
     await embedded?.stop();
   };

@@ -4,6 +4,15 @@ import type { RouteHandlers } from "./route-handler.js";
 
 const CHECK_TIMEOUT_MS = 3000;
 
+/** The intelligence plane's model, as readiness sees it: ready, and what to report. */
+export type ModelReadiness = { ready: boolean; detail: string };
+
+/** Options of {@link healthRoutes}. */
+export type HealthRoutesOptions = {
+  /** The model check of `/readyz`; absent (intelligence disabled): no model check. @default undefined */
+  model?: () => ModelReadiness;
+};
+
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
@@ -21,10 +30,11 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 /**
- * `/healthz` (the process is alive) and `/readyz` (PostgreSQL and the object store answer; 503
- * otherwise, so a load balancer stops sending traffic while storage is down).
+ * `/healthz` (liveness: the process and its event loop run; touches nothing) and `/readyz`
+ * (PostgreSQL and the object store answer, and the model is loaded when intelligence is on; 503
+ * naming the failing checks otherwise, so a load balancer stops sending traffic meanwhile).
  */
-export function healthRoutes(deps: RouteDeps): RouteHandlers {
+export function healthRoutes(deps: RouteDeps, options: HealthRoutesOptions = {}): RouteHandlers {
   return {
     // The licence never makes the server unhealthy (it keeps collecting whatever the licence
     // says); its state and reason are reported for operators and the control plane.
@@ -47,10 +57,20 @@ export function healthRoutes(deps: RouteDeps): RouteHandlers {
         probe("postgres", () => deps.storage.ping()),
         probe("objectStore", () => deps.objectStore.check()),
       ]);
+      let modelReady = true;
+      if (options.model) {
+        const model = options.model();
+        modelReady = model.ready;
+        checks.model = model.detail;
+      }
       checks.storage = deps.storage.flavour;
-      const ok = checks.postgres === "ok" && checks.objectStore === "ok";
-      if (!ok) reply.code(503).header("retry-after", "5");
-      return { status: ok ? "ok" : "unavailable", version: deps.version, checks };
+      const ok = checks.postgres === "ok" && checks.objectStore === "ok" && modelReady;
+      if (ok) return { status: "ok", version: deps.version, checks };
+      // Sent here: the route wrapper would answer with the route's success status otherwise.
+      return reply
+        .code(503)
+        .header("retry-after", "5")
+        .send({ status: "unavailable", version: deps.version, checks });
     },
   };
 }
