@@ -22,7 +22,8 @@ export type BackoffOptions = {
  */
 export class Backoff {
   private readonly initialMs: number;
-  private readonly maxMs: number;
+  /** The longest delay. */
+  readonly maxMs: number;
   private readonly random: () => number;
   failures = 0;
 

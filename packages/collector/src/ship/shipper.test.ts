@@ -105,6 +105,21 @@ describe("Shipper", () => {
     await spool.close();
   });
 
+  it("is not held back by a wall clock stepped back while it backs off", async () => {
+    const spool = await DiskSpool.open({ dir });
+    await spool.append([usage(1)]);
+    const sink = new RecordingSink();
+    sink.failuresLeft = 1;
+    const shipper = make(spool, sink);
+    await shipper.tick();
+    expect(shipper.stats().consecutiveFailures).toBe(1);
+    // NTP steps the clock back an hour during the ~1 s wait: the wait must not grow by the step.
+    clock -= 3_600_000;
+    await shipper.tick();
+    expect(sink.items()).toEqual(["1"]);
+    await spool.close();
+  });
+
   it("resends the interrupted batch with the same bounds and key after a restart: stored exactly once", async () => {
     let spool = await DiskSpool.open({ dir });
     await spool.append([usage(1), usage(2)]);

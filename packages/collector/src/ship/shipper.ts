@@ -129,7 +129,10 @@ export class Shipper {
       this.figures.skippedTicks++;
       return this.running;
     }
-    if (this.now() < this.nextAttemptAt) return Promise.resolve();
+    const wait = this.nextAttemptAt - this.now();
+    // A wall clock stepped back (NTP) would stretch the wait by the step: no wait is longer than
+    // the longest back-off.
+    if (wait > 0 && wait <= this.backoff.maxMs) return Promise.resolve();
     this.running = this.pass()
       .catch((error) => {
         this.figures.failures++;
