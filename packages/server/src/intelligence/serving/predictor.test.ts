@@ -62,4 +62,26 @@ describe("predictResource", () => {
     expect(capped.status === "ok" && capped.value < request && capped.value > 1000).toBe(true);
     expect(free.status === "ok" && free.value > 1000).toBe(true);
   });
+
+  it("never recommends below what the same user's program recently needed for its request", () => {
+    const request = 10_000;
+    const withNeed = (m: ResourceModel): ResourceModel => ({
+      ...m,
+      featureNames: ["x", "app_max_by_request"],
+    });
+    const row = (ratio: number) => [0, Math.log(request) + Math.log(ratio)];
+    // Enforced: a recent job that ran to its limit makes the value the request itself.
+    const atLimit = predictResource(withNeed(model(true)), row(1), { request, userJobs: 10 });
+    expect(atLimit).toMatchObject({ status: "ok", value: request, high: request, basis: "request" });
+    // Not enforced: a recent job that used 30% more than it asked for lifts the value to match.
+    const over = predictResource(withNeed(model(false)), row(1.3), { request, userJobs: 10 });
+    expect(over.status === "ok" && Math.abs(over.value - 13_000) < 1e-6).toBe(true);
+    expect(over.status === "ok" && over.low <= over.value && over.high === over.value).toBe(true);
+    // A need below the calibrated value changes nothing; without the column or a request, neither.
+    const plain = predictResource(model(false), [0], { request, userJobs: 10 });
+    const low = predictResource(withNeed(model(false)), row(0.01), { request, userJobs: 10 });
+    const noRequest = predictResource(withNeed(model(false)), row(1.3), { userJobs: 10 });
+    expect(low).toEqual(plain);
+    expect(noRequest.status === "ok" && plain.status === "ok" && noRequest.value === plain.value).toBe(true);
+  });
 });

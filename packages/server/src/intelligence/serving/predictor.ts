@@ -76,6 +76,25 @@ export type PredictionContext = {
 };
 
 const importanceCache = new WeakMap<ResourceModel, string[]>();
+const needColumns = new WeakMap<ResourceModel, number>();
+
+/** Within this (log) of the request, a recent need is the request itself (float32 feature rows). */
+const NEED_AT_REQUEST = 1e-3;
+
+/**
+ * The log of what the job's user and program recently needed relative to their requests, applied to
+ * this job's request (`app_max_by_request`: the largest used/requested of the group's last jobs);
+ * NaN without a request or such history.
+ */
+function recentNeed(model: ResourceModel, row: ArrayLike<number>, logRequest: number): number {
+  let k = needColumns.get(model);
+  if (k === undefined) {
+    k = model.featureNames.indexOf("app_max_by_request");
+    needColumns.set(model, k);
+  }
+  if (k < 0 || Number.isNaN(logRequest)) return Number.NaN;
+  return row[k];
+}
 
 /**
  * Predicts one resource of one job from its feature row: the calibrated upper bound as the value,
@@ -117,8 +136,21 @@ export function predictResource(
     };
   }
   const ev = ctx.evidence;
+  const need = recentNeed(model, row, logRequest);
+  let logValue = r.logValue;
+  let atRequest = r.atRequest;
+  let capped = r.capped;
+  // Never below what the same user's same program recently needed for its request: one of its
+  // last jobs ran this close to (or past) what it asked for, so a lower value would have cut it.
+  if (need > logValue) {
+    if (model.calibration.enforcedLimit && need >= logRequest - NEED_AT_REQUEST) {
+      logValue = logRequest;
+      atRequest = true;
+      capped = true;
+    } else logValue = Math.min(need, model.maxLogValue);
+  }
   // The range's top is the value: one number, so the value is always inside its range.
-  const value = r.atRequest && ctx.request !== undefined ? ctx.request : Math.exp(r.logValue);
+  const value = atRequest && ctx.request !== undefined ? ctx.request : Math.exp(logValue);
   return {
     status: "ok",
     value,
@@ -126,7 +158,7 @@ export function predictResource(
     high: value,
     nominalLevel: model.calibration.nominalLevel,
     confidence: r.confidence,
-    basis: r.capped ? "request" : "model",
+    basis: capped ? "request" : "model",
     evidence: {
       group: ev?.group ?? "all jobs",
       jobs: ev?.jobs ?? ctx.userJobs,
