@@ -2,10 +2,10 @@ import type { ResourceName } from "@jobsight/schemas";
 import { withTryAdvisoryLock } from "../../data-plane/storage/advisory-lock.js";
 import type { SqlPool } from "../../data-plane/storage/database.js";
 import type { ArtifactStore } from "../../data-plane/stores/artifact-store.js";
-import type { BacktestFigures, ModelManifest } from "../registry/model-manifest.js";
+import type { ModelManifest } from "../registry/model-manifest.js";
 import type { ModelRegistry } from "../registry/model-registry.js";
 import { lineageOf, recalibratedVersion } from "../registry/model-version.js";
-import { historyPages, TRAINING_LOCK, type TrainRun } from "./model-trainer.js";
+import { backtestsOf, historyPages, storeModelFiles, TRAINING_LOCK, type TrainRun } from "./model-trainer.js";
 import type { TrainResourceModelOptions } from "./train-resource-model.js";
 import { runTask, type TrainingPlace } from "./training-runner.js";
 
@@ -98,16 +98,10 @@ async function recalibrateLocked(
     };
   }
   const manifest = result.manifest;
-  const files = await registry.storeFiles(manifest, {});
-  const manifestSha256 = files[files.length - 1].sha256;
-  for (const file of files)
-    await artifacts.link({ ...file, kind: "model", uploadedBy: "jobsight-intelligence" });
+  // Only the manifest is new: the ONNX files are the trained version's, already stored.
+  const manifestSha256 = await storeModelFiles(registry, artifacts, manifest, {});
   const resources = Object.keys(manifest.resources) as ResourceName[];
-  const backtest: Partial<Record<ResourceName, BacktestFigures>> = {};
-  for (const name of resources) {
-    const figures = manifest.resources[name]?.backtest;
-    if (figures) backtest[name] = figures;
-  }
+  const backtest = backtestsOf(manifest);
   const seconds = (performance.now() - started) / 1000;
   await registry.record(
     {

@@ -11,7 +11,7 @@ import {
 } from "../accuracy/compare-backtests.js";
 import type { HistoryJob } from "../history-job.js";
 import { storedJobToHistoryJob } from "../recording/record-to-history.js";
-import type { BacktestFigures, ModelManifest } from "../registry/model-manifest.js";
+import type { BacktestFigures, ManifestResource, ModelManifest } from "../registry/model-manifest.js";
 import type { ModelRegistry } from "../registry/model-registry.js";
 import { newModelVersion } from "../registry/model-version.js";
 import { ALL_RESOURCES } from "../resources.js";
@@ -58,6 +58,31 @@ export type TrainRun = {
 
 // One key for the whole deployment: only one server trains or recalibrates at a time.
 export const TRAINING_LOCK = 0x6a6f6273; // "jobs"
+
+/** The holdout figures of each resource of a manifest. */
+export function backtestsOf(manifest: ModelManifest): TrainReport["backtest"] {
+  const out: TrainReport["backtest"] = {};
+  for (const [name, r] of Object.entries(manifest.resources) as [ResourceName, ManifestResource][]) {
+    if (r.backtest) out[name] = r.backtest;
+  }
+  return out;
+}
+
+/**
+ * Stores a model's files and links them as artifacts of kind `model` (so platform tokens can fetch
+ * them over the API); resolves to the manifest's sha256.
+ */
+export async function storeModelFiles(
+  registry: ModelRegistry,
+  artifacts: ArtifactStore,
+  manifest: ModelManifest,
+  onnx: Partial<Record<ResourceName, Uint8Array>>,
+): Promise<string> {
+  const files = await registry.storeFiles(manifest, onnx);
+  for (const file of files)
+    await artifacts.link({ ...file, kind: "model", uploadedBy: "jobsight-intelligence" });
+  return files[files.length - 1].sha256;
+}
 
 /** Every ended job of the data plane, a page at a time, by submit time; `count.jobs` adds up what was read. */
 export async function* historyPages(
@@ -150,11 +175,7 @@ async function trainLocked(
   );
   const manifest = result.manifest;
   const resources = Object.keys(manifest.resources) as ResourceName[];
-  const backtest: TrainReport["backtest"] = {};
-  for (const name of resources) {
-    const figures = manifest.resources[name]?.backtest;
-    if (figures) backtest[name] = figures;
-  }
+  const backtest = backtestsOf(manifest);
   if (resources.length === 0) {
     const needed = Object.entries(manifest.skipped).map(([r, s]) => `${r} ${s.jobs}/${s.needed}`);
     return {
@@ -167,11 +188,7 @@ async function trainLocked(
     };
   }
   const decision = compareBacktests(comparisons(result, active), active?.version, settings.comparison);
-  const files = await registry.storeFiles(manifest, result.onnx);
-  const manifestSha256 = files[files.length - 1].sha256;
-  // Linked as artifacts of kind `model`, so platform tokens can fetch the files over the API.
-  for (const file of files)
-    await artifacts.link({ ...file, kind: "model", uploadedBy: "jobsight-intelligence" });
+  const manifestSha256 = await storeModelFiles(registry, artifacts, manifest, result.onnx);
   await registry.record(
     {
       version,
