@@ -5,7 +5,7 @@ import type { ArtifactStore } from "../../data-plane/stores/artifact-store.js";
 import type { ModelManifest } from "../registry/model-manifest.js";
 import type { ModelRegistry } from "../registry/model-registry.js";
 import { lineageOf, recalibratedVersion } from "../registry/model-version.js";
-import { backtestsOf, historyPages, storeModelFiles, TRAINING_LOCK, type TrainRun } from "./model-trainer.js";
+import { historyPages, registerModel, TRAINING_LOCK, type TrainRun } from "./model-trainer.js";
 import type { TrainResourceModelOptions } from "./train-resource-model.js";
 import { runTask, type TrainingPlace } from "./training-runner.js";
 
@@ -98,30 +98,19 @@ async function recalibrateLocked(
     };
   }
   const manifest = result.manifest;
-  // Only the manifest is new: the ONNX files are the trained version's, already stored.
-  const manifestSha256 = await storeModelFiles(registry, artifacts, manifest, {});
-  const resources = Object.keys(manifest.resources) as ResourceName[];
-  const backtest = backtestsOf(manifest);
   const seconds = (performance.now() - started) / 1000;
-  await registry.record(
-    {
-      version,
-      trigger: "recalibration",
-      manifestSha256,
-      resources,
-      trainingJobs: manifest.trainingJobs,
-      dataStart: manifest.trainingDataRange.start,
-      dataEnd: manifest.trainingDataRange.end,
-      backtest,
-      decision: {
-        accepted: true,
-        comparedWith: active.version,
-        reasons: [
-          `calibration refitted on ${fresh} jobs that ended since the last calibration; trees unchanged`,
-        ],
-      },
-      trainSeconds: seconds,
-    },
+  const decision = {
+    accepted: true,
+    comparedWith: active.version,
+    reasons: [`calibration refitted on ${fresh} jobs that ended since the last calibration; trees unchanged`],
+  };
+  // Only the manifest is new: the ONNX files are the trained version's, already stored.
+  await registerModel(
+    registry,
+    artifacts,
+    manifest,
+    {},
+    { trigger: "recalibration", decision, trainSeconds: seconds },
     true,
   );
   return { recalibrated: true, version, from: active.version, newJobs: result.newJobs, seconds };
@@ -129,8 +118,7 @@ async function recalibrateLocked(
 
 /** The next revision of a model's trees not yet in the registry (a rollback may have left one behind). */
 async function freeRevision(registry: ModelRegistry, version: string): Promise<string> {
-  const trained = lineageOf(version).trained;
-  let revision = lineageOf(version).revision;
+  let { trained, revision } = lineageOf(version);
   for (const row of await registry.list(1000)) {
     const lineage = lineageOf(row.version);
     if (lineage.trained === trained) revision = Math.max(revision, lineage.revision);

@@ -69,19 +69,33 @@ export function backtestsOf(manifest: ModelManifest): TrainReport["backtest"] {
 }
 
 /**
- * Stores a model's files and links them as artifacts of kind `model` (so platform tokens can fetch
- * them over the API); resolves to the manifest's sha256.
+ * Stores a model's files, links them as artifacts of kind `model` (so platform tokens can fetch
+ * them over the API), and records its row from its manifest; `activate` puts it into service.
  */
-export async function storeModelFiles(
+export async function registerModel(
   registry: ModelRegistry,
   artifacts: ArtifactStore,
   manifest: ModelManifest,
   onnx: Partial<Record<ResourceName, Uint8Array>>,
-): Promise<string> {
+  row: { trigger: string; decision: ModelDecision; trainSeconds: number },
+  activate: boolean,
+): Promise<void> {
   const files = await registry.storeFiles(manifest, onnx);
   for (const file of files)
     await artifacts.link({ ...file, kind: "model", uploadedBy: "jobsight-intelligence" });
-  return files[files.length - 1].sha256;
+  await registry.record(
+    {
+      version: manifest.version,
+      ...row,
+      manifestSha256: files[files.length - 1].sha256,
+      resources: Object.keys(manifest.resources) as ResourceName[],
+      trainingJobs: manifest.trainingJobs,
+      dataStart: manifest.trainingDataRange.start,
+      dataEnd: manifest.trainingDataRange.end,
+      backtest: backtestsOf(manifest),
+    },
+    activate,
+  );
 }
 
 /** Every ended job of the data plane, a page at a time, by submit time; `count.jobs` adds up what was read. */
@@ -188,20 +202,12 @@ async function trainLocked(
     };
   }
   const decision = compareBacktests(comparisons(result, active), active?.version, settings.comparison);
-  const manifestSha256 = await storeModelFiles(registry, artifacts, manifest, result.onnx);
-  await registry.record(
-    {
-      version,
-      trigger: run.trigger,
-      manifestSha256,
-      resources,
-      trainingJobs: manifest.trainingJobs,
-      dataStart: manifest.trainingDataRange.start,
-      dataEnd: manifest.trainingDataRange.end,
-      backtest,
-      decision,
-      trainSeconds: result.trainSeconds,
-    },
+  await registerModel(
+    registry,
+    artifacts,
+    manifest,
+    result.onnx,
+    { trigger: run.trigger, decision, trainSeconds: result.trainSeconds },
     decision.accepted,
   );
   return {

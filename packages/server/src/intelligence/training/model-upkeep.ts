@@ -43,19 +43,24 @@ export class ModelUpkeep {
   readonly #o: ModelUpkeepOptions;
   readonly #retrainLoop: BackgroundLoop;
   readonly #recalibrateLoop: BackgroundLoop;
+  readonly #retrainMs: number;
+  readonly #recalibrateMs: number;
   #task: Promise<TrainReport | RecalibrationReport> | undefined;
   #training: Promise<TrainReport> | undefined;
 
   constructor(options: ModelUpkeepOptions) {
     this.#o = options;
     const o = options.service;
+    this.#retrainMs = o.retrainIntervalMs ?? 86_400_000;
+    this.#recalibrateMs = o.recalibrateIntervalMs ?? 21_600_000;
     this.#retrainLoop = new BackgroundLoop({
-      intervalMs: o.retrainIntervalMs || 86_400_000,
+      // 0 turns the schedule off (see start); the loop itself still trains on demand.
+      intervalMs: this.#retrainMs || 86_400_000,
       run: async () => void (await this.train({ trigger: "schedule" })),
       onError: (error, failures) => options.log.error({ err: error, failures }, "scheduled training failed"),
     });
     this.#recalibrateLoop = new BackgroundLoop({
-      intervalMs: o.recalibrateIntervalMs || 21_600_000,
+      intervalMs: this.#recalibrateMs || 21_600_000,
       run: async () => void (await this.recalibrate("schedule")),
       onError: (error, failures) =>
         options.log.error({ err: error, failures }, "scheduled recalibration failed"),
@@ -64,9 +69,8 @@ export class ModelUpkeep {
 
   /** Starts the schedules (each off when its interval is 0); trains at once when `trainNow`. */
   start(trainNow: boolean): void {
-    const o = this.#o.service;
-    if ((o.retrainIntervalMs ?? 86_400_000) > 0) this.#retrainLoop.start();
-    if ((o.recalibrateIntervalMs ?? 21_600_000) > 0) this.#recalibrateLoop.start();
+    if (this.#retrainMs > 0) this.#retrainLoop.start();
+    if (this.#recalibrateMs > 0) this.#recalibrateLoop.start();
     if (trainNow) void this.#retrainLoop.runNow();
   }
 
