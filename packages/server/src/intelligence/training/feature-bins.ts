@@ -12,11 +12,16 @@ export class FeatureBins {
   /** Row-major binned matrix: `bins[i * features + f]` (a row's bins are contiguous for histograms). */
   readonly bins: Uint8Array;
 
+  /**
+   * Bins `rows` rows of the row-major matrix `x`: rows 0..rows-1, or the rows `rowIndex` lists (in
+   * that order), so a subset is binned without copying its features.
+   */
   constructor(
-    readonly x: Float32Array,
+    x: Float32Array,
     readonly rows: number,
     readonly features: number,
     maxBins = 64,
+    rowIndex?: ArrayLike<number>,
   ) {
     this.edges = [];
     this.bins = new Uint8Array(rows * features);
@@ -26,12 +31,14 @@ export class FeatureBins {
     for (let f = 0; f < features; f++) {
       let m = 0;
       for (let i = 0; i < rows; i += sampleEvery) {
-        const v = x[i * features + f];
+        const v = x[(rowIndex ? rowIndex[i] : i) * features + f];
         if (!Number.isNaN(v)) sample[m++] = v;
       }
       const edges = computeEdges(sample.subarray(0, m), maxEdges);
       this.edges.push(edges);
-      for (let i = 0; i < rows; i++) this.bins[i * features + f] = binOf(edges, x[i * features + f]);
+      for (let i = 0; i < rows; i++) {
+        this.bins[i * features + f] = binOf(edges, x[(rowIndex ? rowIndex[i] : i) * features + f]);
+      }
     }
   }
 

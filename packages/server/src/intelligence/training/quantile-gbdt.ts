@@ -43,16 +43,17 @@ export type QuantileGbdtOptions = {
   seed?: number;
 };
 
-/** Training data: a row-major float32 matrix, targets, and which targets are only lower bounds. */
+/** Training data: features (a row-major float32 matrix, or its bins), targets, which are lower bounds. */
 export type QuantileGbdtData = {
-  x: Float32Array;
   y: Float64Array;
   /** 1 where `y` is a lower bound (killed job): it only pulls the prediction up. */
   censored: Uint8Array;
   featureNames: string[];
-  /** Pre-binned columns of `x`, to share one binning between several ensembles. */
-  bins?: FeatureBins;
-};
+} & (
+  | { x: Float32Array; bins?: FeatureBins }
+  /** Pre-binned columns, to share one binning between several ensembles. */
+  | { x?: undefined; bins: FeatureBins }
+);
 
 /**
  * Trains gradient-boosted regression trees for one quantile with the pinball loss, histogram-based
@@ -72,7 +73,10 @@ export function trainQuantileGbdt(data: QuantileGbdtData, options: QuantileGbdtO
   const subsample = options.subsample ?? 0.35;
   const features = data.featureNames.length;
   const n = data.y.length;
-  const bins = data.bins ?? new FeatureBins(data.x, n, features, options.bins ?? 64);
+  const bins =
+    data.x === undefined
+      ? data.bins
+      : (data.bins ?? new FeatureBins(data.x, n, features, options.bins ?? 64));
   const pred = new Float64Array(n);
   const all = new Int32Array(n);
   for (let i = 0; i < n; i++) all[i] = i;
@@ -95,8 +99,7 @@ export function trainQuantileGbdt(data: QuantileGbdtData, options: QuantileGbdtO
       minLeaf: options.minLeaf ?? 40,
     });
     trees.push(tree.tree);
-    const leafOf = tree.leafOfBinnedRow;
-    for (let i = 0; i < n; i++) pred[i] += lr * tree.tree.value[leafOf(i)];
+    tree.addToPredictions(pred, lr);
   }
   return {
     baseScore: Math.fround(baseScore),

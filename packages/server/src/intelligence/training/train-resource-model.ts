@@ -79,18 +79,17 @@ export function trainResourceModel(
     .slice(0, labelled.length - calCount)
     .slice(-(options.maxTrainingRows ?? 100_000));
   const F = table.featureNames.length;
-  const x = new Float32Array(trainRows.length * F);
   const y = new Float64Array(trainRows.length);
   const censored = new Uint8Array(trainRows.length);
   let censoredCount = 0;
   trainRows.forEach((i, k) => {
-    x.set(table.x.subarray(i * F, (i + 1) * F), k * F);
     y[k] = table.y[i];
     censored[k] = table.censored[i];
     censoredCount += censored[k];
   });
-  const bins = new FeatureBins(x, trainRows.length, F);
-  const data = { x, y, censored, featureNames: table.featureNames, bins };
+  // Binned straight from the table: the training rows' features are never copied.
+  const bins = new FeatureBins(table.x, trainRows.length, F, 64, trainRows);
+  const data = { y, censored, featureNames: table.featureNames, bins };
   const common = { trees: options.trees ?? 100, maxDepth: options.maxDepth ?? 6 };
   const centre = trainQuantileGbdt(data, { ...common, quantile: 0.5, seed: 1 });
   const upper = trainQuantileGbdt(data, { ...common, quantile: options.upperQuantile ?? 0.9, seed: 2 });

@@ -15,8 +15,8 @@ export type TrainingRows = {
 /** Options of {@link growTree}. */
 export type GrowOptions = { maxDepth: number; minLeaf: number };
 
-/** A grown tree, plus a fast way to find the leaf of a training row from its bins. */
-export type GrownTree = { tree: RegressionTree; leafOfBinnedRow(row: number): number };
+/** A grown tree, plus a fast way to add it to the predictions of every training row from their bins. */
+export type GrownTree = { tree: RegressionTree; addToPredictions(pred: Float64Array, rate: number): void };
 
 /**
  * Grows one regression tree depth-first on histograms of the gradient (unit hessian), using the
@@ -29,22 +29,22 @@ export function growTree(data: TrainingRows, rows: Int32Array, options: GrowOpti
   const tree: RegressionTree = { feature: [], threshold: [], left: [], right: [], value: [] };
   const splitBin: number[] = [];
 
-  const histogram = (subset: Int32Array): { g: Float64Array; c: Float64Array } => {
-    const g = new Float64Array(F * B);
-    const c = new Float64Array(F * B);
+  // One interleaved array (gradient sum, count) per bin keeps a row's updates within a cache line.
+  const histogram = (subset: Int32Array): Float64Array => {
+    const h = new Float64Array(F * B * 2);
     const grad = data.grad;
     const binned = bins.bins;
     for (let k = 0; k < subset.length; k++) {
       const i = subset[k];
       const gi = grad[i];
       const row = i * F;
-      for (let f = 0, off = 0; f < F; f++, off += B) {
-        const b = off + binned[row + f];
-        g[b] += gi;
-        c[b] += 1;
+      for (let f = 0, off = 0; f < F; f++, off += 2 * B) {
+        const b = off + 2 * binned[row + f];
+        h[b] += gi;
+        h[b + 1] += 1;
       }
     }
-    return { g, c };
+    return h;
   };
 
   const addNode = (): number => {
@@ -61,14 +61,17 @@ export function growTree(data: TrainingRows, rows: Int32Array, options: GrowOpti
     tree.value[node] = Math.fround(leafQuantile(subset, data.y, data.pred, data.censored, data.tau));
   };
 
-  const build = (subset: Int32Array, depth: number, hist: { g: Float64Array; c: Float64Array }): number => {
+  const willSplit = (rows: number, depth: number) => depth < options.maxDepth && rows >= 2 * options.minLeaf;
+
+  // `hist` is null exactly when the node cannot split, so leaves never pay for a histogram.
+  const build = (subset: Int32Array, depth: number, hist: Float64Array | null): number => {
     const node = addNode();
-    if (depth >= options.maxDepth || subset.length < 2 * options.minLeaf) {
+    if (hist === null || !willSplit(subset.length, depth)) {
       makeLeaf(node, subset);
       return node;
     }
     let gTotal = 0;
-    for (let b = 0; b < B; b++) gTotal += hist.g[b];
+    for (let b = 0; b < B; b++) gTotal += hist[2 * b];
     const nTotal = subset.length;
     const lambda = 1;
     const parentScore = (gTotal * gTotal) / (nTotal + lambda);
@@ -76,13 +79,13 @@ export function growTree(data: TrainingRows, rows: Int32Array, options: GrowOpti
     let bestF = -1;
     let bestB = -1;
     for (let f = 0; f < F; f++) {
-      const off = f * B;
+      const off = 2 * f * B;
       const nb = bins.edges[f].length + 2;
       let gl = 0;
       let nl = 0;
       for (let b = 0; b < nb - 1; b++) {
-        gl += hist.g[off + b];
-        nl += hist.c[off + b];
+        gl += hist[off + 2 * b];
+        nl += hist[off + 2 * b + 1];
         if (nl < options.minLeaf) continue;
         const nr = nTotal - nl;
         if (nr < options.minLeaf) break;
@@ -112,11 +115,14 @@ export function growTree(data: TrainingRows, rows: Int32Array, options: GrowOpti
       else rightRows[ri++] = i;
     }
     const leftSmaller = leftRows.length <= rightRows.length;
-    const small = histogram(leftSmaller ? leftRows : rightRows);
-    const large = { g: hist.g, c: hist.c };
-    for (let k = 0; k < F * B; k++) {
-      large.g[k] -= small.g[k];
-      large.c[k] -= small.c[k];
+    const smallNeeds = willSplit(Math.min(nLeft, subset.length - nLeft), depth + 1);
+    const largeNeeds = willSplit(Math.max(nLeft, subset.length - nLeft), depth + 1);
+    // The larger child's histogram is the parent's minus the smaller's (built even for a leaf: cheaper).
+    const small = largeNeeds || smallNeeds ? histogram(leftSmaller ? leftRows : rightRows) : null;
+    let large: Float64Array | null = null;
+    if (largeNeeds && small) {
+      large = hist;
+      for (let k = 0; k < 2 * F * B; k++) large[k] -= small[k];
     }
     tree.feature[node] = bestF;
     tree.threshold[node] = bins.threshold(bestF, bestB);
@@ -135,17 +141,25 @@ export function growTree(data: TrainingRows, rows: Int32Array, options: GrowOpti
   const right = Int32Array.from(tree.right);
   const cut = Int32Array.from(splitBin);
   const binned = bins.bins;
-  const leafOfBinnedRow = (row: number): number => {
-    let node = 0;
-    const base = row * F;
-    for (;;) {
-      const f = feature[node];
-      if (f === -1) return node;
-      node = binned[base + f] <= cut[node] ? left[node] : right[node];
+  const value = Float64Array.from(tree.value);
+  // Walks every row down the tree in one tight loop over typed arrays (no call per row).
+  const addToPredictions = (pred: Float64Array, rate: number): void => {
+    const rows = pred.length;
+    for (let row = 0, base = 0; row < rows; row++, base += F) {
+      let node = 0;
+      let f = feature[0];
+      while (f !== -1) {
+        node = binned[base + f] <= cut[node] ? left[node] : right[node];
+        f = feature[node];
+      }
+      pred[row] += rate * value[node];
     }
   };
-  return { tree, leafOfBinnedRow };
+  return { tree, addToPredictions };
 }
+
+/** Residuals of the leaf being set; grown, never shrunk, and reused (training is single-threaded). */
+let scratch = new Float64Array(1024);
 
 /**
  * The `tau`-quantile of the residuals `y - pred` of some rows. A censored row's residual is only a
@@ -158,15 +172,17 @@ export function leafQuantile(
   censored: Uint8Array,
   tau: number,
 ): number {
-  const r: number[] = [];
+  // A typed buffer sorts natively (no comparator calls): the same order, several times faster.
+  if (scratch.length < rows.length) scratch = new Float64Array(Math.max(rows.length, 2 * scratch.length));
+  let m = 0;
   for (let k = 0; k < rows.length; k++) {
     const i = rows[k];
     const d = y[i] - pred[i];
     if (censored[i] && d <= 0) continue;
-    r.push(d);
+    scratch[m++] = d;
   }
-  if (r.length === 0) return 0;
-  r.sort((a, b) => a - b);
+  if (m === 0) return 0;
+  const r = scratch.subarray(0, m).sort();
   const pos = (r.length - 1) * tau;
   const lo = Math.floor(pos);
   const hi = Math.min(r.length - 1, lo + 1);
