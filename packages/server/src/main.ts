@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { buildApp } from "./app.js";
 import { ConfigError } from "./config/config-error.js";
@@ -7,6 +8,8 @@ import { configFromFlags, serveFlagOptions, serveFlagsUsage } from "./config/ser
 import { runImportCommand } from "./data-plane/import/import-command.js";
 import { IngestGate } from "./data-plane/ingest-gate.js";
 import { type OtlpReceivers, startOtlpReceivers } from "./data-plane/otlp/otlp-receivers.js";
+import { announceOwnerUrl, DataDirInUseError } from "./data-plane/storage/data-dir-owner.js";
+import { EmbeddedPostgresAccessError } from "./data-plane/storage/postgres-os-user.js";
 import { runBacktestCommand } from "./intelligence/accuracy/backtest/run-backtest-cli.js";
 import { llmAdapter } from "./intelligence/diagnosis/explain/llm-from-config.js";
 import { runTrainCommand } from "./intelligence/training/train-command.js";
@@ -105,6 +108,12 @@ async function serve(args: string[]): Promise<void> {
   });
   app.addHook("onClose", async () => heartbeat.stop());
   const address = await app.listen({ host: config.http.host, port: config.http.port });
+  // A command refused on the embedded database's folder can then say where this server answers.
+  if (!config.postgres.url) {
+    await announceOwnerUrl(join(config.dataDir, "postgres"), address).catch((error) =>
+      app.log.warn({ err: error }, "could not record the server's URL in the data folder"),
+    );
+  }
   heartbeat.start();
   app.log.info(
     {
@@ -144,8 +153,14 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (error) => {
-    if (error instanceof ConfigError) process.stderr.write(`${error.message}\n`);
-    else process.stderr.write(`jobsight-server: ${(error as Error).stack ?? error}\n`);
+    // Problems the user fixes from the message alone: no stack.
+    if (
+      error instanceof ConfigError ||
+      error instanceof DataDirInUseError ||
+      error instanceof EmbeddedPostgresAccessError
+    ) {
+      process.stderr.write(`${error.message}\n`);
+    } else process.stderr.write(`jobsight-server: ${(error as Error).stack ?? error}\n`);
     process.exit(1);
   },
 );

@@ -82,6 +82,8 @@ export async function runImportCommand(args: string[]): Promise<number> {
     url: config.postgres.url,
     embeddedDir: join(config.dataDir, "postgres"),
     embeddedBinDir: config.postgres.embeddedBinDir,
+    // Never starts or stops the database of a running server: refused while one owns the folder.
+    embeddedOwner: { kind: "command", name: "jobsight-server import" },
     timescale: config.postgres.timescale,
     policies: {
       retentionDays: config.ingest.retentionDays,

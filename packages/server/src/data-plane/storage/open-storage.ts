@@ -1,5 +1,6 @@
 import pg from "pg";
 import type { SamplePolicyOptions } from "../queries/sample-policies.js";
+import type { DataDirClaimant } from "./data-dir-owner.js";
 import { asStorageError } from "./database.js";
 import { EmbeddedPostgres } from "./embedded-postgres.js";
 import { type MigrationReport, migrate, readStorageFlavour } from "./migrator.js";
@@ -16,6 +17,12 @@ export type OpenStorageOptions = {
   embeddedPort?: number;
   /** `initdb`/`postgres` folder for the embedded server. @default embedded-postgres's binaries */
   embeddedBinDir?: string;
+  /**
+   * Who opens the embedded server's folder: a `"command"` is refused (`DataDirInUseError`) while a
+   * live server owns it, and stops only a PostgreSQL it started itself.
+   * @default { kind: "server", name: "jobsight-server" }
+   */
+  embeddedOwner?: DataDirClaimant;
   /**
    * Restarts of the embedded server when it dies (back-off timings), or `false` to leave it dead.
    * @default {} (supervised: 0.5 s doubling to 30 s, reset after a healthy minute)
@@ -43,7 +50,7 @@ export type OpenStorageOptions = {
 export type OpenedStorage = {
   storage: DataPlaneStorage;
   migrations?: MigrationReport;
-  /** Closes the pool, then stops the embedded server if one was started. */
+  /** Closes the pool, then stops the embedded server (a command: only one it started) and gives up its folder. */
   close(): Promise<void>;
 };
 
@@ -67,6 +74,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<OpenedSt
       dir: options.embeddedDir,
       port: options.embeddedPort,
       binDir: options.embeddedBinDir,
+      owner: options.embeddedOwner,
       log,
     });
     url = await embedded.start();

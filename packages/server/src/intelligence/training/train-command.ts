@@ -90,6 +90,13 @@ export async function runTrainCommand(args: string[]): Promise<number> {
     url: config.postgres.url,
     embeddedDir: join(config.dataDir, "postgres"),
     embeddedBinDir: config.postgres.embeddedBinDir,
+    // Never starts or stops the database of a running server: refused while one owns the folder.
+    embeddedOwner: {
+      kind: "command",
+      name: "jobsight-server train",
+      instead: () =>
+        "let the running server train (it retrains by itself every intelligence.retrainIntervalHours)",
+    },
     timescale: config.postgres.timescale,
   });
   const objectStore = createObjectStore(config.objectStore);

@@ -138,6 +138,13 @@ export async function runTokenCommand(args: string[]): Promise<number> {
     url: config.postgres.url,
     embeddedDir: join(config.dataDir, "postgres"),
     embeddedBinDir: config.postgres.embeddedBinDir,
+    // Never starts or stops the database of a running server: refused while one owns the folder.
+    embeddedOwner: {
+      kind: "command",
+      name: "jobsight-server token",
+      instead: (server) =>
+        `manage tokens through its API (${server.url ?? "<its URL>"}/v1/tokens, with an admin token)`,
+    },
     timescale: config.postgres.timescale,
   });
   try {
