@@ -6,7 +6,10 @@ import { HttpJsonSink } from "./http-json-sink.js";
 
 type Seen = { method?: string; url?: string; headers: IncomingMessage["headers"]; body: unknown };
 
-async function serve(status: number): Promise<{ server: Server; url: string; seen: Seen[] }> {
+async function serve(
+  status: number,
+  answer: unknown = status < 300 ? { accepted: 1, duplicates: 0 } : { code: "X", message: "no" },
+): Promise<{ server: Server; url: string; seen: Seen[] }> {
   const seen: Seen[] = [];
   const server = createServer((req, res) => {
     let text = "";
@@ -14,7 +17,7 @@ async function serve(status: number): Promise<{ server: Server; url: string; see
     req.on("end", () => {
       seen.push({ method: req.method, url: req.url, headers: req.headers, body: JSON.parse(text) });
       res.writeHead(status, { "content-type": "application/json" });
-      res.end(JSON.stringify(status < 300 ? { accepted: 1, duplicates: 0 } : { code: "X", message: "no" }));
+      res.end(JSON.stringify(answer));
     });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -48,6 +51,27 @@ describe("HttpJsonSink", () => {
     expect(s.seen[0].headers["idempotency-key"]).toBe("abc:1-1");
     expect(s.seen[0].body).toEqual({ idempotencyKey: "abc:1-1", samples: [sample] });
     expect(s.seen[1].body).toMatchObject({ events: [{ message: "m" }] });
+  });
+
+  it("resolves with the records a stored batch's answer names as refused, those of the batch only", async () => {
+    const refused = {
+      index: 1,
+      path: "/samples/1/time",
+      message: "must be a date-time",
+      code: "VALIDATION_FAILED",
+    };
+    const s = await serve(200, {
+      accepted: 1,
+      duplicates: 0,
+      rejected: [refused, { ...refused, index: 7, path: "/samples/7/time" }],
+    });
+    server = s.server;
+    const sample = { cluster: "c", jobId: "1", node: "n", time: "2026-01-01T00:00:00Z" };
+    const result = await new HttpJsonSink({ url: s.url }).send(
+      { kind: "usage", idempotencyKey: "abc:1-2", samples: [sample, { ...sample, time: "soon" }] },
+      new AbortController().signal,
+    );
+    expect(result).toEqual({ rejected: [refused] });
   });
 
   it.each([

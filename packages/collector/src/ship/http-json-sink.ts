@@ -1,5 +1,6 @@
+import type { IngestRejection } from "@jobsight/schemas/light";
 import { SinkError } from "../errors.js";
-import { batchSize, type ShipBatch, type Sink } from "./sink.js";
+import { batchSize, type ShipBatch, type Sink, type SinkResult } from "./sink.js";
 
 /** Options of {@link HttpJsonSink}. */
 export type HttpJsonSinkOptions = {
@@ -30,7 +31,9 @@ function body(batch: ShipBatch): unknown {
  * Delivers batches as JSON to the data plane's REST ingest: `POST /v1/usage` (`UsageBatch`),
  * `/v1/events` (`NodeEventBatch`), `/v1/jobs` (`JobRecordBatch`), with the bearer token and the
  * batch's idempotency key (in the body where the contract has it, and as an `Idempotency-Key`
- * header). 408, 429, 5xx, 401/403 and network errors are retryable; other 4xx are not.
+ * header). 408, 429, 5xx, 401/403 and network errors are retryable; other 4xx are not. A 200
+ * whose `IngestResult` lists `rejected` items (the data plane stored the others) resolves with
+ * them, so the shipper sets aside just those.
  *
  * @example
  * ```ts
@@ -50,8 +53,8 @@ export class HttpJsonSink implements Sink {
     this.fetchFn = options.fetch ?? globalThis.fetch;
   }
 
-  async send(batch: ShipBatch, signal: AbortSignal): Promise<void> {
-    if (batchSize(batch) === 0) return;
+  async send(batch: ShipBatch, signal: AbortSignal): Promise<SinkResult | undefined> {
+    if (batchSize(batch) === 0) return undefined;
     const headers: Record<string, string> = {
       "content-type": "application/json",
       "idempotency-key": batch.idempotencyKey,
@@ -71,9 +74,27 @@ export class HttpJsonSink implements Sink {
       });
     }
     const text = await response.text().catch(() => "");
-    if (response.ok) return;
+    if (response.ok) return { rejected: rejectedIn(text, batchSize(batch)) };
     const s = response.status;
     const retryable = s === 408 || s === 429 || s >= 500 || s === 401 || s === 403;
     throw new SinkError(`${paths[batch.kind]} answered ${s}: ${text.slice(0, 500)}`, retryable, s);
   }
+}
+
+/**
+ * The refused items an ingest answer names (`IngestResult.rejected`), those whose index lies in
+ * the batch; none when the answer has none or is not JSON (the batch was stored all the same).
+ */
+function rejectedIn(text: string, items: number): IngestRejection[] {
+  let answer: { rejected?: unknown };
+  try {
+    answer = JSON.parse(text) as { rejected?: unknown };
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(answer?.rejected)) return [];
+  return answer.rejected.filter(
+    (r): r is IngestRejection =>
+      typeof r === "object" && r !== null && Number.isSafeInteger(r.index) && r.index >= 0 && r.index < items,
+  );
 }

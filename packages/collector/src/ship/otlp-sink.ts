@@ -3,7 +3,7 @@ import type { ExportResult } from "@opentelemetry/core";
 import type { OTLPMetricExporter } from "@opentelemetry/exporter-metrics-otlp-grpc";
 import { SinkError } from "../errors.js";
 import { HttpJsonSink } from "./http-json-sink.js";
-import type { ShipBatch, Sink } from "./sink.js";
+import type { ShipBatch, Sink, SinkResult } from "./sink.js";
 
 /**
  * gRPC statuses that say the export itself is wrong, so resending it cannot help: INVALID_ARGUMENT,
@@ -72,9 +72,9 @@ export class OtlpSink implements Sink {
     return this.#otlp;
   }
 
-  async send(batch: ShipBatch, signal: AbortSignal): Promise<void> {
-    if (batch.kind !== "usage") return this.#rest.send(batch, signal);
-    if (batch.samples.length === 0) return;
+  async send(batch: ShipBatch, signal: AbortSignal): Promise<SinkResult | undefined> {
+    if (batch.kind !== "usage") return (await this.#rest.send(batch, signal)) ?? undefined;
+    if (batch.samples.length === 0) return undefined;
     const { exporter, encode } = await this.#load();
     for (const rm of encode(batch.samples)) {
       signal.throwIfAborted();
@@ -91,6 +91,8 @@ export class OtlpSink implements Sink {
         );
       }
     }
+    // OTLP partial success is not surfaced by the exporter: every point counts as stored.
+    return undefined;
   }
 
   async close(): Promise<void> {

@@ -6,7 +6,7 @@ import { SinkError } from "../errors.js";
 import { DiskSpool } from "../spool/disk-spool.js";
 import { Backoff } from "./backoff.js";
 import { Shipper } from "./shipper.js";
-import type { ShipBatch, Sink } from "./sink.js";
+import type { ShipBatch, Sink, SinkResult } from "./sink.js";
 
 const usage = (i: number) => ({
   kind: "usage" as const,
@@ -28,14 +28,28 @@ class RecordingSink implements Sink {
   attempts: string[] = [];
   failuresLeft = 0;
   refuse = false;
-  async send(batch: ShipBatch, _signal?: AbortSignal): Promise<void> {
+  /** Usage samples of these jobs are refused one by one, as the data plane refuses invalid items. */
+  invalidJobs = new Set<string>();
+  async send(batch: ShipBatch, _signal?: AbortSignal): Promise<SinkResult> {
     this.attempts.push(batch.idempotencyKey);
     if (this.refuse) throw new SinkError("400 bad", false, 400);
     if (this.failuresLeft > 0) {
       this.failuresLeft--;
       throw new SinkError("connection refused", true);
     }
-    if (!this.stored.has(batch.idempotencyKey)) this.stored.set(batch.idempotencyKey, batch);
+    const invalid = (jobId: string) => this.invalidJobs.has(jobId);
+    const rejected =
+      batch.kind === "usage"
+        ? batch.samples.flatMap((s, index) =>
+            invalid(s.jobId)
+              ? [{ index, path: `/samples/${index}/jobId`, message: "is invalid", code: "VALIDATION_FAILED" }]
+              : [],
+          )
+        : [];
+    const stored =
+      batch.kind === "usage" ? { ...batch, samples: batch.samples.filter((s) => !invalid(s.jobId)) } : batch;
+    if (!this.stored.has(batch.idempotencyKey)) this.stored.set(batch.idempotencyKey, stored);
+    return rejected.length > 0 ? { rejected } : {};
   }
   items(): string[] {
     return [...this.stored.values()].flatMap((b) =>
@@ -181,6 +195,59 @@ describe("Shipper", () => {
     expect(sink.attempts).toHaveLength(3);
     expect(new Set(sink.attempts).size).toBe(3);
     expect(sink.items()).toEqual(["4"]);
+    await spool.close();
+  });
+
+  it("sets aside only the records the backend refused of a stored batch, and never resends them", async () => {
+    const spool = await DiskSpool.open({ dir });
+    await spool.append([usage(1), usage(2), usage(3), usage(4), usage(5)]);
+    const sink = new RecordingSink();
+    sink.invalidJobs = new Set(["2", "3"]);
+    const shipper = make(spool, sink);
+    await shipper.tick();
+    expect(sink.items()).toEqual(["1", "4", "5"]);
+    expect(shipper.stats()).toMatchObject({
+      sentBatches: 2,
+      sentRecords: 3,
+      rejectedBatches: 0,
+      rejectedRecords: 2,
+      consecutiveFailures: 0,
+    });
+    expect(spool.stats().unacked).toBe(0);
+    const files = readdirSync(join(dir, "rejected"));
+    expect(files).toEqual([`${spool.id}_1-3.json`]);
+    const kept = JSON.parse(readFileSync(join(dir, "rejected", files[0]), "utf8"));
+    expect(kept.batch.samples.map((s: { jobId: string }) => s.jobId)).toEqual(["2", "3"]);
+    // Named by their place in the dead-letter file's batch.
+    expect(kept.rejected).toEqual([
+      { index: 0, path: "/samples/0/jobId", message: "is invalid", code: "VALIDATION_FAILED" },
+      { index: 1, path: "/samples/1/jobId", message: "is invalid", code: "VALIDATION_FAILED" },
+    ]);
+    for (let i = 0; i < 3; i++) {
+      clock += 60_000;
+      await shipper.tick();
+    }
+    expect(sink.attempts).toHaveLength(2);
+    await spool.close();
+  });
+
+  it("resends a batch whose refused records cannot be set aside yet, and stores the rest once", async () => {
+    writeFileSync(join(dir, "rejected"), "a file where the folder should be");
+    const spool = await DiskSpool.open({ dir });
+    await spool.append([usage(1), usage(2)]);
+    const sink = new RecordingSink();
+    sink.invalidJobs = new Set(["2"]);
+    const shipper = make(spool, sink);
+    await shipper.tick();
+    expect(spool.stats().unacked).toBe(2);
+    expect(shipper.stats()).toMatchObject({ rejectedRecords: 0, consecutiveFailures: 1 });
+    rmSync(join(dir, "rejected"));
+    clock += 2000;
+    await shipper.tick();
+    expect(spool.stats().unacked).toBe(0);
+    expect(shipper.stats()).toMatchObject({ sentRecords: 1, rejectedRecords: 1, consecutiveFailures: 0 });
+    expect(new Set(sink.attempts).size).toBe(1);
+    expect(sink.items()).toEqual(["1"]);
     await spool.close();
   });
 

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { JobRecord, NodeEvent, UsageSample } from "@jobsight/schemas/light";
+import type { IngestRejection, JobRecord, NodeEvent, UsageSample } from "@jobsight/schemas/light";
 import { SinkError } from "../errors.js";
 import { type Logger, silentLogger } from "../log/logger.js";
 import { writeFileAtomic } from "../spool/atomic-file.js";
@@ -7,7 +7,7 @@ import type { DiskSpool } from "../spool/disk-spool.js";
 import type { SpoolRecord } from "../spool/frame.js";
 import { makePrivateDir } from "../spool/spool-fs.js";
 import { Backoff, type BackoffOptions } from "./backoff.js";
-import type { ShipBatch, Sink } from "./sink.js";
+import { batchWith, ITEMS_KEY, type ShipBatch, type Sink } from "./sink.js";
 
 /** Options of {@link Shipper}. */
 export type ShipperOptions = {
@@ -31,9 +31,12 @@ export type ShipperOptions = {
 export type ShipperStats = {
   sentBatches: number;
   sentRecords: number;
-  /** Batches the backend refused for good (4xx), each kept in `<spool>/rejected/` and never sent again. */
+  /** Batches the backend refused whole for good (4xx), each kept in `<spool>/rejected/` and never sent again. */
   rejectedBatches: number;
-  /** Records in those batches. */
+  /**
+   * Records refused for good: those of the batches refused whole, and those a stored batch's
+   * answer named as invalid (kept the same way, without the rest of their batch).
+   */
   rejectedRecords: number;
   failures: number;
   consecutiveFailures: number;
@@ -57,9 +60,11 @@ function recordTime(r: SpoolRecord): number | undefined {
  * before it is sent and its idempotency key derives from them, so after a crash the very same
  * batch is resent under the same key and stored once. A batch the backend refuses for good (a
  * `SinkError` that is not retryable: 4xx other than 401/403/408/429) goes to a dead-letter file in
- * `<spool>/rejected/` (0600), is counted and never sent again, so it cannot block the rest; while
- * that file cannot be written the batch stays in the spool and is retried. Never throws into its
- * host; a tick that finds the previous one still running is skipped.
+ * `<spool>/rejected/` (0600), is counted and never sent again, so it cannot block the rest; so do
+ * just the records a backend that stored the rest names as refused (partial success). While that
+ * file cannot be written the batch stays in the spool and is retried (the backend stores its
+ * records once). Never throws into its host; a tick that finds the previous one still running is
+ * skipped.
  *
  * @example
  * ```ts
@@ -168,8 +173,9 @@ export class Shipper {
       if (!pending) await this.spool.setPending({ firstSeq, lastSeq });
       const batch = this.toBatch(records, `${this.spool.id}:${firstSeq}-${lastSeq}`);
       let refused = false;
+      let rejected: IngestRejection[] = [];
       try {
-        await this.sink.send(batch, this.abort.signal);
+        rejected = (await this.sink.send(batch, this.abort.signal))?.rejected ?? [];
       } catch (error) {
         if (error instanceof SinkError && !error.retryable) {
           // Throws (failing the pass, so the batch is retried) unless the dead letter is on disk.
@@ -188,13 +194,15 @@ export class Shipper {
           return;
         }
       }
+      // Throws (failing the pass, so the batch is resent and stored once) unless they are on disk.
+      const refusedItems = rejected.length > 0 ? await this.deadLetterItems(batch, rejected) : 0;
       await this.spool.ack(lastSeq, records.length);
       if (this.backoff.failures > 0)
         this.log.info("backend reachable again", { afterFailures: this.backoff.failures });
       this.backoff.succeed();
       if (refused) continue;
       this.figures.sentBatches++;
-      this.figures.sentRecords += records.length;
+      this.figures.sentRecords += records.length - refusedItems;
       this.figures.lastSuccessAt = new Date(this.now()).toISOString();
     }
   }
@@ -226,21 +234,55 @@ export class Shipper {
   }
 
   private async deadLetter(batch: ShipBatch, count: number, error: SinkError): Promise<void> {
-    const dir = join(this.spool.dir, "rejected");
-    await makePrivateDir(dir);
-    const name = `${batch.idempotencyKey.replace(/[^A-Za-z0-9.-]/g, "_")}.json`;
-    await writeFileAtomic(
-      join(dir, name),
-      JSON.stringify({ error: error.message, status: error.status, batch }),
-    );
+    const file = await this.writeDeadLetter(batch, { error: error.message, status: error.status, batch });
     this.figures.rejectedBatches++;
     this.figures.rejectedRecords += count;
     this.figures.lastError = error.message;
     this.log.error("backend refused a batch for good; kept in a dead-letter file, continuing with the next", {
       error,
       key: batch.idempotencyKey,
-      file: join(dir, name),
+      file,
     });
+  }
+
+  /**
+   * Keeps the records of a stored batch that the backend refused, with why, in a dead-letter file:
+   * its `batch` holds just them, and `rejected` names their fields by their place in it. Returns
+   * how many records that is.
+   */
+  private async deadLetterItems(batch: ShipBatch, rejected: IngestRejection[]): Promise<number> {
+    const sent = [...new Set(rejected.map((r) => r.index))].sort((a, b) => a - b);
+    const prefix = `/${ITEMS_KEY[batch.kind]}/`;
+    const kept = rejected.map((r) => {
+      const at = sent.indexOf(r.index);
+      const head = `${prefix}${r.index}`;
+      const inItem = r.path === head || r.path.startsWith(`${head}/`);
+      return { ...r, index: at, path: inItem ? `${prefix}${at}${r.path.slice(head.length)}` : r.path };
+    });
+    const error = `the backend stored the batch but refused ${sent.length} of its records`;
+    const file = await this.writeDeadLetter(batch, {
+      error,
+      status: 200,
+      batch: batchWith(batch, sent),
+      rejected: kept,
+    });
+    this.figures.rejectedRecords += sent.length;
+    this.figures.lastError = `${error}: ${rejected[0].path}: ${rejected[0].message}`;
+    this.log.error("backend refused records of a batch for good; kept in a dead-letter file, not resent", {
+      key: batch.idempotencyKey,
+      records: sent.length,
+      first: rejected[0],
+      file,
+    });
+    return sent.length;
+  }
+
+  private async writeDeadLetter(batch: ShipBatch, content: object): Promise<string> {
+    const dir = join(this.spool.dir, "rejected");
+    await makePrivateDir(dir);
+    const file = join(dir, `${batch.idempotencyKey.replace(/[^A-Za-z0-9.-]/g, "_")}.json`);
+    await writeFileAtomic(file, JSON.stringify(content));
+    return file;
   }
 
   stats(): ShipperStats {

@@ -165,10 +165,18 @@ export class DiskSpool {
 
   /**
    * Count records a caller had to drop because the spool could not take them (disk full);
-   * reported in `droppedSamples` with those dropped under the size cap.
+   * reported in `droppedSamples` with those dropped under the size cap. Resolves once the count
+   * is on disk, written and fsynced with the spool's state (on a full disk the space reserve is
+   * given up for it), so a collector killed right after reporting the drop still counts it. When
+   * even that write fails, the count is kept and written by the next operation; never rejects.
    */
-  countDropped(count: number): void {
-    if (count <= 0) return;
+  countDropped(count: number): Promise<void> {
+    if (count <= 0) return Promise.resolve();
+    this.addDropped(count);
+    return this.serial(() => this.file.save());
+  }
+
+  private addDropped(count: number): void {
     this.state.droppedSamples += count;
     this.file.markUnsaved();
   }
@@ -204,7 +212,8 @@ export class DiskSpool {
       dropped: (n) => {
         if (n === 0) return;
         this.unacked = Math.max(0, this.unacked - n);
-        this.countDropped(n);
+        // Written with the trimmed segments' state just below.
+        this.addDropped(n);
         this.log.warn("spool over its size cap: dropped the oldest usage samples", {
           dropped: n,
           total: this.state.droppedSamples,

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -33,5 +33,18 @@ describe("HeldRecords", () => {
     expect((await spool.peek()).map((r) => r.value)).toEqual([2, 3, 4, 5].map((i) => job(i).value));
     await spool.close();
     expect((await DiskSpool.open({ dir })).stats().droppedSamples).toBe(2);
+  });
+
+  it("has the count of what a full disk made it drop on disk before the failure is reported", async () => {
+    const disk = new FullDisk();
+    const spool = await DiskSpool.open({ dir, fs: disk.fs });
+    const out = new HeldRecords({ spool, redundant: (r) => r === routine });
+    disk.spaceLeft = 0;
+    await expect(out.append([routine, routine, job(1)])).rejects.toMatchObject({ code: "SPOOL_FULL" });
+    // Read as the next process would after a SIGKILL here: no later operation or close wrote it.
+    const onDisk = JSON.parse(readFileSync(join(dir, "state.json"), "utf8"));
+    expect(onDisk.droppedSamples).toBe(2);
+    await expect(out.append([routine])).rejects.toMatchObject({ code: "SPOOL_FULL" });
+    expect(JSON.parse(readFileSync(join(dir, "state.json"), "utf8")).droppedSamples).toBe(3);
   });
 });

@@ -42,7 +42,10 @@ export class HeldRecords {
     return this.held.length;
   }
 
-  /** Append what is held and then `items`; on failure keep what can be kept and rethrow. */
+  /**
+   * Append what is held and then `items`; on failure keep what can be kept, write the count of
+   * what was dropped, and rethrow.
+   */
   async append(items: SpoolItem[]): Promise<void> {
     const batch = this.held.length > 0 ? [...this.held, ...items] : items;
     if (batch.length === 0) return;
@@ -52,8 +55,9 @@ export class HeldRecords {
     } catch (error) {
       const keep = batch.filter((item) => !this.redundant?.(item));
       if (keep.length > this.maxHeld) keep.splice(0, keep.length - this.maxHeld);
-      this.spool.countDropped(batch.length - keep.length);
       this.held = keep;
+      // On disk before the failure is reported: a collector killed just after still counts them.
+      await this.spool.countDropped(batch.length - keep.length);
       throw error;
     }
   }

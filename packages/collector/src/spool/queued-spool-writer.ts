@@ -90,7 +90,7 @@ export class QueuedSpoolWriter {
         const over = this.pending.length - (this.o.maxPending ?? 10_000);
         if (over > 0) {
           this.pending.splice(0, over);
-          this.o.spool.countDropped(over);
+          await this.o.spool.countDropped(over);
         }
         if (!this.closed) {
           this.retry = setTimeout(() => {

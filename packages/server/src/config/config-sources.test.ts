@@ -151,4 +151,46 @@ describe("config sources", () => {
       expect(config.postgres.url).toBe("postgres://u:p@h/db");
     });
   });
+
+  describe("the TLS private key and the licence file", () => {
+    const secretFile = async (name: string, mode: number) => {
+      const file = join(dir, name);
+      await writeFile(file, "-----BEGIN PRIVATE KEY-----\n");
+      await chmod(file, mode);
+      return file;
+    };
+    const load = (files: { key: string; licence: string }) =>
+      loadServerConfig({
+        cwd: dir,
+        overrides: {
+          tls: { certFile: join(dir, "tls.crt"), keyFile: files.key },
+          licence: { file: files.licence },
+        },
+      });
+
+    it("are refused when others can read them, each named by its option with its mode and the fix", async () => {
+      const key = await secretFile("tls.key", 0o644);
+      const licence = await secretFile("licence.jws", 0o604);
+      const error = await load({ key, licence }).catch((e) => e);
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).issues).toEqual([
+        {
+          path: "tls.keyFile",
+          message: `${key} is readable by every user (mode 0644); run chmod 600 ${key}`,
+        },
+        {
+          path: "licence.file",
+          message: `${licence} is readable by every user (mode 0604); run chmod 600 ${licence}`,
+        },
+      ]);
+      expect((error as ConfigError).message).toContain(`tls.keyFile: ${key} is readable by every user`);
+    });
+
+    it("are accepted when only their owner can read them, and left to their readers when missing", async () => {
+      const key = await secretFile("tls.key", 0o600);
+      const licence = await secretFile("licence.jws", 0o400);
+      expect((await load({ key, licence })).tls?.keyFile).toBe(key);
+      expect((await load({ key: join(dir, "none.key"), licence })).licence.file).toBe(licence);
+    });
+  });
 });

@@ -1,6 +1,6 @@
 import { readFile, stat } from "node:fs/promises";
 import { ConfigError, type ConfigIssue } from "./config-error.js";
-import { exposedSecretsIssue } from "./exposed-secrets.js";
+import { exposedSecretFileIssues, exposedSecretsIssue } from "./exposed-secrets.js";
 import type { OptionSpec } from "./option-spec.js";
 import { serverOptions } from "./options.js";
 import { type ParseConfigOptions, parseServerConfig } from "./parse-config.js";
@@ -101,7 +101,8 @@ export type ConfigSources = ParseConfigOptions & {
 
 /**
  * Defaults < file < environment < flags, then parsed and checked as a whole. A file that holds
- * secrets and every user may read is refused, with its other problems.
+ * secrets and every user may read is refused, with its other problems; so are a TLS private key
+ * (`tls.keyFile`) and a licence file (`licence.file`) others may read.
  *
  * @example
  * ```ts
@@ -124,6 +125,7 @@ export async function loadServerConfig(sources: ConfigSources = {}): Promise<Ser
       throw new ConfigError([...fileIssues, ...error.issues]);
     throw error;
   }
+  fileIssues.push(...(await exposedSecretFileIssues(config)));
   if (fileIssues.length > 0) throw new ConfigError(fileIssues);
   return config;
 }

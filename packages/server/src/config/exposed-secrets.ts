@@ -1,6 +1,8 @@
+import { stat } from "node:fs/promises";
 import type { ConfigIssue } from "./config-error.js";
 import type { OptionSpec } from "./option-spec.js";
 import { serverOptions } from "./options.js";
+import type { ServerConfig } from "./server-config.js";
 
 type Raw = Record<string, unknown>;
 
@@ -53,4 +55,57 @@ export function exposedSecretsIssue(file: string, mode: number, raw: Raw): Confi
     path: file,
     message: `is readable by every user (mode ${octal}) and holds secrets (${secrets.join(", ")}); run chmod 600 ${file}`,
   };
+}
+
+/** Owner and mode of a file, as `stat` gives them. */
+export type FileMode = { mode: number; uid: number };
+
+/**
+ * The problem of a file that holds a secret by itself (the TLS private key, the licence) and
+ * others may read; `undefined` when only its owner can. Read by every user is refused; read by
+ * its group only when the file is root's, so a root-owned file can be shared with the server's
+ * group (`0640`), as PostgreSQL allows for its own key.
+ *
+ * @example
+ * ```ts
+ * exposedFileIssue("tls.keyFile", "/etc/jobsight/tls.key", { mode: 0o100644, uid: 0 });
+ * // { path: "tls.keyFile", message: "/etc/jobsight/tls.key is readable by every user (mode 0644); run chmod 600 /etc/jobsight/tls.key" }
+ * ```
+ */
+export function exposedFileIssue(option: string, file: string, s: FileMode): ConfigIssue | undefined {
+  const octal = (s.mode & 0o7777).toString(8).padStart(4, "0");
+  const fix = `run chmod 600 ${file}`;
+  if ((s.mode & 0o004) !== 0)
+    return { path: option, message: `${file} is readable by every user (mode ${octal}); ${fix}` };
+  if ((s.mode & 0o040) !== 0 && s.uid !== 0)
+    return {
+      path: option,
+      message: `${file} is readable by its group (mode ${octal}) and not owned by root; ${fix}`,
+    };
+  return undefined;
+}
+
+/**
+ * Problems of the secret files a configuration names (`tls.keyFile`, `licence.file`) that others
+ * may read (see {@link exposedFileIssue}). A file that cannot be examined is left to the code that
+ * reads it, which says why.
+ *
+ * @example
+ * ```ts
+ * const issues = await exposedSecretFileIssues(config); // [] when every secret file is private
+ * ```
+ */
+export async function exposedSecretFileIssues(config: ServerConfig): Promise<ConfigIssue[]> {
+  const files: [string, string | undefined][] = [
+    ["tls.keyFile", config.tls?.keyFile],
+    ["licence.file", config.licence.file],
+  ];
+  const issues: ConfigIssue[] = [];
+  for (const [option, file] of files) {
+    if (!file) continue;
+    const s = await stat(file).catch(() => undefined);
+    const issue = s && exposedFileIssue(option, file, s);
+    if (issue) issues.push(issue);
+  }
+  return issues;
 }

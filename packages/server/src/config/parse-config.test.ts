@@ -46,7 +46,7 @@ describe("parseServerConfig", () => {
       objectStore: { kind: "s3", endpoint: "ftp://x", accessKeyId: "a" },
       auth: {
         tokens: [
-          { role: "admin", token: "short" },
+          { role: "root", token: "short" },
           { role: "collector", tokenSha256: "ABC", user: "c" },
         ],
       },
@@ -62,7 +62,7 @@ describe("parseServerConfig", () => {
         "objectStore.bucket: is required for kind s3",
         "objectStore.endpoint: must be an http(s) URL",
         "objectStore.secretAccessKey: accessKeyId and secretAccessKey go together",
-        'auth.tokens[0].role: must be one of researcher, platform, collector, scheduler, got "admin"',
+        'auth.tokens[0].role: must be one of researcher, platform, admin, collector, scheduler, got "root"',
         "auth.tokens[0].token: must be at least 16 characters",
         "auth.tokens[0].user: is required",
         "auth.tokens[1].tokenSha256: must be 64 lower-case hex digits",

@@ -76,7 +76,7 @@ describe("REST routes over real storage", () => {
     }
   });
 
-  it("names every offending field of an ingest batch and stores none of it", async () => {
+  it("names every offending field of an ingest batch without a valid item and stores none of it", async () => {
     const good = usageSample("hpc1", "1", "n1", 0, 10);
     const res = await app.inject({
       method: "POST",
@@ -84,7 +84,10 @@ describe("REST routes over real storage", () => {
       headers: bearer(TOKENS.collector),
       payload: {
         idempotencyKey: "batch-0001",
-        samples: [good, { ...good, time: "yesterday", memory: { currentBytes: -1 } }],
+        samples: [
+          { ...good, node: "" },
+          { ...good, time: "yesterday", memory: { currentBytes: -1 } },
+        ],
       },
     });
     expect(res.statusCode).toBe(400);
@@ -93,7 +96,7 @@ describe("REST routes over real storage", () => {
         .json()
         .errors.map((e: { path: string }) => e.path)
         .sort(),
-    ).toEqual(["/samples/1/memory/currentBytes", "/samples/1/time"]);
+    ).toEqual(["/samples/0/node", "/samples/1/memory/currentBytes", "/samples/1/time"]);
     expect((await fx.storage.samples.series("hpc1", "1")).samples).toEqual([]);
   });
 

@@ -7,6 +7,7 @@ import {
 } from "@jobsight/otel-bridge";
 import Fastify, { type FastifyReply, type FastifyRequest } from "fastify";
 import { NotFoundError } from "../../errors.js";
+import { answerExpectContinue } from "../../platform/expect-continue.js";
 import type { Principal } from "../../platform/identity/principal.js";
 import { httpsServerOptions, type TlsMaterial } from "../../platform/tls.js";
 import { inflateOtlpBody } from "./http-body.js";
@@ -64,7 +65,8 @@ function answerEncoding(request: FastifyRequest): OtlpHttpEncoding {
 /**
  * Starts the OTLP/HTTP receiver: `POST /v1/metrics` with `application/x-protobuf` or
  * `application/json` bodies, gzip or deflate compressed or not, answered in the same encoding.
- * The bearer token and content type are checked before the body is read. Failures answer with a
+ * The bearer token and content type are checked before the body is read (and, for a request with
+ * `Expect: 100-continue`, before the client is asked for it). Failures answer with a
  * `google.rpc.Status` body and the OTLP status codes: 400 malformed, 401/403 refused, 413 too
  * large, 415 wrong content type, 429 back-pressure and 503 storage unavailable (both with
  * `Retry-After`, which OTLP exporters honour).
@@ -89,6 +91,8 @@ export async function startHttpReceiver(options: HttpReceiverOptions): Promise<H
   });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
+  // A body announced with `Expect: 100-continue` over the limit gets 413 before it is sent.
+  answerExpectContinue(app);
 
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const failure = otlpFailure(error, {

@@ -65,13 +65,18 @@ describe("error answers", () => {
       method: "POST",
       url: "/v1/jobs",
       headers: auth,
-      payload: { records: [record, bad] },
+      // No valid record: a batch with some is stored but for them (see ingest-partial-batches).
+      payload: { records: [bad, { ...bad, jobId: "" }] },
     });
     expect(res.statusCode).toBe(400);
     const body = res.json();
     expect(validators.ApiError.check(body)).toBe(true);
     expect(body.code).toBe("VALIDATION_FAILED");
     expect(body.errors.map((e: { path: string }) => e.path).sort()).toEqual([
+      "/records/0/phase",
+      "/records/0/spec/requested/memoryBytes",
+      "/records/0/spec/user",
+      "/records/1/jobId",
       "/records/1/phase",
       "/records/1/spec/requested/memoryBytes",
       "/records/1/spec/user",

@@ -5,13 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CgroupTree } from "../../../../collector/src/test-support/cgroup-tree.js";
 import { CollectorProcess } from "./collector-process.js";
 import { isFullDiskRound } from "./fault-stand.js";
-import { DROP_COUNT_FORGOTTEN_ON_KILL } from "./known-bugs.js";
 import { openSpoolDisk, type SpoolDisk } from "./spool-disk.js";
 
 // The fault suite's drop counter, pinned without randomness: a node collector with no backend
-// (nothing but the next round's append writes its spool state) meets a full disk, logs a failed
-// round, and is killed with SIGKILL at once. The counter of the next process must still count
-// that round's samples. Expected to fail while DROP_COUNT_FORGOTTEN_ON_KILL (known-bugs.ts).
+// (no shipper's operation writes its spool state) meets a full disk, logs a failed round, and is
+// killed with SIGKILL at once. The counter of the next process must still count that round's
+// samples: the spool writes the count (fsynced, like its records) before the failure is reported.
 
 const JOBS = 3;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -50,25 +49,21 @@ describe("the node collector's drop counter across SIGKILL", () => {
     await rm(work, { recursive: true, force: true });
   });
 
-  (DROP_COUNT_FORGOTTEN_ON_KILL ? it.fails : it)(
-    "still counts the samples of a full-disk round logged just before the kill",
-    async () => {
-      await collector.start();
-      await sleep(1_500);
-      await disk.fill();
-      const deadline = Date.now() + 20_000;
-      while (collector.logs.filter(isFullDiskRound).length < 2) {
-        if (Date.now() > deadline) throw new Error("no collection round met the full disk");
-        await sleep(10);
-      }
-      await collector.kill();
-      const logged = collector.logs.filter(isFullDiskRound).length * JOBS;
-      await disk.free();
-      await collector.start();
-      const counter = (await collector.health()).spool.droppedSamples;
-      console.log(`[faults] drop counter after SIGKILL: ${counter} of ${logged} dropped samples logged`);
-      expect(counter).toBe(logged);
-    },
-    60_000,
-  );
+  it("still counts the samples of a full-disk round logged just before the kill", async () => {
+    await collector.start();
+    await sleep(1_500);
+    await disk.fill();
+    const deadline = Date.now() + 20_000;
+    while (collector.logs.filter(isFullDiskRound).length < 2) {
+      if (Date.now() > deadline) throw new Error("no collection round met the full disk");
+      await sleep(10);
+    }
+    await collector.kill();
+    const logged = collector.logs.filter(isFullDiskRound).length * JOBS;
+    await disk.free();
+    await collector.start();
+    const counter = (await collector.health()).spool.droppedSamples;
+    console.log(`[faults] drop counter after SIGKILL: ${counter} of ${logged} dropped samples logged`);
+    expect(counter).toBe(logged);
+  }, 60_000);
 });

@@ -40,8 +40,9 @@ export class FaultStand {
   diskFills = 0;
   clockSteps = 0;
   /**
-   * Drops the node collector had counted but not yet written to its spool state when it was
-   * killed (see known-bugs.ts): the counter of the next process starts without them.
+   * Drops the node collector had logged but not written to its spool state when it was last
+   * killed: the counter of the next process would start without them. Zero, since the spool
+   * writes the count before the failed round is reported.
    */
   forgottenDrops = 0;
   /** How far each collector's clock is from the true time, in milliseconds. */

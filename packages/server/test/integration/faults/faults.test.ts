@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CollectorHealth, CollectorProcess } from "./collector-process.js";
 import { describeEpisode, formatOffset, planRound } from "./fault-plan.js";
 import { CLUSTER, FaultStand, isFullDiskRound } from "./fault-stand.js";
-import { DROP_COUNT_FORGOTTEN_ON_KILL } from "./known-bugs.js";
 import { faultSeed, seededRandom } from "./seeded-random.js";
 import { checkJobs, checkSamples, problemsOf, readStored } from "./stored-ledger.js";
 
@@ -111,17 +110,16 @@ describe("faults, repeated: SIGKILLs, a full spool disk and clock steps, round a
       expect(problems).toEqual({ samples: {}, jobs: {}, keys: [] });
 
       // Drops: each collection round that met the full disk dropped one routine sample per job,
-      // and the counter (kept in the spool's state across restarts) says exactly that, less what
-      // a kill made it forget (known bug: none once fixed).
+      // and the counter (kept in the spool's state across restarts, on disk before the round's
+      // failure is logged, so no kill -9 forgets any) says exactly that.
       expect(otherFailedRounds(node)).toEqual([]);
       const dropped = stand.droppedByLogs();
-      const counted = dropped - stand.forgottenDrops;
+      expect(stand.forgottenDrops).toBe(0);
       const counter = await until("the drop counter to settle", 10_000, async () => {
         const h = await healthOf(node);
-        return h && h.spool.droppedSamples === counted ? counted : undefined;
+        return h && h.spool.droppedSamples === dropped ? dropped : undefined;
       }).catch(async () => (await node.health()).spool.droppedSamples);
-      expect(counter).toBe(counted);
-      if (!DROP_COUNT_FORGOTTEN_ON_KILL) expect(stand.forgottenDrops).toBe(0);
+      expect(counter).toBe(dropped);
       expect(n.shipper?.rejectedRecords).toBe(0);
       expect(c.spool.droppedSamples).toBe(0);
       expect(c.shipper?.rejectedRecords).toBe(0);
@@ -137,8 +135,7 @@ describe("faults, repeated: SIGKILLs, a full spool disk and clock steps, round a
           ` | faults took ${((faultsOverAt - startedAt) / 1000).toFixed(1)}s, server start retries ${stand.serverStartFailures - startFailures}` +
           `, clocks now node ${formatOffset(stand.clockOffsets.node)} controller ${formatOffset(stand.clockOffsets.controller)}` +
           ` | acked ${f.ackedRecords} records in ${f.ackedBatches} batches, ${f.duplicates} resends absorbed, ${f.failedRequests} requests failed` +
-          ` | dropped on the full disk ${dropped - droppedBefore} (total ${dropped}; counter ${counter}` +
-          `${stand.forgottenDrops > 0 ? `, ${stand.forgottenDrops} forgotten by kill -9 so far (known bug)` : ", exact"})` +
+          ` | dropped on the full disk ${dropped - droppedBefore} (total ${dropped}; counter ${counter}, exact)` +
           ` | caught up in ${(catchUpMs / 1000).toFixed(1)}s: ${stored.samples.size} samples, ${stored.jobs.size} jobs stored, spool seq ${snapshot.spool.lastSeq} all acked`,
       );
       droppedBefore = dropped;
@@ -150,8 +147,7 @@ describe("faults, repeated: SIGKILLs, a full spool disk and clock steps, round a
         ` for ${stand.slurm.expected().size} jobs; resends absorbed ${totals.duplicates}; failed requests ${totals.failedRequests}` +
         ` | kill -9: server ${stand.serverKills} (start retries ${stand.serverStartFailures}), postgres ${postgres.kills},` +
         ` node collector ${node.kills}, controller ${controller.kills}; disk full ${stand.diskFills}×; clock steps ${stand.clockSteps}` +
-        ` | samples dropped on the full disk ${dropped}, counter ${dropped - stand.forgottenDrops}` +
-        ` (${stand.forgottenDrops} forgotten by kill -9)`,
+        ` | samples dropped on the full disk ${dropped}, counter on disk at every kill -9 of the node collector exact`,
     );
   }, 600_000);
 });

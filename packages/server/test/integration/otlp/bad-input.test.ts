@@ -1,3 +1,4 @@
+import { request as httpRequest } from "node:http";
 import { gzipSync } from "node:zlib";
 import { status as GrpcStatus } from "@grpc/grpc-js";
 import {
@@ -114,6 +115,44 @@ describe("OTLP receivers given bad input: clear errors, no crash, nothing writte
     expect(error?.code).toBe(GrpcStatus.RESOURCE_EXHAUSTED);
     expect(grpcRetryDelay(error)).toBeUndefined();
     expect(await fx.rowCount()).toBe(0);
+  });
+
+  it("answers a body over the limit announced with Expect: 100-continue with 413 before it is sent", async () => {
+    // As curl and node:http clients do: the body goes out only after `100 Continue`.
+    const send = (body: Uint8Array, headers: Record<string, string>) =>
+      new Promise<{ status: number; continued: boolean; body: Buffer; error?: string }>((resolve) => {
+        let continued = false;
+        const req = httpRequest(fx.receivers.http.url, {
+          method: "POST",
+          headers: { ...headers, "content-length": String(body.length), expect: "100-continue" },
+        });
+        req.on("continue", () => {
+          continued = true;
+          req.end(body);
+        });
+        req.on("response", (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () =>
+            resolve({ status: res.statusCode ?? 0, continued, body: Buffer.concat(chunks) }),
+          );
+        });
+        req.on("error", (error) =>
+          resolve({ status: 0, continued, body: Buffer.alloc(0), error: String(error) }),
+        );
+        req.flushHeaders();
+      });
+    const big = await send(new Uint8Array(4 * MAX_BYTES), { ...auth(), "content-type": PROTOBUF });
+    expect(big).toMatchObject({ status: 413, continued: false });
+    expect(decodeStatus(big.body)).toMatchObject({ code: GrpcStatus.RESOURCE_EXHAUSTED });
+    expect(decodeStatus(big.body).message).toContain(`limit of ${MAX_BYTES} bytes`);
+    // Refused callers are answered without the body too; a body within the limit is asked for.
+    const refused = await send(new Uint8Array(4 * MAX_BYTES), { "content-type": PROTOBUF });
+    expect(refused).toMatchObject({ status: 401, continued: false });
+    const fits = await send(valid(), { ...auth(), "content-type": PROTOBUF });
+    expect(fits).toMatchObject({ status: 200, continued: true });
+    expect(decodeExportMetricsResponse(fits.body).partialSuccess).toBeUndefined();
+    await fx.storage.storage.pool.query("DELETE FROM usage_samples WHERE job_id = 'valid'");
   });
 
   it("rejects points with huge attribute values as partial success and ignores huge unrelated ones", async () => {

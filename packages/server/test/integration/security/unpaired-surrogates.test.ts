@@ -8,7 +8,8 @@ import { jobRecord, openTestStorage, type StorageFixture, usageSample } from "..
 import { bearer, PRINCIPALS, testServerConfig } from "../test-server-config.js";
 
 // JSON can carry a lone UTF-16 surrogate ("\ud800"), PostgreSQL text and jsonb cannot: such a
-// field must be refused with 400 naming it, not reach storage and fail the batch with a 500.
+// field must be refused naming it (the item in a batch, or the request with 400), not reach
+// storage and fail the batch with a 500.
 
 const LONE = "\ud800";
 const PAIRED = "\ud83d\ude00";
@@ -40,19 +41,24 @@ describe("strings with unpaired surrogates", () => {
       payload: JSON.stringify(payload),
     });
 
-  it("refuses a job batch with 400 naming the record's field, and stores none of it", async () => {
+  it("refuses the job record holding one, naming its fields, and stores the rest of the batch", async () => {
     const good = jobRecord("hpc1", "s-1", "alice", 1);
     const bad = jobRecord("hpc1", "s-2", "alice", 2);
     bad.spec.jobName = `train${LONE}`;
     bad.spec.account = `${LONE}acct`;
     const res = await post("/v1/jobs", { records: [good, bad] });
-    expect(res.statusCode).toBe(400);
-    expect(res.json()).toMatchObject({ code: "VALIDATION_FAILED" });
-    expect(res.json().errors).toEqual([
-      { path: "/records/1/spec/account", message: expect.stringMatching(/unpaired UTF-16 surrogate/) },
-      { path: "/records/1/spec/jobName", message: expect.stringMatching(/unpaired UTF-16 surrogate/) },
+    expect(res.statusCode).toBe(200);
+    const refused = {
+      index: 1,
+      message: expect.stringMatching(/unpaired UTF-16 surrogate/),
+      code: "VALIDATION_FAILED",
+    };
+    expect(res.json().rejected).toEqual([
+      { ...refused, path: "/records/1/spec/account" },
+      { ...refused, path: "/records/1/spec/jobName" },
     ]);
-    expect(await fx.storage.jobs.find("s-1", {})).toEqual([]);
+    expect(await fx.storage.jobs.find("s-1", {})).toHaveLength(1);
+    expect(await fx.storage.jobs.find("s-2", {})).toEqual([]);
   });
 
   it("refuses a usage batch with 400 naming the sample's field", async () => {

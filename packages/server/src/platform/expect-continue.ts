@@ -1,17 +1,19 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { FastifyInstance } from "fastify";
-import { PayloadTooLargeError } from "../../errors.js";
+import { PayloadTooLargeError } from "../errors.js";
 
 const awaitingContinue = new WeakSet<IncomingMessage>();
 const answering = new WeakSet<object>();
 
 /**
  * Answers `Expect: 100-continue` only once the request's route is known: a body its
- * `Content-Length` says is over the route's limit gets 413 (an `ApiError`) before the client sends
- * a byte, instead of `100 Continue` and a connection reset under a body nobody reads. Node sends
- * `100 Continue` at once by default; here it goes out when the route's body is first read, so
- * authentication, rate limits and unknown routes are answered without the body too. Every other
- * request is untouched. Call it once per app, before its routes are ready.
+ * `Content-Length` says is over the route's limit gets 413 (a `PayloadTooLargeError`, answered by
+ * the app's error handler: an `ApiError` on the REST API, a `google.rpc.Status` on OTLP/HTTP)
+ * before the client sends a byte, instead of `100 Continue` and a connection reset under a body
+ * nobody reads. Node sends `100 Continue` at once by default; here it goes out when the route's
+ * body is first read, so authentication, rate limits and unknown routes are answered without the
+ * body too. Every other request is untouched. Call it once per app (the REST API and the OTLP/HTTP
+ * receiver each have their own server), before its routes are ready.
  *
  * @example
  * ```ts
