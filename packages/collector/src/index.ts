@@ -30,7 +30,7 @@ export type { OtlpSinkOptions } from "./ship/otlp-sink.js";
 export { OtlpSink } from "./ship/otlp-sink.js";
 export type { ShipperOptions, ShipperStats } from "./ship/shipper.js";
 export { Shipper } from "./ship/shipper.js";
-export type { ShipBatch, Sink } from "./ship/sink.js";
+export type { ShipBatch, Sink, SinkResult } from "./ship/sink.js";
 export type { CgroupJobIdentity } from "./sources/cgroup-job-path.js";
 export { jobFromCgroupPath, jobFromProcCgroup } from "./sources/cgroup-job-path.js";
 export type { CgroupVersion } from "./sources/cgroup-layout.js";

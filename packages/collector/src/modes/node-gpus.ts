@@ -51,7 +51,8 @@ export function attributeXid(
 /**
  * The node mode's GPU work in one round: GPU readings matched to jobs (the scheduler's allocation
  * and the processes on each GPU), kernel Xids attributed to the job holding the GPU, and GPUs
- * nvidia-smi found lost turned into events on that job, with the Xid the kernel logged for the GPU.
+ * nvidia-smi found lost turned into `gpu_lost` events on that job, with the Xid the kernel logged
+ * for the GPU.
  *
  * @example
  * ```ts
@@ -144,10 +145,21 @@ export class NodeGpus {
       idempotencyKey: `gpu-lost:${pci.replace(/[^A-Za-z0-9.:-]/g, "")}:${f.at}`.slice(0, 128),
     };
     const jobId = this.holder(pci);
-    // The schema's GPU fault kind needs an Xid; without one the loss is a GPU source gone dark.
-    const event: NodeEvent = xid
-      ? { ...base, kind: "gpu_xid", xid: { ...xid.xid } }
-      : { ...base, kind: "source_unavailable", source: "gpu" };
+    // The GPU's last identity: indices shift once a GPU drops out, the PCI address does not.
+    const known = this.o.smi.known().find((g) => g.pciBusId && shortPciBusId(g.pciBusId) === pci);
+    const event: NodeEvent = {
+      ...base,
+      kind: "gpu_lost",
+      gpuLost: {
+        pciBusId: f.pciBusId,
+        ...(known ? { index: known.index } : {}),
+        ...(known?.uuid ? { uuid: known.uuid } : {}),
+        reason: f.reason || "GPU is lost",
+        ...(f.exitCode !== undefined && f.exitCode >= 0 && f.exitCode <= 255 ? { exitCode: f.exitCode } : {}),
+      },
+      // The kernel's Xid for this GPU, so the loss and its cause read as one fault.
+      ...(xid ? { xid: { ...xid.xid } } : {}),
+    };
     if (jobId) event.jobId = jobId;
     return event;
   }

@@ -259,12 +259,23 @@ done`,
       expect(lost[0].jobId).toBe("4300");
       expect(lost[0].message).toMatch(/GPU 0000:0F:00\.0: GPU is lost.* \(nvidia-smi exited with 15\)/);
       expect(validateNodeEvent(lost[0])).toMatchObject({ ok: true });
+      // Its own kind whether or not the kernel logged an Xid, with the GPU's last identity.
+      expect(lost[0]).toMatchObject({
+        kind: "gpu_lost",
+        gpuLost: {
+          pciBusId: "0000:0F:00.0",
+          index: 1,
+          uuid: "GPU-bbbb",
+          reason: "GPU is lost.  Reboot the system to recover this GPU",
+          exitCode: 15,
+        },
+      });
       if (withXid) {
-        expect(lost[0]).toMatchObject({ kind: "gpu_xid", xid: { code: 79, pciBusId: "0000:0f:00" } });
+        expect(lost[0]).toMatchObject({ xid: { code: 79, pciBusId: "0000:0f:00" } });
         expect(lost[0].message).toContain("the kernel logged Xid 79 for this GPU");
         // The kernel's own Xid line is attributed to the job holding the GPU as well.
         expect(events.find((e) => e.idempotencyKey === "kmsg:unknown:7")?.jobId).toBe("4300");
-      } else expect(lost[0]).toMatchObject({ kind: "source_unavailable", source: "gpu" });
+      } else expect(lost[0].xid).toBeUndefined();
     });
   }
 
@@ -294,6 +305,51 @@ done`,
     ]);
     expect(seven[1].memory?.peakBytes).toBe(900 * MiB);
     expect(samples.filter((s) => s.jobId === "8")).toHaveLength(3);
+  });
+
+  it("counts a job's threads and its runnable ones beside its cgroup's CPU, and leaves them out of the final reading", async () => {
+    // 8 cores' quota, 24 OpenMP threads of which 20 are runnable, and one idle helper process.
+    const dir = tree.slurmJob("9", {
+      cpuMaxCores: 8,
+      nrPeriods: 1200,
+      nrThrottled: 900,
+      throttledUsec: 41_000_000,
+    });
+    proc.add({
+      pid: 9100,
+      comm: "solver",
+      state: "R",
+      cgroup: slurmCg("9"),
+      threads: Array.from({ length: 23 }, (_, i) => ({ tid: 9101 + i, state: i < 19 ? "R" : "S" })),
+    });
+    proc.add({ pid: 9200, comm: "bash", state: "S", cgroup: slurmCg("9") });
+    const mode = new NodeMode({
+      cluster: "hpc1",
+      node: "n01",
+      spool,
+      proc: new ProcReader({ root: proc.root }),
+      cgroupVersion: "v2",
+      cgroupRoot: tree.root,
+      now: () => clock,
+    });
+    await mode.collect();
+    tree.remove(dir);
+    clock += 10_000;
+    await mode.collect();
+    const { samples } = await spooled(spool);
+    const [live, final] = samples.filter((s) => s.jobId === "9");
+    expect(live.cpu).toMatchObject({
+      threads: 25,
+      runnableThreads: 20,
+      limitCores: 8,
+      throttledPeriods: 900,
+      throttledSeconds: 41,
+    });
+    expect(validateUsageSample(live)).toMatchObject({ ok: true });
+    expect(final.final).toBe(true);
+    expect(final.cpu).toMatchObject({ limitCores: 8 });
+    expect(final.cpu?.runnableThreads).toBeUndefined();
+    expect(final.cpu?.threads).toBeUndefined();
   });
 
   it("records the final reading at once for the epilog, and only once", async () => {
@@ -337,7 +393,7 @@ done`,
     const { samples } = await spooled(spool);
     const first = samples.find((s) => s.jobId === "31")!;
     expect(first.memory).toEqual({ currentBytes: 504 * MiB, peakBytes: 504 * MiB });
-    expect(first.cpu).toEqual({ usageSeconds: 11 });
+    expect(first.cpu).toEqual({ usageSeconds: 11, threads: 2, runnableThreads: 0 });
     expect(first.pids).toBe(2);
     const second = samples.filter((s) => s.jobId === "31")[1];
     expect(second.memory).toEqual({ currentBytes: 4 * MiB, peakBytes: 504 * MiB });

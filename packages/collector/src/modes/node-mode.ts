@@ -3,6 +3,7 @@ import { type Logger, silentLogger } from "../log/logger.js";
 import { type CgroupSource, type CgroupVersion, cgroupSource } from "../sources/cgroup-layout.js";
 import type { CgroupUsage } from "../sources/cgroup-usage.js";
 import type { NvidiaSmi } from "../sources/gpu/nvidia-smi.js";
+import { countJobThreads } from "../sources/job-threads.js";
 import type { KernelLog } from "../sources/kernel-log.js";
 import { notableProcesses, ProcJobAttribution, summariseProcesses } from "../sources/proc-job-attribution.js";
 import type { ProcReader } from "../sources/proc-reader.js";
@@ -26,7 +27,10 @@ export type NodeModeOptions = {
   cgroupRoot?: string;
   /** Time between collection rounds. @default 10000 */
   intervalMs?: number;
-  /** Name this many top memory holders per job (plus every process in state D); 0 turns the /proc scan off. @default 5 */
+  /**
+   * Name this many top memory holders per job (plus every process in state D); 0 turns the /proc
+   * scan off on nodes with cgroups and no GPUs, and with it the jobs' thread counts. @default 5
+   */
   topProcesses?: number;
   /**
    * The GPU source, if GPUs are watched: each job gets the GPUs SLURM allocated it and those its
@@ -231,6 +235,9 @@ export class NodeMode {
       const g = gpus?.byJob.get(jobId);
       if (g) sample.gpus = g;
       const procs = byJob?.get(jobId);
+      // Threads and how many are runnable, beside the job's CPU counters: more runnable threads
+      // than cores is oversubscription, whatever cgroup version or PSI the node has.
+      if (procs && sample.cpu) sample.cpu = { ...sample.cpu, ...countJobThreads(procs, this.o.proc) };
       if (procs && top > 0) {
         const notable = notableProcesses(procs, this.o.proc, top);
         if (notable.length > 0) sample.processes = notable;
@@ -246,7 +253,7 @@ export class NodeMode {
     // Jobs seen before and gone now: their last reading becomes the final one.
     this.tracked.forEach((t, jobId) => {
       if (usage.has(jobId)) return;
-      if (!t.finalised) this.push(records, { ...t.sample, time, final: true });
+      if (!t.finalised) this.push(records, { ...withoutThreads(t.sample), time, final: true });
       if (t.dir) this.cgroups?.reader.forget(t.dir);
       this.tracked.delete(jobId);
     });
@@ -280,7 +287,7 @@ export class NodeMode {
     const t = this.tracked.get(jobId);
     if (!t || t.finalised) return false;
     const time = new Date(this.now()).toISOString();
-    let sample: UsageSample = { ...t.sample, time, final: true };
+    let sample: UsageSample = { ...withoutThreads(t.sample), time, final: true };
     const dir = this.cgroups?.discover().find((j) => j.jobId === jobId)?.dir;
     const fresh = dir ? this.cgroups!.reader.read(dir) : undefined;
     if (fresh) sample = { ...sample, ...fresh };
@@ -295,4 +302,14 @@ export class NodeMode {
   stats(): NodeModeStats {
     return { ...this.figures, heldRecords: this.out.count };
   }
+}
+
+/**
+ * A sample without its thread counts: a final reading re-stamps the last sample, and the threads
+ * counted then are no reading of the moment the job ended.
+ */
+function withoutThreads(sample: UsageSample): UsageSample {
+  if (sample.cpu?.threads === undefined && sample.cpu?.runnableThreads === undefined) return sample;
+  const { threads: _threads, runnableThreads: _runnable, ...cpu } = sample.cpu;
+  return { ...sample, cpu };
 }

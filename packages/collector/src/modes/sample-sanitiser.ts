@@ -64,7 +64,7 @@ const cpuNumbers = [
   "throttledSeconds",
   "limitCores",
 ] as const;
-const cpuInts = ["periods", "throttledPeriods"] as const;
+const cpuInts = ["periods", "throttledPeriods", "threads", "runnableThreads"] as const;
 const ioInts = ["readBytes", "writeBytes", "readOps", "writeOps"] as const;
 const pressure = ["cpuSome", "memorySome", "memoryFull", "ioSome", "ioFull"] as const;
 

@@ -11,6 +11,7 @@ describe("parseProcStat", () => {
     expect(s.comm.length).toBeGreaterThan(0);
     expect(s.rssPages * 4096).toBeGreaterThan(1024 * 1024);
     expect("RSDZTtIWXKPL").toContain(s.state);
+    expect(s.numThreads).toBeGreaterThanOrEqual(1);
   });
 
   it("copes with spaces and parentheses inside the command name", () => {
@@ -25,6 +26,7 @@ describe("parseProcStat", () => {
       stime: 34,
       cutime: 5,
       cstime: 6,
+      numThreads: 1,
       starttime: 999,
       rssPages: 25,
     });
@@ -58,5 +60,30 @@ describe("ProcReader", () => {
     expect(proc.cmdline(11)).toBe("slurmstepd: [42.batch]");
     expect(proc.uptimeSeconds()).toBe(3600.25);
     expect(proc.stat(999)).toBeUndefined();
+  });
+
+  it("counts a process's threads in state R from task/<tid>/stat, and nothing for a process gone", () => {
+    tree = new ProcTree();
+    tree.add({
+      pid: 20,
+      comm: "solver",
+      state: "R",
+      threads: [
+        { tid: 21, state: "R", comm: "solver" },
+        { tid: 22, state: "S", comm: "solver" },
+        { tid: 23, state: "R", comm: "omp (worker) 1" },
+        { tid: 24, state: "D", comm: "solver" },
+      ],
+    });
+    const proc = new ProcReader({ root: tree.root });
+    expect(proc.stat(20)?.numThreads).toBe(5);
+    expect(proc.runnableThreads(20)).toBe(3);
+    expect(proc.runnableThreads(999)).toBeUndefined();
+  });
+
+  it("reads this machine's own threads in the kernel's format: the reading thread is running", () => {
+    const proc = new ProcReader({ root: "/proc" });
+    expect(proc.runnableThreads(process.pid)).toBeGreaterThanOrEqual(1);
+    expect(proc.stat(process.pid)!.numThreads).toBeGreaterThanOrEqual(proc.runnableThreads(process.pid)!);
   });
 });

@@ -1,6 +1,6 @@
 import { readdirSync } from "node:fs";
 import { OpenFileCache } from "../util/open-file-cache.js";
-import { readSmallFile } from "../util/read-small-file.js";
+import { readSmallFile, scanSmallFile } from "../util/read-small-file.js";
 
 /** What `/proc/<pid>/stat` says about one process. */
 export type ProcStat = {
@@ -16,6 +16,8 @@ export type ProcStat = {
   /** CPU time of waited-for children, in clock ticks. */
   cutime: number;
   cstime: number;
+  /** Threads in the process (`num_threads`). */
+  numThreads: number;
   /** Start time after boot, in clock ticks: with the pid, identifies one process over time. */
   starttime: number;
   /** Resident set in pages. */
@@ -23,8 +25,8 @@ export type ProcStat = {
 };
 
 // Fields of /proc/<pid>/stat read (1-based, as proc(5) numbers them): state, ppid, utime, stime,
-// cutime, cstime, starttime, rss.
-const WANTED = [3, 4, 14, 15, 16, 17, 22, 24];
+// cutime, cstime, num_threads, starttime, rss.
+const WANTED = [3, 4, 14, 15, 16, 17, 20, 22, 24];
 const fieldValues = new Array<number>(WANTED.length).fill(0);
 
 /** `Number(text.slice(start, end))` without the slice when the field is plain digits. */
@@ -80,10 +82,19 @@ export function parseProcStat(text: string): ProcStat | undefined {
     stime: values[3],
     cutime: values[4],
     cstime: values[5],
-    starttime: values[6],
-    rssPages: values[7],
+    numThreads: values[6],
+    starttime: values[7],
+    rssPages: values[8],
   };
   return Number.isFinite(stat.pid) && Number.isFinite(stat.rssPages) ? stat : undefined;
+}
+
+const R = 82; // "R"
+
+/** Whether a thread's `stat` says state R: the third field, two bytes after the last `)` of comm. */
+function runnableStat(bytes: Buffer): boolean {
+  const close = bytes.lastIndexOf(41 /* ) */);
+  return close >= 0 && bytes[close + 2] === R;
 }
 
 const VMRSS = Buffer.from("\nVmRSS:", "latin1");
@@ -121,7 +132,7 @@ export type ProcReaderOptions = {
 
 /**
  * Reads processes from procfs (or a generated copy of it): `stat`, `status` (VmRSS), `cgroup`,
- * `environ`, `cmdline`. Every read tolerates a process that exits meanwhile.
+ * `environ`, `cmdline`, and each thread's `task/<tid>/stat` state. Every read tolerates a process that exits meanwhile.
  *
  * @example
  * ```ts
@@ -183,6 +194,26 @@ export class ProcReader {
     // Read for every job's top processes each round: kept open beside `stat` (one pread) and
     // parsed from the bytes, so the status text never becomes a string.
     return this.files.scan(`${this.root}/${pid}`, "status", vmRssFromStatus);
+  }
+
+  /**
+   * Threads of a process in state R (running, or runnable and waiting for a core): field 3 of each
+   * `/proc/<pid>/task/<tid>/stat`. Undefined when the process is gone; a thread that exits
+   * meanwhile is not counted. Reads one small file per thread, so callers bound how many.
+   */
+  runnableThreads(pid: number): number | undefined {
+    const dir = `${this.root}/${pid}/task`;
+    let tids: string[];
+    try {
+      tids = readdirSync(dir);
+    } catch {
+      return undefined;
+    }
+    let runnable = 0;
+    for (let i = 0; i < tids.length; i++) {
+      if (scanSmallFile(`${dir}/${tids[i]}/stat`, 4096, runnableStat) === true) runnable++;
+    }
+    return runnable;
   }
 
   cgroup(pid: number): string | undefined {

@@ -20,11 +20,17 @@ export type FakeProcess = {
   environ?: Record<string, string>;
   cmdline?: string[];
   uid?: number;
+  /**
+   * The process's other threads (the main thread, tid = pid, has `state`), each written as
+   * `/proc/<pid>/task/<tid>/stat`; `num_threads` and `Threads:` count them all.
+   */
+  threads?: { tid: number; state: string; comm?: string }[];
 };
 
 /**
- * Builds a procfs lookalike in a temporary folder: `/proc/<pid>/{stat,status,comm,cgroup,environ,cmdline}`
- * and `/proc/uptime`, in the kernel's formats (`stat` with all 52 fields, `status` with its tabs).
+ * Builds a procfs lookalike in a temporary folder: `/proc/<pid>/{stat,status,comm,cgroup,environ,cmdline}`,
+ * `/proc/<pid>/task/<tid>/stat` per thread and `/proc/uptime`, in the kernel's formats (`stat` with
+ * all 52 fields, `status` with its tabs).
  *
  * @example
  * ```ts
@@ -49,61 +55,15 @@ export class ProcTree {
     mkdirSync(dir, { recursive: true });
     const rssPages = Math.floor((p.rssBytes ?? 8 * 1024 * 1024) / 4096);
     const state = p.state ?? "S";
-    const fields = [
-      p.pid,
-      `(${p.comm})`,
-      state,
-      p.ppid ?? 1,
-      p.pid,
-      p.pid,
-      0,
-      -1,
-      4194304,
-      1523,
-      0,
-      2,
-      0,
-      p.utime ?? 150,
-      p.stime ?? 20,
-      p.cutime ?? 0,
-      p.cstime ?? 0,
-      20,
-      0,
-      1,
-      0,
-      p.starttime ?? 5_000_000,
-      rssPages * 4096 * 3,
-      rssPages,
-      "18446744073709551615",
-      94_000_000_000_000,
-      94_000_000_100_000,
-      140_730_000_000_000,
-      0,
-      0,
-      0,
-      0,
-      0,
-      0,
-      0,
-      0,
-      0,
-      17,
-      3,
-      0,
-      0,
-      0,
-      0,
-      0,
-      94_000_000_200_000,
-      94_000_000_300_000,
-      94_000_001_000_000,
-      140_730_000_100_000,
-      140_730_000_200_000,
-      140_730_000_200_000,
-      140_730_000_300_000,
-      0,
-    ];
-    writeFileSync(join(dir, "stat"), `${fields.join(" ")}\n`);
+    const numThreads = 1 + (p.threads?.length ?? 0);
+    const statLine = (id: number, comm: string, st: string) =>
+      `${statFields(p, id, comm, st, numThreads, rssPages).join(" ")}\n`;
+    writeFileSync(join(dir, "stat"), statLine(p.pid, p.comm, state));
+    // Each thread's own stat, the main thread's included, as the kernel lists them under task/.
+    for (const t of [{ tid: p.pid, state, comm: p.comm }, ...(p.threads ?? [])]) {
+      mkdirSync(join(dir, "task", String(t.tid)), { recursive: true });
+      writeFileSync(join(dir, "task", String(t.tid), "stat"), statLine(t.tid, t.comm ?? p.comm, t.state));
+    }
     const uid = p.uid ?? 1000;
     const rssKb = rssPages * 4;
     writeFileSync(
@@ -114,7 +74,7 @@ export class ProcTree {
         `VmPeak:\t ${rssKb * 3} kB\nVmSize:\t ${rssKb * 3} kB\nVmLck:\t       0 kB\nVmPin:\t       0 kB\n` +
         `VmHWM:\t ${rssKb} kB\nVmRSS:\t ${rssKb} kB\nRssAnon:\t ${rssKb - 4} kB\nRssFile:\t       4 kB\nRssShmem:\t       0 kB\n` +
         `VmData:\t ${rssKb} kB\nVmStk:\t     132 kB\nVmExe:\t     100 kB\nVmLib:\t    2000 kB\nVmPTE:\t      60 kB\nVmSwap:\t       0 kB\n` +
-        `Threads:\t1\nSigQ:\t0/95000\n`,
+        `Threads:\t${numThreads}\nSigQ:\t0/95000\n`,
     );
     writeFileSync(join(dir, "comm"), `${p.comm}\n`);
     writeFileSync(join(dir, "cgroup"), p.cgroup ?? "0::/\n");
@@ -149,4 +109,69 @@ export class ProcTree {
   cleanup(): void {
     rmSync(this.root, { recursive: true, force: true });
   }
+}
+
+/** The 52 fields of `/proc/<pid>/stat` (or of one thread's `task/<tid>/stat`) as the kernel writes them. */
+function statFields(
+  p: FakeProcess,
+  id: number,
+  comm: string,
+  state: string,
+  numThreads: number,
+  rssPages: number,
+): (string | number)[] {
+  return [
+    id,
+    `(${comm})`,
+    state,
+    p.ppid ?? 1,
+    p.pid,
+    p.pid,
+    0,
+    -1,
+    4194304,
+    1523,
+    0,
+    2,
+    0,
+    p.utime ?? 150,
+    p.stime ?? 20,
+    p.cutime ?? 0,
+    p.cstime ?? 0,
+    20,
+    0,
+    numThreads,
+    0,
+    p.starttime ?? 5_000_000,
+    rssPages * 4096 * 3,
+    rssPages,
+    "18446744073709551615",
+    94_000_000_000_000,
+    94_000_000_100_000,
+    140_730_000_000_000,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    17,
+    3,
+    0,
+    0,
+    0,
+    0,
+    0,
+    94_000_000_200_000,
+    94_000_000_300_000,
+    94_000_001_000_000,
+    140_730_000_100_000,
+    140_730_000_200_000,
+    140_730_000_200_000,
+    140_730_000_300_000,
+    0,
+  ];
 }

@@ -88,6 +88,20 @@ describe("decodeObservations", () => {
     expect(keys).toEqual(samples.map(usageSampleKey));
   });
 
+  it("carries a job's thread and runnable-thread counts through OTLP and back", () => {
+    const sample = {
+      ...usageSamples()[0],
+      cpu: { usageSeconds: 120.5, limitCores: 8, threads: 70, runnableThreads: 23 },
+    };
+    const request = encodeObservations([sample]);
+    const names = request.resourceMetrics[0].scopeMetrics[0].metrics.map((m) => m.name);
+    expect(names).toContain(M.threadCount);
+    expect(names).toContain(M.threadRunnable);
+    const { samples, rejected } = decodeObservations(request);
+    expect(rejected.count).toBe(0);
+    expect(samples[0].cpu).toEqual({ usageSeconds: 120.5, limitCores: 8, threads: 70, runnableThreads: 23 });
+  });
+
   it("finds identity attributes on points as well as on the resource, and GPU indexes sent as strings", () => {
     const bare: ExportMetricsServiceRequest = {
       resourceMetrics: [

@@ -269,6 +269,8 @@ export const observationMappings: readonly ObservationMapping[] = [
   scalar(M.cpuThrottledPeriods, "cpu", "throttledPeriods", "int"),
   scalar(M.cpuThrottledTime, "cpu", "throttledSeconds", "double"),
   scalar(M.cpuLimit, "cpu", "limitCores", "double"),
+  scalar(M.threadCount, "cpu", "threads", "int"),
+  scalar(M.threadRunnable, "cpu", "runnableThreads", "int"),
   byDirection(M.diskIo, { read: "readBytes", write: "writeBytes" }),
   byDirection(M.diskOperations, { read: "readOps", write: "writeOps" }),
   pids,

@@ -3,10 +3,15 @@ import { Bytes, ClusterId, IdempotencyKey, Name, Timestamp } from "../common.js"
 
 /** The kinds of node events the collectors report. */
 export const NodeEventKind = Type.Union(
-  [Type.Literal("gpu_xid"), Type.Literal("oom_kill"), Type.Literal("source_unavailable")],
+  [
+    Type.Literal("gpu_xid"),
+    Type.Literal("gpu_lost"),
+    Type.Literal("oom_kill"),
+    Type.Literal("source_unavailable"),
+  ],
   {
     description:
-      "gpu_xid: an NVIDIA Xid error from the kernel log; oom_kill: the kernel OOM killer killed a process; source_unavailable: a collector could not read a source (no GPU, no kernel-log permission).",
+      'gpu_xid: an NVIDIA Xid error from the kernel log; gpu_lost: nvidia-smi could no longer reach a GPU ("Unable to determine the device handle … GPU is lost"), with the kernel\'s Xid for it when one was logged; oom_kill: the kernel OOM killer killed a process; source_unavailable: a collector could not read a source (no GPU, no kernel-log permission).',
   },
 );
 export type NodeEventKind = Static<typeof NodeEventKind>;
@@ -21,6 +26,34 @@ export const GpuXid = Type.Object(
     detail: Type.Optional(Type.String({ maxLength: 2048, description: "The rest of the driver's message." })),
   },
   { additionalProperties: false, description: "An NVIDIA Xid error." },
+);
+
+/**
+ * Details of a GPU nvidia-smi found lost:
+ * `Unable to determine the device handle for GPU 0000:3B:00.0: GPU is lost.  Reboot the system to recover this GPU`.
+ */
+export const GpuLost = Type.Object(
+  {
+    pciBusId: Name("PCI address of the GPU as nvidia-smi printed it, e.g. 0000:3B:00.0.", 64),
+    index: Type.Optional(
+      Type.Integer({ minimum: 0, description: "The GPU's index when nvidia-smi last read it." }),
+    ),
+    uuid: Type.Optional(Name("The GPU's UUID when nvidia-smi last read it.", 128)),
+    reason: Type.String({
+      minLength: 1,
+      maxLength: 1024,
+      description:
+        "nvidia-smi's words after the address, e.g. GPU is lost.  Reboot the system to recover this GPU.",
+    }),
+    exitCode: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 255,
+        description: "nvidia-smi's exit status (15: NVML's GPU is lost).",
+      }),
+    ),
+  },
+  { additionalProperties: false, description: "A GPU nvidia-smi could no longer reach." },
 );
 
 /** Details of a kernel OOM kill (`Out of memory: Killed process 1234 (python) total-vm:… anon-rss:…`). */
@@ -42,7 +75,9 @@ export const OomKill = Type.Object(
 );
 
 /**
- * Something that happened on a node, read from the kernel log or from the collector itself.
+ * Something that happened on a node, read from the kernel log, from nvidia-smi or from the collector
+ * itself. A `gpu_lost` event carries `gpuLost`, and `xid` when the kernel logged an Xid for the
+ * same GPU shortly before; the kernel's own Xid line is a `gpu_xid` event of its own.
  *
  * @example
  * ```ts
@@ -60,6 +95,7 @@ export const NodeEvent = Type.Object(
     kind: NodeEventKind,
     jobId: Type.Optional(Name("The job the event was attributed to, when known.", 256)),
     xid: Type.Optional(GpuXid),
+    gpuLost: Type.Optional(GpuLost),
     oomKill: Type.Optional(OomKill),
     source: Type.Optional(
       Name("For source_unavailable: the source that could not be read (gpu, kmsg, cgroup, proc).", 64),
@@ -74,7 +110,7 @@ export const NodeEvent = Type.Object(
   {
     $id: "NodeEvent",
     additionalProperties: false,
-    description: "An event on a node: GPU Xid, OOM kill, unavailable source.",
+    description: "An event on a node: GPU Xid, lost GPU, OOM kill, unavailable source.",
   },
 );
 export type NodeEvent = Static<typeof NodeEvent>;

@@ -43,8 +43,21 @@ export const CpuUsage = Type.Object(
     limitCores: Type.Optional(
       Type.Number({ minimum: 0, description: "cpu.max quota / period, absent when unlimited." }),
     ),
+    threads: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description: "Threads of the job's processes: num_threads (field 20) of /proc/<pid>/stat, summed.",
+      }),
+    ),
+    runnableThreads: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description:
+          "Threads of the job in state R (running, or waiting for a core) at the sample's instant: field 3 of /proc/<pid>/task/<tid>/stat, counted over every thread. Absent when not every thread could be read.",
+      }),
+    ),
   },
-  { additionalProperties: false, description: "CPU of the job's cgroup." },
+  { additionalProperties: false, description: "CPU of the job's cgroup, and its threads from /proc." },
 );
 
 /** Block I/O of a job's cgroup (cumulative, summed over devices from io.stat). */

@@ -4,6 +4,8 @@ export type GpuFault = {
   pciBusId: string;
   /** nvidia-smi's line, e.g. `Unable to determine the device handle for GPU 0000:3B:00.0: GPU is lost. …`. */
   message: string;
+  /** nvidia-smi's words after the address, e.g. `GPU is lost.  Reboot the system to recover this GPU`. */
+  reason: string;
   /** nvidia-smi's exit status, once it exited (15 is NVML's "GPU is lost"). */
   exitCode?: number;
   /** When it was seen, in ms since the epoch. */

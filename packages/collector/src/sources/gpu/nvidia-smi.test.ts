@@ -181,6 +181,7 @@ done`;
           pciBusId: "0000:5E:00.0",
           message:
             "Unable to determine the device handle for GPU 0000:5E:00.0: GPU is lost.  Reboot the system to recover this GPU",
+          reason: "GPU is lost.  Reboot the system to recover this GPU",
           exitCode: 15,
           at: expect.any(Number),
         },

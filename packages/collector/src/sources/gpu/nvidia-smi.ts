@@ -185,7 +185,12 @@ export class NvidiaSmi {
     const pci = shortPciBusId(found.pciBusId) ?? found.pciBusId;
     if (this.lost.has(pci)) return;
     this.lost.add(pci);
-    const fault: GpuFault = { pciBusId: found.pciBusId, message: line.trim().slice(0, 2048), at: Date.now() };
+    const fault: GpuFault = {
+      pciBusId: found.pciBusId,
+      message: line.trim().slice(0, 2048),
+      reason: found.reason.slice(0, 1024),
+      at: Date.now(),
+    };
     this.log.warn("nvidia-smi reports a GPU lost", { pciBusId: found.pciBusId, reason: found.reason });
     // Bounded: a node has a handful of GPUs, and each loss is held once until taken.
     if (this.pendingFaults.length < 256) this.pendingFaults.push({ fault, child });

@@ -1,6 +1,7 @@
 import type { WasteReport, WasteRow } from "@jobsight/schemas";
 import type pg from "pg";
 import { query, toNumber } from "../storage/database.js";
+import { SAMPLED_IDLE_CTES, sampledIdleFields } from "./sampled-idle.js";
 
 /** What a waste report groups by. */
 export type WasteGrouping = WasteReport["by"];
@@ -27,11 +28,13 @@ const GROUP_COLUMN: Record<WasteGrouping, string> = {
 };
 
 // One pair of sums per resource, each over the jobs where both sides are known: a job whose usage
-// was never measured must not count as if it had used nothing.
+// was never measured must not count as if it had used nothing. Beside them, idle cores and GPUs
+// measured from the samples (sampled-idle.ts), with what the samples did not cover.
 const REPORT_SQL = (column: string) => `
   WITH ended AS (
-    SELECT coalesce(${column}, '') AS key,
+    SELECT coalesce(${column}, '') AS key, cluster, job_id, started_at, ended_at,
       run_time_seconds AS run,
+      coalesce(run_time_seconds, extract(epoch FROM ended_at - started_at)::float8) AS run_span,
       requested_memory_bytes::float8 AS mem_req,
       peak_memory_bytes::float8 AS mem_used,
       (record #>> '{spec,requested,cores}')::float8 AS cores_req,
@@ -39,7 +42,14 @@ const REPORT_SQL = (column: string) => `
                (record #>> '{peaks,coresUsed}')::float8 * run_time_seconds) AS cpu_used,
       coalesce((record #>> '{spec,requested,gpus}')::float8, 0) AS gpus_req,
       (record #>> '{peaks,gpusUsed}')::float8 AS gpus_used,
-      requested_walltime_seconds::float8 AS wall_req
+      requested_walltime_seconds::float8 AS wall_req,
+      coalesce((record #>> '{allocated,cores}')::float8, (record #>> '{spec,requested,cores}')::float8) AS cores_res,
+      coalesce((record #>> '{allocated,gpus}')::float8, (record #>> '{spec,requested,gpus}')::float8, 0) AS gpus_res,
+      greatest(1, coalesce(
+        CASE WHEN jsonb_typeof(record -> 'nodes') = 'array' THEN jsonb_array_length(record -> 'nodes') END,
+        (record #>> '{allocated,nodes}')::int,
+        (record #>> '{spec,requested,nodes}')::int,
+        1))::float8 AS node_count
     FROM jobs
     WHERE phase = 'ended'
       AND ($1::text IS NULL OR cluster = $1)
@@ -56,15 +66,19 @@ const REPORT_SQL = (column: string) => `
       sum(wall_req) FILTER (WHERE run IS NOT NULL AND wall_req IS NOT NULL) AS wall_req_s,
       sum(run) FILTER (WHERE run IS NOT NULL AND wall_req IS NOT NULL) AS wall_used_s
     FROM ended GROUP BY key
-  )
-  SELECT * FROM sums
+  ),${SAMPLED_IDLE_CTES}
+  SELECT sums.*, idle.idle_core_s, idle.obs_core_s, idle.unobs_core_s, idle.idle_gpu_s, idle.obs_gpu_s,
+    idle.unobs_gpu_s, idle.jobs_without_cpu, idle.jobs_without_gpu, idle_top.jobs AS idle_jobs
+  FROM sums LEFT JOIN idle USING (key) LEFT JOIN idle_top USING (key)
   ORDER BY coalesce(mem_req_s, 0) - coalesce(mem_used_s, 0) DESC, key`;
 
 /**
  * Requested against used resources of ended jobs, one row per user, account or partition (an
  * empty `key` for jobs without one), largest memory waste first. Memory, cores and GPUs are
  * weighted by run time (byte-seconds, core-seconds, GPU-seconds); each resource's two sums cover
- * only the jobs where both the request and the use are known.
+ * only the jobs where both the request and the use are known. Each row also says how many
+ * core-seconds and GPU-seconds sat idle by the samples (reserved × sampled time − used), how much
+ * of the reservation no sample covered, which jobs had no samples, and its most idle jobs.
  *
  * @example
  * ```ts
@@ -95,5 +109,6 @@ function toRow(r: Record<string, unknown>): WasteRow {
     gpuSecondsUsed: sum("gpus_used_s"),
     walltimeRequestedSeconds: sum("wall_req_s"),
     walltimeUsedSeconds: sum("wall_used_s"),
+    ...sampledIdleFields(r),
   };
 }

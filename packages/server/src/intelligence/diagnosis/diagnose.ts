@@ -29,12 +29,22 @@ export interface DiagnoseOptions {
   readonly rules?: readonly DiagnosisRule[];
 }
 
-/** When one finding is present, another says nothing more and is dropped. */
-const SUPERSEDES: readonly [FindingKind, FindingKind][] = [
+/** An oversubscription finding that counted the runnable threads (not pressure alone). */
+const countsThreads = (f: Finding) => f.evidence.some((e) => e.metric === "cpu.runnableThreads");
+
+/** When `winner` is present (and `when` holds of the two), `loser` says nothing more and is dropped. */
+const SUPERSEDES: readonly {
+  readonly winner: FindingKind;
+  readonly loser: FindingKind;
+  readonly when?: (winner: Finding, loser: Finding) => boolean;
+}[] = [
   // The stalled-loader claim already says the GPUs sat idle, and why.
-  ["stalled_data_loader", "gpu_underutilised"],
+  { winner: "stalled_data_loader", loser: "gpu_underutilised" },
+  // Runnable threads counted above the cores: the thread count is the cause, throttling its
+  // symptom, and the oversubscription claim cites the throttled time.
+  { winner: "cpu_oversubscribed", loser: "cpu_throttled", when: (w) => countsThreads(w) },
   // Under a CPU quota, contention shows as throttling; pressure alone adds nothing.
-  ["cpu_throttled", "cpu_oversubscribed"],
+  { winner: "cpu_throttled", loser: "cpu_oversubscribed", when: (_w, l) => !countsThreads(l) },
 ];
 
 /**
@@ -66,9 +76,13 @@ export function diagnose(input: DiagnosisInput, options: DiagnoseOptions = {}): 
       });
     }
   }
-  const kinds = new Set(found.map((f) => f.kind));
   const findings = rankFindings(
-    found.filter((f) => !SUPERSEDES.some(([winner, loser]) => f.kind === loser && kinds.has(winner))),
+    found.filter(
+      (f) =>
+        !SUPERSEDES.some(
+          (r) => f.kind === r.loser && found.some((w) => w.kind === r.winner && (r.when?.(w, f) ?? true)),
+        ),
+    ),
     ctx.window,
   );
   const causeDetermined = !ctx.failed || findings.some(explainsFailure);

@@ -1,5 +1,6 @@
 import type { Diagnosis, EvidenceRef, UsageSample } from "@jobsight/schemas";
 import { jobLogLines } from "./crash/stderr-lines.js";
+import { eventCitation } from "./evidence.js";
 import { ms } from "./explain/format.js";
 import type { DiagnosisInput } from "./input.js";
 import { readMetric } from "./metric-paths.js";
@@ -99,7 +100,10 @@ function checkEvent(e: EvidenceRef, input: DiagnosisInput): string | undefined {
   const at = ms(e.window.start);
   const hit = input.events.find((ev) => ev.node === e.node && ms(ev.time) === at && ev.message === e.line);
   if (!hit) return `no event on ${e.node} at ${e.window.start} with line: ${e.line}`;
-  const value = hit.xid?.code ?? hit.oomKill?.pid;
+  const cited = eventCitation(hit);
+  if (e.source !== cited.source)
+    return `the event on ${e.node} at ${e.window.start} was read from ${cited.source}, not ${e.source}`;
+  const value = cited.value;
   if (e.values && (e.values.length !== 1 || e.values[0] !== value))
     return `event values ${e.values.join(", ")} do not match`;
   return undefined;

@@ -83,13 +83,46 @@ export function processEvidence(node: string, sample: UsageSample, pid: number, 
   };
 }
 
-/** Evidence from a node event: its line verbatim (and the Xid code or the killed pid as its value). */
+/**
+ * Where an event was read and the number it carries: the kernel log's Xid code or killed pid,
+ * nvidia-smi's exit status for a lost GPU (its line is the event's message), or nothing for the
+ * collector's own notes. One answer for evidence and for checking it.
+ *
+ * @example
+ * ```ts
+ * eventCitation(xid79); // { source: "kmsg", field: "Xid", value: 79 }
+ * ```
+ */
+export function eventCitation(event: NodeEvent): { source: string; field?: string; value?: number } {
+  switch (event.kind) {
+    case "gpu_lost":
+      return {
+        source: "nvidia-smi",
+        field: "Unable to determine the device handle",
+        ...(event.gpuLost?.exitCode !== undefined ? { value: event.gpuLost.exitCode } : {}),
+      };
+    case "source_unavailable":
+      return { source: "collector" };
+    default: {
+      const value = event.xid?.code ?? event.oomKill?.pid;
+      return {
+        source: "kmsg",
+        ...(event.xid ? { field: "Xid" } : event.oomKill ? { field: "Killed process" } : {}),
+        ...(value !== undefined ? { value } : {}),
+      };
+    }
+  }
+}
+
+/**
+ * Evidence from a node event: its line verbatim (and the Xid code, the killed pid or nvidia-smi's
+ * exit status as its value).
+ */
 export function eventEvidence(event: NodeEvent, text: string): EvidenceRef {
-  const value = event.xid?.code ?? event.oomKill?.pid;
+  const { value, ...from } = eventCitation(event);
   return {
     kind: "event",
-    source: event.kind === "source_unavailable" ? "collector" : "kmsg",
-    ...(event.xid ? { field: "Xid" } : event.oomKill ? { field: "Killed process" } : {}),
+    ...from,
     metric: event.kind,
     node: event.node,
     window: { start: event.time, end: event.time },

@@ -17,7 +17,17 @@ const stat = (field: string): ReadFrom => ({ source: "cgroup:memory.stat", field
 const cpuStat = (field: string): ReadFrom => ({ source: "cgroup:cpu.stat", field });
 const psi = (file: string, field: string): ReadFrom => ({ source: `cgroup:${file}`, field });
 
+/** Thread counts come from /proc whatever the cgroup layout (the collector's `job-threads.ts`). */
+const THREADS: Readonly<Record<string, ReadFrom>> = {
+  "cpu.threads": { source: "proc:/proc/<pid>/stat", field: "num_threads, summed over the job's processes" },
+  "cpu.runnableThreads": {
+    source: "proc:/proc/<pid>/task/<tid>/stat",
+    field: "state R, counted over the job's threads",
+  },
+};
+
 const CGROUP_V2: Readonly<Record<string, ReadFrom>> = {
+  ...THREADS,
   "memory.currentBytes": { source: "cgroup:memory.current" },
   "memory.peakBytes": { source: "cgroup:memory.peak" },
   "memory.limitBytes": { source: "cgroup:memory.max" },
@@ -79,6 +89,7 @@ const PROC: Readonly<Record<string, ReadFrom>> = {
   "memory.peakBytes": { source: "collector", field: `largest rss ${SUMMED} seen so far` },
   "cpu.usageSeconds": { source: PROC_STAT, field: `utime+stime+cutime+cstime, ${SUMMED}` },
   pids: { source: "proc:/proc", field: "processes of the job" },
+  ...THREADS,
 };
 
 const GPU_FIELDS: Readonly<Record<string, string>> = {

@@ -79,6 +79,18 @@ export interface DiagnosisThresholds {
   readonly cpuPressureSomePercent: number;
   /** Share of samples in which CPU contention must be seen to call the job oversubscribed. */
   readonly cpuOversubscribedShare: number;
+  /**
+   * Runnable threads (state R) at or above this many per reserved core mean threads queue for a
+   * core. A job with one thread per core reads a few more R threads now and then (a progress or I/O
+   * thread waking); half again as many as cores means a third of them wait at any instant.
+   */
+  readonly runnableThreadsPerCore: number;
+  /**
+   * CPU time above this multiple of the reserved cores between two samples means the job's threads
+   * ran on cores it did not reserve (no cpuset or quota held it): it oversubscribes the node.
+   * The 10% margin covers counter and clock jitter between two readings.
+   */
+  readonly cpuAboveReservedShare: number;
   /** A completed job that used less than this share of its walltime request over-requested it. */
   readonly walltimeUsedShare: number;
   /** Walltime over-requests are only reported for requests of at least this length (s); below, the cost is small. */
@@ -124,6 +136,12 @@ export interface DiagnosisThresholds {
    * before the scheduler records the end: events this many seconds around the job still count.
    */
   readonly eventSlackSeconds: number;
+  /**
+   * A GPU that fell off the bus stays lost until the GPU is reset or the node rebooted: reports of
+   * the same GPU lost (nvidia-smi's "GPU is lost", the kernel's Xid) within this many seconds are
+   * one loss. The collector matches an Xid to nvidia-smi's report within the same hour.
+   */
+  readonly gpuLossWindowSeconds: number;
   /** The last share of a timed-out job's samples examined for a hang. */
   readonly hangTailShare: number;
   /** A timed-out job using less than this many cores in its tail looks hung rather than slow. */
@@ -154,6 +172,8 @@ export const DIAGNOSIS_THRESHOLDS: DiagnosisThresholds = Object.freeze({
   throttledPeriodsShare: 0.1,
   cpuPressureSomePercent: 40,
   cpuOversubscribedShare: 0.5,
+  runnableThreadsPerCore: 1.5,
+  cpuAboveReservedShare: 1.1,
   walltimeUsedShare: 0.1,
   walltimeMinRequestSeconds: 3600,
   memoryUsedShare: 0.25,
@@ -169,6 +189,7 @@ export const DIAGNOSIS_THRESHOLDS: DiagnosisThresholds = Object.freeze({
   notMemoryBelowShare: 0.8,
   gapIntervalMultiple: 3,
   eventSlackSeconds: 120,
+  gpuLossWindowSeconds: 3600,
   hangTailShare: 0.2,
   hangMaxCores: 0.05,
   historyExceededShare: 0.3,

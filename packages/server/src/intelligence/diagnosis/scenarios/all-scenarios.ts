@@ -1,3 +1,4 @@
+import { cpuContentionScenarios } from "./cpu-contention-scenarios.js";
 import { cpuMemoryScenarios } from "./cpu-memory-scenarios.js";
 import { crashScenarios } from "./crash-scenarios.js";
 import { endScenarios } from "./end-scenarios.js";
@@ -15,6 +16,7 @@ export const diagnosisScenarios: readonly DiagnosisScenario[] = Object.freeze([
   ...gpuUsageScenarios,
   ...timeScenarios,
   ...cpuMemoryScenarios,
+  ...cpuContentionScenarios,
   ...endScenarios,
   ...crashScenarios,
   ...healthyAndMissingScenarios,

@@ -27,6 +27,9 @@ export interface SampleShape {
   readonly throttledShare?: number;
   readonly readBytesPerSecond?: number;
   readonly pids?: number;
+  /** Threads of the job's processes and those in state R at the sample's instant (from /proc). */
+  readonly threads?: number;
+  readonly runnableThreads?: number;
   readonly pressure?: UsageSample["pressure"];
   /** Utilisation (%) and memory in use per GPU, by GPU index. */
   readonly gpus?: readonly { readonly index: number; readonly util: number; readonly memoryUsed: number }[];
@@ -131,6 +134,8 @@ export function buildSeries(spec: SeriesSpec): UsageSample[] {
               limitCores: spec.cpuLimitCores,
             }
           : {}),
+        ...(shape.threads !== undefined ? { threads: shape.threads } : {}),
+        ...(shape.runnableThreads !== undefined ? { runnableThreads: shape.runnableThreads } : {}),
       },
       ...(spec.procOnly ? {} : { io: { readBytes: state.read, writeBytes: state.write } }),
       ...(shape.pids !== undefined ? { pids: shape.pids } : {}),

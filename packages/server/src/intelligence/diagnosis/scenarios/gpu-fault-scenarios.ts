@@ -1,5 +1,5 @@
 import { a100, after, GIB } from "./build-samples.js";
-import { unavailable, xidEvent } from "./kernel-events.js";
+import { gpuLostEvent, unavailable, xidEvent } from "./kernel-events.js";
 import type { DiagnosisScenario } from "./scenario.js";
 import { steadyJob } from "./steady-job.js";
 
@@ -72,6 +72,84 @@ function xid79(): DiagnosisScenario {
         ],
       },
       neverClaims: ["job's own GPU code"],
+    },
+  };
+}
+
+/**
+ * GPU 2 falls off the bus and both sources say so: the kernel logs Xid 79, nvidia-smi fails with
+ * "GPU is lost" (exit 15) eight seconds later. One loss, counted once, the job not blamed.
+ */
+function gpuLostTwice(): DiagnosisScenario {
+  const start = "2026-11-09T09:00:00Z";
+  const gpus = [a100(0, "07"), a100(1, "0f"), a100(2, "47"), a100(3, "4e")];
+  const lost = 5130;
+  const { record, samples } = steadyJob({
+    jobId: "7350",
+    node: "gpu14",
+    user: "frank",
+    jobName: "pretrain-7b",
+    executable: "torchrun",
+    start,
+    runSeconds: 5230,
+    cores: 16,
+    coresUsed: 12,
+    memoryBytes: 128 * GIB,
+    memoryUsed: 70 * GIB,
+    walltimeSeconds: 12 * 3600,
+    gpus,
+    gpuUtil: 92,
+    gpuMemoryUsed: 61 * GIB,
+    outcome: { state: "FAILED", exitCode: 1 },
+    shape: (_i, elapsed, base) => (elapsed > lost ? { ...base, gpus: undefined, cores: 1.5 } : base),
+  });
+  const xidAt = after(start, lost + 12);
+  const detail = "GPU has fallen off the bus.";
+  return {
+    name: "gpu-lost-nvidia-smi-and-xid",
+    description:
+      "GPU 2 falls off the bus: the kernel's Xid 79 and nvidia-smi's 'GPU is lost' report the same loss, counted once.",
+    input: {
+      record,
+      samples,
+      events: [
+        xidEvent({
+          cluster: "hpc1",
+          node: "gpu14",
+          time: xidAt,
+          jobId: "7350",
+          pci: "0000:47:00",
+          code: 79,
+          detail,
+        }),
+        gpuLostEvent({
+          cluster: "hpc1",
+          node: "gpu14",
+          time: after(start, lost + 20),
+          jobId: "7350",
+          pci: "0000:47:00.0",
+          index: 2,
+          uuid: gpus[2].uuid,
+          exitCode: 15,
+          xid: { code: 79, pci: "0000:47:00", time: xidAt, detail },
+        }),
+      ],
+      sourcesSeen: {},
+    },
+    expect: {
+      findings: ["gpu_fault_hardware"],
+      unseen: ["gpu-metrics"],
+      causeDetermined: true,
+      claims: {
+        gpu_fault_hardware: [
+          `GPU 2 (0000:47:00) on gpu14 was lost at ${xidAt}`,
+          "the kernel logged Xid 79 (GPU has fallen off the bus) and nvidia-smi could no longer reach it",
+          "exit status 15",
+          "One GPU was lost.",
+          "points at the node",
+        ],
+      },
+      neverClaims: ["2 times", "GPUs were lost", "job's own GPU code"],
     },
   };
 }
@@ -150,4 +228,4 @@ function xid13(): DiagnosisScenario {
 }
 
 /** The GPU fault scenarios. */
-export const gpuFaultScenarios: readonly DiagnosisScenario[] = [xid79(), xid13()];
+export const gpuFaultScenarios: readonly DiagnosisScenario[] = [xid79(), gpuLostTwice(), xid13()];

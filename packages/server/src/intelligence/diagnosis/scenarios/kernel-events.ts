@@ -87,3 +87,42 @@ export function unavailable(e: {
     message: e.message,
   };
 }
+
+/**
+ * A GPU nvidia-smi found lost, as the collector's node mode reports it: nvidia-smi's line, its exit
+ * status, and the kernel's Xid for the same GPU when one was logged shortly before.
+ */
+export function gpuLostEvent(e: {
+  cluster: string;
+  node: string;
+  time: string;
+  jobId?: string;
+  /** As nvidia-smi prints it, e.g. `0000:47:00.0`. */
+  pci: string;
+  index?: number;
+  uuid?: string;
+  exitCode?: number;
+  /** The kernel's Xid for the GPU: its code, the address as the kernel prints it, and when. */
+  xid?: { code: number; pci: string; time: string; detail: string };
+}): NodeEvent {
+  const reason = "GPU is lost.  Reboot the system to recover this GPU";
+  const line = `Unable to determine the device handle for GPU ${e.pci}: ${reason}`;
+  const exit = e.exitCode !== undefined ? ` (nvidia-smi exited with ${e.exitCode})` : "";
+  const after = e.xid ? `; the kernel logged Xid ${e.xid.code} for this GPU at ${e.xid.time}` : "";
+  return {
+    cluster: e.cluster,
+    node: e.node,
+    time: e.time,
+    kind: "gpu_lost",
+    ...(e.jobId ? { jobId: e.jobId } : {}),
+    gpuLost: {
+      pciBusId: e.pci,
+      ...(e.index !== undefined ? { index: e.index } : {}),
+      ...(e.uuid ? { uuid: e.uuid } : {}),
+      reason,
+      ...(e.exitCode !== undefined ? { exitCode: e.exitCode } : {}),
+    },
+    ...(e.xid ? { xid: { code: e.xid.code, pciBusId: e.xid.pci, detail: e.xid.detail } } : {}),
+    message: `${line}${exit}${after}`,
+  };
+}

@@ -204,7 +204,8 @@ function spikeBetweenSamples(): DiagnosisScenario {
     },
     expect: {
       findings: ["oom_kill"],
-      unseen: [],
+      // Samples without PSI or thread counts: whether threads queued for a core is not known.
+      unseen: ["cpu-contention"],
       causeDetermined: true,
       claims: { oom_kill: ["fell between two samples", "assemble (pid 77120"] },
       neverClaims: ["climbed steadily"],
@@ -267,7 +268,7 @@ function slurmPollingKill(): DiagnosisScenario {
     },
     expect: {
       findings: ["oom_kill"],
-      unseen: ["memory-stat", "final-reading"],
+      unseen: ["memory-stat", "final-reading", "cpu-contention"],
       causeDetermined: true,
       claims: { oom_kill: ["step batch", "climbed steadily", "Rscript (pid 20311"] },
       neverClaims: ["anonymous memory (heap)"],

@@ -114,12 +114,17 @@ export function steadyJob(spec: SteadyJobSpec): { record: JobRecord; samples: Us
   return { record, samples };
 }
 
-/** The epilog's reading: the job's processes are gone, its GPUs (if still visible) idle and empty. */
+/**
+ * The epilog's reading: the job's processes are gone (no threads counted), its GPUs (if still
+ * visible) idle and empty.
+ */
 function finalShape(last: SampleShape): SampleShape {
   return {
     ...last,
     cores: 0.05,
     processes: undefined,
+    threads: undefined,
+    runnableThreads: undefined,
     gpus: last.gpus?.map((g) => ({ index: g.index, util: 0, memoryUsed: 0 })),
   };
 }

@@ -1,9 +1,9 @@
 import type { EvidenceRef } from "@jobsight/schemas";
-import { metricEvidence, present, schedulerEvidence } from "../evidence.js";
-import { formatBytes, formatShare } from "../explain/format.js";
-import { gpuStats, isUnused, judgeable } from "../gpu-stats.js";
-import { gpuMetric } from "../metric-paths.js";
-import { type DiagnosisRule, NOTHING } from "./rule.js";
+import { metricEvidence, present, schedulerEvidence } from "../../evidence.js";
+import { formatBytes, formatShare } from "../../explain/format.js";
+import { gpuStats, isUnused, judgeable } from "../../gpu-stats.js";
+import { gpuMetric } from "../../metric-paths.js";
+import { type DiagnosisRule, NOTHING } from "../rule.js";
 
 /**
  * GPU memory over-reserved: a completed job whose busy GPUs never used more than a small share of

@@ -1,9 +1,9 @@
 import type { EvidenceRef } from "@jobsight/schemas";
-import { metricEvidence, present } from "../evidence.js";
-import { formatBytes, formatDuration, formatShare } from "../explain/format.js";
-import { gpuStats, gpusNotJudged, isUnused, judgeable } from "../gpu-stats.js";
-import { gpuMetric } from "../metric-paths.js";
-import { type DiagnosisRule, NOTHING } from "./rule.js";
+import { metricEvidence, present } from "../../evidence.js";
+import { formatBytes, formatDuration, formatShare } from "../../explain/format.js";
+import { gpuStats, gpusNotJudged, isUnused, judgeable } from "../../gpu-stats.js";
+import { gpuMetric } from "../../metric-paths.js";
+import { type DiagnosisRule, NOTHING } from "../rule.js";
 
 /**
  * GPUs reserved but unused: a GPU of the job below the idle threshold in most of its samples (for

@@ -1,7 +1,7 @@
 import type { EvidenceRef } from "@jobsight/schemas";
-import { metricEvidence, present } from "../evidence.js";
-import { formatDuration, formatShare, trim } from "../explain/format.js";
-import { type DiagnosisRule, NOTHING } from "./rule.js";
+import { metricEvidence, present } from "../../evidence.js";
+import { formatDuration, formatShare, trim } from "../../explain/format.js";
+import { type DiagnosisRule, NOTHING } from "../rule.js";
 
 /**
  * CPU throttled: the cgroup's `cpu.max` quota stopped it in more than the allowed share of its

@@ -1,8 +1,8 @@
 import type { EvidenceRef, Unseen } from "@jobsight/schemas";
-import { cpuCoverage } from "../coverage.js";
-import { metricEvidence, present, schedulerEvidence } from "../evidence.js";
-import { formatDuration, formatShare, ms, trim } from "../explain/format.js";
-import { type DiagnosisRule, NOTHING } from "./rule.js";
+import { cpuCoverage } from "../../coverage.js";
+import { metricEvidence, present, schedulerEvidence } from "../../evidence.js";
+import { formatDuration, formatShare, ms, trim } from "../../explain/format.js";
+import { type DiagnosisRule, NOTHING } from "../rule.js";
 
 /**
  * Low CPU efficiency: CPU time used / (time x cores reserved) below the bar, over the sampled span

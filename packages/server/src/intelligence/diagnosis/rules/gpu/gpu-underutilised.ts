@@ -1,8 +1,8 @@
-import { metricEvidence, present } from "../evidence.js";
-import { trim } from "../explain/format.js";
-import { gpuStats, isUnused, judgeable } from "../gpu-stats.js";
-import { gpuMetric } from "../metric-paths.js";
-import { type DiagnosisRule, NOTHING } from "./rule.js";
+import { metricEvidence, present } from "../../evidence.js";
+import { trim } from "../../explain/format.js";
+import { gpuStats, isUnused, judgeable } from "../../gpu-stats.js";
+import { gpuMetric } from "../../metric-paths.js";
+import { type DiagnosisRule, NOTHING } from "../rule.js";
 
 /**
  * GPU under-utilised: a GPU that did work, but whose utilisation averaged below the "low" bar over
