@@ -339,4 +339,68 @@ export const validExamples: Examples = {
       },
     ],
   },
+  ClusterRemoval: {
+    cluster: { id: "hpc1", name: "HPC one", scheduler: "slurm", createdAt: "2026-11-01T08:00:00.000Z" },
+    jobs: 1200,
+    revokedTokens: 2,
+  },
+  ApiTokenRequest: { role: "researcher", user: "alice", cluster: "hpc1", label: "alice's laptop" },
+  IssuedApiToken: {
+    token: `jst_${"q".repeat(43)}`,
+    apiToken: {
+      id: "6f0c2a9e-1b7d-4c55-9a1e-2f3b4c5d6e7f",
+      prefix: "jst_qqqqqqqq",
+      role: "researcher",
+      cluster: "hpc1",
+      user: "alice",
+      label: "alice's laptop",
+      createdAt: "2026-12-02T16:30:00.000Z",
+    },
+  },
+  ApiTokenList: {
+    tokens: [
+      {
+        id: "0b1c",
+        prefix: "jst_abcdefgh",
+        role: "collector",
+        cluster: "hpc1",
+        createdAt: "2026-11-01T08:00:00.000Z",
+        revokedAt: "2026-11-20T08:00:00.000Z",
+      },
+    ],
+  },
+  UserList: {
+    users: [
+      {
+        user: "alice",
+        clusters: ["hpc1"],
+        jobs: 412,
+        lastSubmittedAt: "2026-12-02T16:30:00.000Z",
+        liveTokens: 1,
+        tokenRoles: ["researcher"],
+      },
+    ],
+  },
+  ModelStatus: {
+    activeVersion: "m-3",
+    servedVersion: "m-3",
+    models: [
+      {
+        version: "m-3",
+        status: "active",
+        createdAt: "2026-11-28T02:00:00.000Z",
+        activatedAt: "2026-11-28T02:10:00.000Z",
+        trigger: "schedule",
+        resources: ["memory", "walltime"],
+        trainingJobs: 4000,
+        dataStart: "2026-08-01T00:00:00.000Z",
+        dataEnd: "2026-11-27T00:00:00.000Z",
+        trainSeconds: 41.5,
+        accepted: true,
+        reasons: ["memory: under-prediction 2.1% (was 2.4%)"],
+        backtest: { memory: { evaluated: 800, coverage: 0.93, underPredictionRate: 0.021, slack: 0.31 } },
+      },
+    ],
+  },
+  ModelChange: { previousVersion: "m-3", activeVersion: "m-2", servedVersion: "m-2" },
 };

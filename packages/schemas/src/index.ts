@@ -24,6 +24,8 @@ export {
   Finding,
   TimeWindow,
 } from "./intelligence/diagnosis.js";
+export type { ModelBacktest } from "./intelligence/model-version.js";
+export { ModelChange, ModelStatus, ModelVersion } from "./intelligence/model-version.js";
 export type {
   Evidence,
   InsufficientEvidence,
@@ -40,8 +42,9 @@ export {
 } from "./intelligence/prediction.js";
 export { SubmissionEdit } from "./intelligence/submission-edit.js";
 export { Artifact, ArtifactKind } from "./jobs/artifact.js";
-export { Cluster } from "./jobs/cluster.js";
+export { Cluster, ClusterRemoval } from "./jobs/cluster.js";
 export {
+  IngestRejection,
   IngestResult,
   JobPage,
   JobRecordBatch,
@@ -67,8 +70,10 @@ export {
 export type { QuantitySection, QuantityWrite, WrittenQuantities } from "./jobs/quantity-writes.js";
 export { planQuantityWrites } from "./jobs/quantity-writes.js";
 export { UsageBatch, UsageSample } from "./jobs/usage-sample.js";
-export type { WasteRow } from "./jobs/waste-report.js";
+export type { WasteJob, WasteRow } from "./jobs/waste-report.js";
 export { WasteReport } from "./jobs/waste-report.js";
+export { ApiToken, ApiTokenList, ApiTokenRequest, IssuedApiToken, RoleName } from "./platform/api-token.js";
+export { UserList, UserSummary } from "./platform/user-summary.js";
 export { AdmissionReviewRequest, AdmissionReviewResponse } from "./policy/admission-review.js";
 export type { CheckPolicyOptions } from "./policy/check-policy.js";
 export { checkPolicy } from "./policy/check-policy.js";

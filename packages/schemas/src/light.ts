@@ -15,6 +15,7 @@ export type {
   ResourcePrediction,
   ResourceRecommendation,
 } from "./intelligence/prediction.js";
+export type { IngestRejection, IngestResult } from "./jobs/ingest.js";
 export type { JobOutcome, JobPeaks, JobPhase, JobRecord, JobState, JobStep } from "./jobs/job-record.js";
 export type { ArrayInfo, JobSpec, ResourceRequest } from "./jobs/job-spec.js";
 export { killedForMemory } from "./jobs/memory-kill.js";

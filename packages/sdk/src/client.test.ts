@@ -177,6 +177,57 @@ describe("client against the @jobsight/sdk/testing fake", () => {
     expect((await client.jobs.get("1003", { cluster: "hpc1" })).peaks?.memoryBytes).toBe(13 * GiB);
   });
 
+  it("reports the records a server refused of each batch by their index in the records sent", async () => {
+    const records = Array.from({ length: 5 }, (_, i) => endedJob(i));
+    const bodies: { records: JobRecord[] }[] = [];
+    // A server that stores every record but those of job 1003, as the data plane refuses invalid ones.
+    const partial: typeof fetch = async (_url, init) => {
+      const body = JSON.parse(String(init?.body)) as { records: JobRecord[] };
+      bodies.push(body);
+      const rejected = body.records.flatMap((r, index) =>
+        r.jobId === "1003"
+          ? [
+              {
+                index,
+                path: `/records/${index}/peaks/memoryBytes`,
+                message: "too big",
+                code: "VALIDATION_FAILED",
+              },
+            ]
+          : [],
+      );
+      const answer = {
+        accepted: body.records.length - rejected.length,
+        duplicates: 0,
+        ...(rejected.length ? { rejected } : {}),
+      };
+      return new Response(JSON.stringify(answer), {
+        status: 200,
+        headers: { "content-type": "application/json" },
+      });
+    };
+    const client = createClient({ baseUrl: "http://jobsight.test", fetch: partial, retryDelayMs: 1 });
+    const seen: unknown[] = [];
+    const result = await client.jobs.ingest(records, {
+      batchSize: 2,
+      onBatch: (_s, _t, r) => seen.push(r.rejected),
+    });
+    expect(bodies).toHaveLength(3);
+    expect(result).toEqual({
+      accepted: 4,
+      duplicates: 0,
+      rejected: [
+        { index: 3, path: "/records/3/peaks/memoryBytes", message: "too big", code: "VALIDATION_FAILED" },
+      ],
+    });
+    // Each batch's own answer keeps the batch's indexes.
+    expect(seen).toEqual([
+      undefined,
+      [expect.objectContaining({ index: 1, path: "/records/1/peaks/memoryBytes" })],
+      undefined,
+    ]);
+  });
+
   it("diagnoses a job as JSON and as Markdown", async () => {
     const oom = endedJob(7, { outcome: { state: "OUT_OF_MEMORY", signal: 9 } });
     const { client } = setup({ jobs: [oom] });

@@ -1,10 +1,14 @@
 import { type RequestOptions, type TokenSource, Transport } from "./http/transport.js";
 import { AccuracyResource } from "./resources/accuracy.js";
+import { ClustersResource } from "./resources/clusters.js";
 import { DiagnosesResource } from "./resources/diagnoses.js";
 import { JobsResource } from "./resources/jobs.js";
+import { ModelsResource } from "./resources/models.js";
 import { PolicyResource } from "./resources/policy.js";
 import { PredictionsResource } from "./resources/predictions.js";
 import { ReportsResource } from "./resources/reports.js";
+import { TokensResource } from "./resources/tokens.js";
+import { UsersResource } from "./resources/users.js";
 
 /** Options of {@link createClient}. */
 export type ClientOptions = {
@@ -72,6 +76,14 @@ export type JobsightClient = {
   readonly reports: ReportsResource;
   /** The platform team's policy: read, replace, simulate, and the audit of applied changes. */
   readonly policy: PolicyResource;
+  /** Registered clusters: list, register, remove (removal: admin role). */
+  readonly clusters: ClustersResource;
+  /** Issued API tokens: list, create, revoke (admin role). */
+  readonly tokens: TokensResource;
+  /** Users seen in recorded jobs and issued tokens (admin role). */
+  readonly users: UsersResource;
+  /** The model registry: status (platform role), promote and roll back (admin role). */
+  readonly models: ModelsResource;
   /** `GET /healthz`: whether the server is up (no token needed). */
   health(options?: RequestOptions): Promise<Health>;
 };
@@ -112,6 +124,10 @@ export function createClient(options: ClientOptions): JobsightClient {
     accuracy: new AccuracyResource(transport),
     reports: new ReportsResource(transport),
     policy: new PolicyResource(transport),
+    clusters: new ClustersResource(transport),
+    tokens: new TokensResource(transport),
+    users: new UsersResource(transport),
+    models: new ModelsResource(transport),
     health: (requestOptions) =>
       transport.request<Health>({ operationId: "getHealth", options: requestOptions }),
   };

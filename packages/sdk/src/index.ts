@@ -24,12 +24,16 @@ export type { RequestOptions, TokenSource } from "./http/transport.js";
 export type { AdjustmentReason } from "./predictions/adjustment-reasons.js";
 export { adjustmentReasons } from "./predictions/adjustment-reasons.js";
 export type { AccuracyResource } from "./resources/accuracy.js";
+export type { ClustersResource, RemoveClusterOptions } from "./resources/clusters.js";
 export type { DiagnosesResource, DiagnosisQuery } from "./resources/diagnoses.js";
 export type { IngestOptions, JobListQuery, JobsResource } from "./resources/jobs.js";
+export type { ModelsResource } from "./resources/models.js";
 export type { Page } from "./resources/paged-list.js";
 export { PagedList } from "./resources/paged-list.js";
 export type { PolicyAuditListQuery, PolicyResource } from "./resources/policy.js";
 export type { PredictionsResource } from "./resources/predictions.js";
+export type { TokensResource } from "./resources/tokens.js";
+export type { UsersResource } from "./resources/users.js";
 export type { SubmissionFormat } from "./submissions/detect-format.js";
 export { detectFormat } from "./submissions/detect-format.js";
 export type {

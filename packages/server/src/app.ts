@@ -13,6 +13,7 @@ import { objectStorePlugin } from "./http/plugins/object-store.js";
 import { postgresPlugin } from "./http/plugins/postgres.js";
 import { rateLimitPlugin } from "./http/plugins/rate-limit.js";
 import { serverMetricsPlugin } from "./http/plugins/server-metrics.js";
+import { adminHandlers } from "./http/routes/admin/admin-handlers.js";
 import { artifactRoutes } from "./http/routes/artifacts.js";
 import { clusterRoutes } from "./http/routes/clusters.js";
 import { eventRoutes } from "./http/routes/events.js";
@@ -198,6 +199,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       ...eventRoutes(deps),
       ...artifactRoutes(deps),
       ...clusterRoutes(deps),
+      ...adminHandlers(deps),
       ...wasteReportHandlers(deps),
       ...metricsRoutes(app.metrics),
       ...(service ? intelligenceHandlers(deps, service) : {}),

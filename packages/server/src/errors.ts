@@ -12,7 +12,21 @@ export const errorCatalogue = {
   FORBIDDEN: { status: 403, description: "The token's role, user or cluster may not do this." },
   NOT_FOUND: { status: 404, description: "No such route, job or artifact (or not visible to this token)." },
   METHOD_NOT_ALLOWED: { status: 405, description: "The route exists, but not with this method." },
+  UNKNOWN_CLUSTER: {
+    status: 404,
+    description: "No cluster with this id is registered (a cluster to remove, or one a new token names).",
+  },
   JOB_AMBIGUOUS: { status: 409, description: "The job id exists on several clusters; name the cluster." },
+  CLUSTER_HAS_JOBS: {
+    status: 409,
+    description: "The cluster has recorded jobs; remove it with force=true (its history is kept).",
+  },
+  NO_EARLIER_MODEL: { status: 409, description: "There is no earlier model to roll back to." },
+  MODEL_NOT_SERVABLE: {
+    status: 409,
+    description:
+      "The model's files are missing or were trained on other features than this server computes; nothing was changed.",
+  },
   PAYLOAD_TOO_LARGE: { status: 413, description: "The body exceeds the size limit." },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, description: "The content type is not accepted by this route." },
   RATE_LIMITED: {
@@ -120,6 +134,53 @@ export class JobAmbiguousError extends JobsightError {
   constructor(jobId: string, clusters: string[]) {
     const message = `Job ${jobId} exists on clusters ${clusters.join(", ")}; add ?cluster=`;
     super("JOB_AMBIGUOUS", message, { errors: [{ path: "/query/cluster", message }] });
+  }
+}
+
+/**
+ * 404: the cluster a request names is not registered; `errors` names the field. With the list of
+ * registered clusters, the message names them.
+ */
+export class UnknownClusterError extends JobsightError {
+  readonly cluster: string;
+  constructor(cluster: string, path: string, registered?: readonly string[]) {
+    const listed =
+      registered === undefined
+        ? ""
+        : registered.length > 0
+          ? ` (registered: ${registered.join(", ")})`
+          : " (none is registered)";
+    const detail = `${cluster} is not a registered cluster${listed}; register it with POST /v1/clusters first`;
+    super("UNKNOWN_CLUSTER", `${path}: ${detail}`, { errors: [{ path, message: detail }] });
+    this.cluster = cluster;
+  }
+}
+
+/** 409: removing a cluster that has recorded jobs, without `force`. */
+export class ClusterHasJobsError extends JobsightError {
+  constructor(cluster: string, jobs: number) {
+    super(
+      "CLUSTER_HAS_JOBS",
+      `Cluster ${cluster} has ${jobs} recorded jobs; removing it refuses its collectors and revokes its tokens (the jobs are kept): pass force=true`,
+      { errors: [{ path: "/query/force", message: "must be true to remove a cluster with recorded jobs" }] },
+    );
+  }
+}
+
+/** 409: a rollback with no earlier model to go back to. */
+export class NoEarlierModelError extends JobsightError {
+  constructor(active: string | undefined) {
+    super(
+      "NO_EARLIER_MODEL",
+      active ? `No model was in service before ${active}` : "No model is in service, and none was before",
+    );
+  }
+}
+
+/** 409: a model version that this server cannot load; the model in service is unchanged. */
+export class ModelNotServableError extends JobsightError {
+  constructor(version: string, reason: string, cause?: unknown) {
+    super("MODEL_NOT_SERVABLE", `Model ${version} cannot be served: ${reason}`, { cause });
   }
 }
 

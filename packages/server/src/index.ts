@@ -1,4 +1,4 @@
-// Public surface of @jobsight/server (private package: used by its own bin, tests and the demo).
+// Public surface of @jobsight/server (its exports map's "."): the pieces its bin assembles the server from.
 export type { BuildAppOptions } from "./app.js";
 export { buildApp } from "./app.js";
 export type { ConfigIssue } from "./config/config-error.js";
@@ -81,6 +81,7 @@ export type { JobUsageSummary } from "./data-plane/stores/sample-store.js";
 export { SampleStore } from "./data-plane/stores/sample-store.js";
 export type { ErrorCode, JobsightErrorOptions } from "./errors.js";
 export {
+  ClusterHasJobsError,
   errorCatalogue,
   ForbiddenError,
   InternalError,
@@ -88,12 +89,15 @@ export {
   JobAmbiguousError,
   JobsightError,
   MalformedBodyError,
+  ModelNotServableError,
+  NoEarlierModelError,
   NotFoundError,
   NotImplementedError,
   PayloadTooLargeError,
   RateLimitedError,
   StorageUnavailableError,
   UnauthenticatedError,
+  UnknownClusterError,
   UnsupportedMediaTypeError,
   ValidationError,
 } from "./errors.js";

@@ -3,6 +3,7 @@ import { ApiError } from "../api-error.js";
 import { AccuracyReport } from "../intelligence/accuracy.js";
 import { AdviceHistory } from "../intelligence/advice-history.js";
 import { Diagnosis } from "../intelligence/diagnosis.js";
+import { ModelChange, ModelStatus } from "../intelligence/model-version.js";
 import {
   Prediction,
   PredictionBatch,
@@ -11,13 +12,15 @@ import {
 } from "../intelligence/prediction.js";
 import { SubmissionEdit } from "../intelligence/submission-edit.js";
 import { Artifact } from "../jobs/artifact.js";
-import { Cluster } from "../jobs/cluster.js";
+import { Cluster, ClusterRemoval } from "../jobs/cluster.js";
 import { IngestResult, JobPage, JobRecordBatch, NodeEventBatch, UsageSeries } from "../jobs/ingest.js";
 import { JobRecord } from "../jobs/job-record.js";
 import { JobSpec } from "../jobs/job-spec.js";
 import { NodeEvent } from "../jobs/node-event.js";
 import { UsageBatch, UsageSample } from "../jobs/usage-sample.js";
 import { WasteReport } from "../jobs/waste-report.js";
+import { ApiTokenList, ApiTokenRequest, IssuedApiToken } from "../platform/api-token.js";
+import { UserList } from "../platform/user-summary.js";
 import { AdmissionReviewRequest, AdmissionReviewResponse } from "../policy/admission-review.js";
 import { Policy } from "../policy/policy.js";
 import { PolicyAuditPage } from "../policy/policy-audit.js";
@@ -32,14 +35,20 @@ export const wireSchemas: Record<string, TSchema> = {
   AdmissionReviewResponse,
   AdviceHistory,
   ApiError,
+  ApiTokenList,
+  ApiTokenRequest,
   Artifact,
   Cluster,
+  ClusterRemoval,
   Diagnosis,
   IngestResult,
+  IssuedApiToken,
   JobPage,
   JobRecord,
   JobRecordBatch,
   JobSpec,
+  ModelChange,
+  ModelStatus,
   NodeEvent,
   NodeEventBatch,
   Policy,
@@ -55,6 +64,7 @@ export const wireSchemas: Record<string, TSchema> = {
   UsageBatch,
   UsageSample,
   UsageSeries,
+  UserList,
   WasteReport,
 };
 

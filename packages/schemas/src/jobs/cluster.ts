@@ -12,3 +12,17 @@ export const Cluster = Type.Object(
   { $id: "Cluster", additionalProperties: false, description: "A registered cluster." },
 );
 export type Cluster = Static<typeof Cluster>;
+
+/**
+ * Answer of `DELETE /v1/clusters/{clusterId}`: the registration removed. The cluster's recorded
+ * jobs, usage and predictions are kept; its issued API tokens are revoked.
+ */
+export const ClusterRemoval = Type.Object(
+  {
+    cluster: Cluster,
+    jobs: Type.Integer({ minimum: 0, description: "Recorded jobs of the cluster, kept." }),
+    revokedTokens: Type.Integer({ minimum: 0, description: "Issued API tokens of the cluster now revoked." }),
+  },
+  { $id: "ClusterRemoval", additionalProperties: false, description: "A removed cluster registration." },
+);
+export type ClusterRemoval = Static<typeof ClusterRemoval>;

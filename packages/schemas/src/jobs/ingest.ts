@@ -18,7 +18,30 @@ export const NodeEventBatch = Type.Object(
 );
 export type NodeEventBatch = Static<typeof NodeEventBatch>;
 
-/** What the data plane did with a batch; sent only after the batch is committed. */
+/** One offending field of an item an ingest batch refused while storing the others. */
+export const IngestRejection = Type.Object(
+  {
+    index: Type.Integer({ minimum: 0, description: "Position of the refused item in the batch's array." }),
+    path: Type.String({
+      description: "JSON Pointer of the offending field in the request body, e.g. /records/3/spec/user.",
+    }),
+    message: Type.String({ description: "Why it was refused." }),
+    code: Type.String({
+      pattern: "^[A-Z][A-Z0-9_]*$",
+      description: "Stable code of the refusal, from the error catalogue: VALIDATION_FAILED.",
+    }),
+  },
+  { additionalProperties: false, description: "An offending field of a refused item." },
+);
+export type IngestRejection = Static<typeof IngestRejection>;
+
+/**
+ * What the data plane did with a batch; sent only after the batch is committed. Items are judged
+ * one by one, as OTLP partial success does: the valid ones are stored and the answer is 200 with
+ * `rejected` naming every offending field of the others, which a client must not resend (they
+ * would be refused again). A batch whose envelope is wrong, or none of whose items is valid, is
+ * refused whole with 400 `VALIDATION_FAILED`.
+ */
 export const IngestResult = Type.Object(
   {
     accepted: Type.Integer({ minimum: 0, description: "Items stored now." }),
@@ -26,8 +49,19 @@ export const IngestResult = Type.Object(
       minimum: 0,
       description: "Items already stored (resends), not stored again.",
     }),
+    rejected: Type.Optional(
+      Type.Array(IngestRejection, {
+        description:
+          "Present only when items were refused (partial success): every offending field of each refused item, in item order; several entries may name one item. The other items were stored.",
+      }),
+    ),
   },
-  { $id: "IngestResult", additionalProperties: false, description: "Outcome of an ingest batch." },
+  {
+    $id: "IngestResult",
+    additionalProperties: false,
+    description:
+      "Outcome of an ingest batch: the valid items stored, the invalid ones (if any) listed in `rejected` and not stored.",
+  },
 );
 export type IngestResult = Static<typeof IngestResult>;
 

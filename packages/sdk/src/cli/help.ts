@@ -5,6 +5,14 @@ const connection = `Connection (flags over environment over config file):
   --timeout <ms>     deadline of one request        (JOBSIGHT_TIMEOUT_MS, default 30000)
   Config file keys: url, token, cluster, user, timeoutMs, retries. Colours only on a terminal; NO_COLOR turns them off.`;
 
+const operatorNote = `The operator commands call the server's API with the token given (--token or
+JOBSIGHT_TOKEN); they never open its database. Changes need a site-wide admin token (role admin,
+bound to no cluster): the first one comes from the server's configuration (auth.tokens, role
+admin) or an OIDC group granted the admin role. --cluster and --user name what is acted on; the
+configured cluster and user are not applied. Every command takes --json for a JSON document.
+Exit codes: 0 ok, 2 usage or configuration error or refused by the server (wrong role, unknown
+cluster, …), 3 server unreachable.`;
+
 /** The help of each command, and of the CLI as a whole. */
 export const helpTexts: Record<string, string> = {
   main: `jobsight — predict what jobs need, edit submissions, diagnose failures
@@ -15,6 +23,10 @@ Commands:
   predict <file>...     predict a sbatch script's or Kubernetes manifest's resources and show the edit
   diagnose <job-id>     why a job failed or ran badly; exit code for CI
   policy <command>      show, validate, simulate, set or audit the platform team's policy
+  cluster <command>     list, add or remove the clusters the server accepts data from
+  token <command>       issue, list or revoke API tokens (admin)
+  user list             the users seen in recorded jobs and issued tokens (admin)
+  model <command>       the model in service: status, promote a version, roll back (admin)
   import <file>         import job history (SWF, sacct) into the server
   backtest <trace>      replay a trace and report prediction quality
   server                run the Jobsight server
@@ -85,11 +97,84 @@ Exit codes: 0 ok (valid), 2 invalid policy, usage or configuration error, or ref
 
 ${connection}
 `,
+  cluster: `Usage: jobsight cluster <command> [options]
+
+The clusters the server accepts data from: collectors and schedulers of any other cluster are
+refused (ingest.requireRegisteredCluster).
+
+Commands:
+  list [--json]                      every registered cluster (platform or admin role)
+  add <id> --scheduler slurm|kubernetes [--name <text>] [--json]
+                                     register a cluster, or change the name and scheduler of a
+                                     registered one (platform or admin role; --name defaults to the id)
+  remove <id> [--force] [--json]     remove a registration (admin). Its issued API tokens are
+                                     revoked; its recorded jobs, usage and predictions are kept (the
+                                     model learns from them). A cluster with recorded jobs is
+                                     refused unless --force. Ingest may go on accepting its data
+                                     for up to a minute.
+
+${operatorNote}
+
+${connection}
+`,
+  token: `Usage: jobsight token <command> [options]
+
+API tokens issued by the server (admin). The server keeps only a token's sha256; a new token is
+printed once, alone on stdout, so it can be captured (TOKEN=$(jobsight token create …)); its id,
+role and scope go to stderr. With --json the token is in the JSON document instead.
+
+Commands:
+  create --role <role> [--cluster <id>] [--user <name>] [--label <text>] [--json]
+                        issue a token. Roles: researcher, platform, admin, collector, scheduler.
+                        collector and scheduler tokens need --cluster; researcher, platform and
+                        admin tokens need --user (who the token acts as); admin tokens are never
+                        bound to a cluster. --cluster must be a registered cluster
+                        (jobsight cluster add); a token bound to one reaches only that cluster.
+  list [--json]         every issued token, live and revoked (id, prefix, role, cluster, user)
+  revoke <id> [--json]  refuse the token from the next request on (the id is in 'token list')
+
+${operatorNote}
+
+${connection}
+`,
+  user: `Usage: jobsight user list [--cluster <id>] [--json]
+
+The users the server knows of (admin): everyone with recorded jobs (their clusters, how many jobs,
+the last submission) or with a live issued API token (how many, which roles). With --cluster, only
+that cluster's jobs and the tokens bound to it or to no cluster count. Users of tokens in the
+server's configuration and OIDC users who never submitted a job are not stored, so not listed.
+
+${operatorNote}
+
+${connection}
+`,
+  model: `Usage: jobsight model <command> [options]
+
+The site's trained model versions and which one is in service.
+
+Commands:
+  status [--json]              the version in service and the latest versions: status, when and
+                               on how many jobs each was trained, the memory backtest (platform
+                               or admin role)
+  promote <version> [--json]   put a version into service, whatever its status (admin); the one
+                               in service is retired. A version the server cannot load is refused
+                               and nothing changes
+  rollback [--json]            put the previous version back into service (admin); the current
+                               one is marked rolled_back
+
+The server answering serves the new version at once; other replicas within their refresh
+interval (10 s by default).
+
+${operatorNote}
+
+${connection}
+`,
   import: `Usage: jobsight import <file> --format swf|sacct|sacct-json [options]
 
 Streams a history file (Standard Workload Format, or sacct output) into the server in batches
 (POST /v1/jobs), so a site need not start from zero. Parsing is done by the Jobsight server
-package: this command runs its 'jobsight-server import' with the same arguments.
+package (@jobsight/server, see 'jobsight server --help'): this command runs its
+'jobsight-server import' with the same arguments.
 
 ${connection}
 `,
@@ -101,11 +186,15 @@ scored) and prints coverage, under-prediction, slack, range coverage and calibra
 resource, next to the users' own requests and a VPA-style baseline. --predictions FILE also
 writes every scored prediction as one JSON line (job, resource, status, value, low, high,
 confidence, actual, censored, request, modelVersion), so every figure can be recomputed.
-Runs 'jobsight-server backtest' from the Jobsight server package with the same arguments.
+Runs 'jobsight-server backtest' from the Jobsight server package (@jobsight/server, see
+'jobsight server --help') with the same arguments.
 `,
   server: `Usage: jobsight server [options]
 
-Runs the Jobsight server (data plane and intelligence plane) from the Jobsight server package
-('jobsight-server' with the same arguments).
+Runs the Jobsight server (data plane and intelligence plane) from the Jobsight server package:
+'jobsight server --config server.json' runs 'jobsight-server serve --config server.json'. Install
+it beside this CLI: 'npm i -g @jobsight/server' (which also puts 'jobsight-server' on the PATH), or
+'npm i @jobsight/server' in the project that has @jobsight/sdk. The container image and the
+systemd unit are described in the README of @jobsight/server.
 `,
 };

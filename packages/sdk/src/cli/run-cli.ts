@@ -1,13 +1,27 @@
 import { readFileSync } from "node:fs";
 import { describeFailure, UsageError } from "./cli-errors.js";
 import { type CliIo, exitCodes } from "./cli-io.js";
+import { runCluster } from "./commands/cluster.js";
 import { delegateToServer } from "./commands/delegate.js";
 import { runDiagnose } from "./commands/diagnose.js";
+import { runModel } from "./commands/model.js";
 import { runPolicy } from "./commands/policy.js";
 import { runPredict } from "./commands/predict.js";
+import { runToken } from "./commands/token.js";
+import { runUser } from "./commands/user.js";
 import { helpTexts } from "./help.js";
 
 const delegated = new Set(["import", "backtest", "server"]);
+
+const commands = new Map<string, (args: string[], io: CliIo) => Promise<number>>([
+  ["predict", runPredict],
+  ["diagnose", runDiagnose],
+  ["policy", runPolicy],
+  ["cluster", runCluster],
+  ["token", runToken],
+  ["user", runUser],
+  ["model", runModel],
+]);
 
 function version(): string {
   try {
@@ -36,9 +50,8 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(`${version()}\n`);
     return exitCodes.ok;
   }
-  if (command === "predict") return runPredict(rest, io);
-  if (command === "diagnose") return runDiagnose(rest, io);
-  if (command === "policy") return runPolicy(rest, io);
+  const run = commands.get(command);
+  if (run) return run(rest, io);
   if (delegated.has(command)) {
     if (rest.includes("--help") || rest.includes("-h")) {
       io.stdout.write(helpTexts[command]);

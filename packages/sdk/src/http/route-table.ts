@@ -28,7 +28,15 @@ export type OperationId =
   | "admitKubernetesObject"
   | "adviseSlurmSubmission"
   | "listClusters"
-  | "registerCluster";
+  | "registerCluster"
+  | "removeCluster"
+  | "listTokens"
+  | "createToken"
+  | "revokeToken"
+  | "listUsers"
+  | "getModelStatus"
+  | "promoteModel"
+  | "rollbackModel";
 
 const byOperation = new Map(apiRoutes.map((route) => [route.operationId, route]));
 

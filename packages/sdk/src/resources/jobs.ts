@@ -117,11 +117,14 @@ export class JobsResource {
 
   /**
    * Send job records in batches. A record is keyed by (cluster, jobId, phase), so a resent batch
-   * is stored once: batches carry an idempotency key and are retried like reads.
+   * is stored once: batches carry an idempotency key and are retried like reads. Invalid records
+   * of a batch that also holds valid ones are not stored, and come back in `rejected` with their
+   * index in `records` (and the field's path under `/records/<index>`); the others are stored.
    *
    * @example
    * ```ts
-   * const { accepted, duplicates } = await client.jobs.ingest(records, { batchSize: 500 });
+   * const { accepted, duplicates, rejected } = await client.jobs.ingest(records, { batchSize: 500 });
+   * for (const r of rejected ?? []) console.warn(`record ${r.index}: ${r.path}: ${r.message}`);
    * ```
    */
   async ingest(records: JobRecord[], options: IngestOptions = {}): Promise<IngestResult> {
@@ -137,6 +140,14 @@ export class JobsResource {
       });
       total.accepted += result.accepted;
       total.duplicates += result.duplicates;
+      // Indexes and paths of the batch, made indexes and paths of `records`.
+      for (const r of result.rejected ?? []) {
+        const head = `/records/${r.index}`;
+        const inRecord = r.path === head || r.path.startsWith(`${head}/`);
+        const path = inRecord ? `/records/${start + r.index}${r.path.slice(head.length)}` : r.path;
+        total.rejected ??= [];
+        total.rejected.push({ ...r, index: start + r.index, path });
+      }
       options.onBatch?.(start + batch.length, records.length, result);
     }
     return total;

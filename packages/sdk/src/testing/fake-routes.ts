@@ -16,6 +16,15 @@ import type {
   WasteReport,
 } from "@jobsight/schemas";
 import type { OperationId } from "../http/route-table.js";
+import {
+  fakeCreateToken,
+  fakeListUsers,
+  fakeModelStatus,
+  fakePromoteModel,
+  fakeRemoveCluster,
+  fakeRevokeToken,
+  fakeRollbackModel,
+} from "./fake-admin-routes.js";
 import { fakeDiagnose, renderDiagnosisMarkdown } from "./fake-diagnosis.js";
 import { fakeAdmission, fakePolicyAudit, fakeSimulatePolicy, fakeSlurmAdvice } from "./fake-policy-routes.js";
 import { apiError, type FakeAnswer, type FakeRouteContext } from "./fake-route-context.js";
@@ -246,6 +255,14 @@ export const fakeRoutes: Record<OperationId, (ctx: FakeRouteContext) => FakeAnsw
     ctx.store.clusters.set(cluster.id, cluster);
     return ok(cluster, 201);
   },
+  removeCluster: fakeRemoveCluster,
+  listTokens: (ctx) => ok({ tokens: ctx.store.tokens }),
+  createToken: fakeCreateToken,
+  revokeToken: fakeRevokeToken,
+  listUsers: fakeListUsers,
+  getModelStatus: fakeModelStatus,
+  promoteModel: fakePromoteModel,
+  rollbackModel: fakeRollbackModel,
 };
 
 // Requested against used of the stored ended jobs, grouped like the real server groups them.

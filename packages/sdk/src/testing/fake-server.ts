@@ -13,7 +13,12 @@ function coerceQuery(route: ApiRoute, search: URLSearchParams): Record<string, u
   const query: Record<string, unknown> = {};
   for (const [key, value] of search) {
     const type = properties[key]?.type;
-    query[key] = (type === "integer" || type === "number") && value.trim() !== "" ? Number(value) : value;
+    query[key] =
+      (type === "integer" || type === "number") && value.trim() !== ""
+        ? Number(value)
+        : type === "boolean" && (value === "true" || value === "false")
+          ? value === "true"
+          : value;
   }
   return query;
 }

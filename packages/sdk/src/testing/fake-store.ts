@@ -1,7 +1,9 @@
 import type {
+  ApiToken,
   Artifact,
   Cluster,
   JobRecord,
+  ModelVersion,
   NodeEvent,
   Policy,
   PolicyAuditRecord,
@@ -25,6 +27,10 @@ export class FakeStore {
   policy: Policy = { name: "default" };
   /** Changes applied under the policy; the fake records none itself, tests seed them. */
   readonly policyAudit: PolicyAuditRecord[] = [];
+  /** Issued API tokens, newest first (the fake keeps no secrets). */
+  readonly tokens: ApiToken[] = [];
+  /** Trained model versions, newest first; the fake trains none, tests seed them. */
+  readonly models: ModelVersion[] = [];
   private predictionCounter = 0;
 
   /**
@@ -75,6 +81,8 @@ export class FakeStore {
     this.idempotent.clear();
     this.policy = { name: "default" };
     this.policyAudit.length = 0;
+    this.tokens.length = 0;
+    this.models.length = 0;
     this.predictionCounter = 0;
   }
 }

@@ -10,6 +10,7 @@ import type {
 import { recordFirstStart } from "../data-plane/stores/deployment-state.js";
 import { DEFAULT_POLICY, loadPolicy, savePolicy } from "../data-plane/stores/policy-store.js";
 import type { RecordedPrediction } from "../data-plane/stores/prediction-store.js";
+import { NoEarlierModelError } from "../errors.js";
 import { buildAccuracyReport } from "./accuracy/accuracy-report.js";
 import { type ModeState, modeAt } from "./accuracy/shadow-mode.js";
 import { BackgroundLoop } from "./background-loop.js";
@@ -19,6 +20,7 @@ import { addProse } from "./diagnosis/explain/llm-adapter.js";
 import { LINK_WINDOW } from "./recording/link-predictions.js";
 import { PredictionRecorder } from "./recording/prediction-recorder.js";
 import { ActiveModel } from "./registry/active-model.js";
+import { type ModelSwitch, promoteModel, rollbackModel } from "./registry/model-promotion.js";
 import { type ModelRecord, ModelRegistry } from "./registry/model-registry.js";
 import type { Engine } from "./registry/served-model.js";
 import type { IntelligenceServiceOptions, ServiceLogger } from "./service-options.js";
@@ -243,11 +245,24 @@ export class IntelligenceService {
     return this.#upkeep.recalibrate(trigger);
   }
 
-  /** Puts the previously active model back into service; returns its version. */
+  /** Puts the previously active model back into service; returns its version, or undefined when there is none. */
   async rollback(): Promise<string | undefined> {
-    const version = await this.#registry.rollback();
-    if (version) await this.#model.serve();
-    return version;
+    try {
+      return (await this.rollbackModel()).active;
+    } catch (error) {
+      if (error instanceof NoEarlierModelError) return undefined;
+      throw error;
+    }
+  }
+
+  /** {@link rollback}, saying which version was in service before; see `rollbackModel`. */
+  rollbackModel(): Promise<ModelSwitch> {
+    return rollbackModel(this.#registry, this.#model);
+  }
+
+  /** Puts a trained version into service after checking it can be served; see `promoteModel`. */
+  promote(version: string): Promise<ModelSwitch> {
+    return promoteModel(this.#registry, this.#model, version);
   }
 
   /** Every trained model, newest first. */

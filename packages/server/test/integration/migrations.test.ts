@@ -37,6 +37,7 @@ describe("migrations", () => {
       { version: 6, flavour: "common" },
       { version: 7, flavour: "common" },
       { version: 8, flavour: "common" },
+      { version: 9, flavour: "common" },
     ]);
     // Rate-limit counts live two windows and skip the WAL.
     const unlogged = await pool.query(

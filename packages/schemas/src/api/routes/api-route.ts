@@ -1,10 +1,13 @@
 import type { TSchema } from "@sinclair/typebox";
 
-/** The roles of Jobsight's users and machines. */
-export type Role = "researcher" | "platform" | "collector" | "scheduler";
+/**
+ * The roles of Jobsight's users and machines. `admin` may do everything `platform` may, and also
+ * issue and revoke API tokens, remove clusters, list users and promote or roll back models.
+ */
+export type Role = "researcher" | "platform" | "admin" | "collector" | "scheduler";
 
 /** Every role, in the order they are listed to people. */
-export const ROLES: readonly Role[] = ["researcher", "platform", "collector", "scheduler"];
+export const ROLES: readonly Role[] = ["researcher", "platform", "admin", "collector", "scheduler"];
 
 /** One route of the REST surface: the single source for the server, the OpenAPI document and the SDK. */
 export type ApiRoute = {

@@ -37,16 +37,26 @@ describe("commands run by the server package", () => {
   });
 
   it.each([
-    [["import", "trace.swf", "--format", "swf"]],
-    [["backtest", "LANL.swf.gz", "--window", "0.3", "--json"]],
-    [["server", "--port", "0"]],
-  ])("runs jobsight-server with the same arguments: %j", async (args) => {
+    [
+      ["import", "trace.swf", "--format", "swf"],
+      ["import", "trace.swf", "--format", "swf"],
+    ],
+    [
+      ["backtest", "LANL.swf.gz", "--window", "0.3", "--json"],
+      ["backtest", "LANL.swf.gz", "--window", "0.3", "--json"],
+    ],
+    // The bin has no `server` command: `jobsight server` is its `serve`.
+    [
+      ["server", "--port", "0"],
+      ["serve", "--port", "0"],
+    ],
+  ])("runs jobsight-server with the same arguments: %j", async (args, expected) => {
     const { io, dir } = captureIo();
     installServer(dir);
     const record = join(dir, "record.json");
     io.env = { RECORD: record, JOBSIGHT_TOKEN: "from-env" };
     expect(await runCli([...args, "--url", "http://127.0.0.1:9"], io)).toBe(7);
     const seen = JSON.parse(readFileSync(record, "utf8"));
-    expect(seen).toEqual({ args, url: "http://127.0.0.1:9", token: "from-env", cwd: dir });
+    expect(seen).toEqual({ args: expected, url: "http://127.0.0.1:9", token: "from-env", cwd: dir });
   });
 });

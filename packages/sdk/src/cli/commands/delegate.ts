@@ -41,7 +41,8 @@ export function resolveServerBin(
     return { path };
   }
   return {
-    missing: `this command needs the Jobsight server package (${SERVER_PACKAGE}), which is not installed here. Install it next to @jobsight/sdk, or run the command from the Jobsight repository after 'pnpm build'.`,
+    // Only places this resolution searches: the project (`npm i`), or beside a global CLI (`npm i -g`).
+    missing: `this command needs the Jobsight server package (${SERVER_PACKAGE}), which is not installed here. Install it where @jobsight/sdk is: 'npm i ${SERVER_PACKAGE}' in this project, or 'npm i -g ${SERVER_PACKAGE}' beside a global jobsight CLI (which also puts '${SERVER_BIN}' on the PATH: '${SERVER_BIN} serve'). In the Jobsight repository, run 'pnpm build' first.`,
   };
 }
 
@@ -61,9 +62,12 @@ function splitConnectionFlags(args: string[]) {
   return { flags, rest };
 }
 
+// `jobsight server [options]` runs the server: the bin's command for that is `serve`.
+const serverCommands: Record<string, string> = { server: "serve" };
+
 /**
  * Run `jobsight-server <command> <args>` with stdio inherited and the resolved URL and token in
- * its environment; returns its exit code.
+ * its environment (`jobsight server` runs `jobsight-server serve`); returns its exit code.
  */
 export async function delegateToServer(command: string, args: string[], io: CliIo): Promise<number> {
   const bin = resolveServerBin(io.cwd);
@@ -85,7 +89,11 @@ export async function delegateToServer(command: string, args: string[], io: CliI
   if (config.url) env.JOBSIGHT_URL = config.url;
   if (config.token) env.JOBSIGHT_TOKEN = config.token;
   if (config.cluster) env.JOBSIGHT_CLUSTER = config.cluster;
-  const child = spawn(process.execPath, [bin.path, command, ...rest], { stdio: "inherit", env, cwd: io.cwd });
+  const child = spawn(process.execPath, [bin.path, serverCommands[command] ?? command, ...rest], {
+    stdio: "inherit",
+    env,
+    cwd: io.cwd,
+  });
   return await new Promise<number>((resolveExit) => {
     child.on("error", (error) => {
       io.stderr.write(`jobsight ${command}: cannot run ${bin.path}: ${error.message}\n`);

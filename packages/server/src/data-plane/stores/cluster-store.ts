@@ -38,4 +38,22 @@ export class ClusterStore {
     );
     return rows[0];
   }
+
+  /**
+   * Removes a cluster's registration; returns it, or `undefined` when there was none. Its jobs,
+   * samples and predictions are other tables' and stay.
+   *
+   * @example
+   * ```ts
+   * const removed = await clusters.remove("hpc1");
+   * ```
+   */
+  async remove(id: string): Promise<Cluster | undefined> {
+    const { rows } = await query<Cluster>(
+      this.pool,
+      `DELETE FROM clusters WHERE id = $1 RETURNING ${COLUMNS}`,
+      [id],
+    );
+    return rows[0];
+  }
 }

@@ -119,6 +119,14 @@ export class ModelStore<B, D> {
     return rows[0] ? toRecord(rows[0]) : undefined;
   }
 
+  /** One model's row, or `undefined`. */
+  async get(version: string): Promise<StoredModel<B, D> | undefined> {
+    const { rows } = await query<Row<B, D>>(this.pool, `SELECT ${COLUMNS} FROM models WHERE version = $1`, [
+      version,
+    ]);
+    return rows[0] ? toRecord(rows[0]) : undefined;
+  }
+
   /** Every model, newest first. */
   async list(limit = 100): Promise<StoredModel<B, D>[]> {
     const { rows } = await query<Row<B, D>>(
@@ -154,6 +162,30 @@ export class ModelStore<B, D> {
         back,
       ]);
       return back;
+    });
+  }
+
+  /**
+   * Puts `version` into service, whatever its status; the active model (if another) is retired,
+   * so a rollback goes back to it. Returns the version that was active before (`previous`
+   * undefined when none was), or `undefined` when no model has this version. Promoting the active
+   * model changes nothing.
+   */
+  async promote(version: string): Promise<{ previous: string | undefined } | undefined> {
+    return withTransaction(this.pool, async (client) => {
+      const target = await client.query<{ status: ModelStatus }>(
+        "SELECT status FROM models WHERE version = $1 FOR UPDATE",
+        [version],
+      );
+      if (!target.rows[0]) return undefined;
+      if (target.rows[0].status === "active") return { previous: version };
+      const current = await client.query<{ version: string }>(
+        "UPDATE models SET status = 'retired' WHERE status = 'active' RETURNING version",
+      );
+      await client.query("UPDATE models SET status = 'active', activated_at = now() WHERE version = $1", [
+        version,
+      ]);
+      return { previous: current.rows[0]?.version };
     });
   }
 }

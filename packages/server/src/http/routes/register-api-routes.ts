@@ -10,7 +10,8 @@ import type { TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { NotImplementedError, UnsupportedMediaTypeError, ValidationError } from "../../errors.js";
-import { answerExpectContinue } from "../plugins/expect-continue.js";
+import { answerExpectContinue } from "../../platform/expect-continue.js";
+import { BatchItems, type SplitBatch } from "./batch-items.js";
 import { bodyMayHoldUnstorable } from "./json-body-parser.js";
 import type { RouteHandler, RouteHandlers } from "./route-handler.js";
 import { unstorableTextErrors } from "./unstorable-text.js";
@@ -32,6 +33,10 @@ export type RegisterApiRoutesOptions = {
 
 type Part = "body" | "query" | "params";
 
+/** The items an ingest batch's request refused while storing the others (see `BatchItems`). */
+const SPLIT = Symbol("split batch");
+type WithSplit = FastifyRequest & { [SPLIT]?: SplitBatch };
+
 const byId = validators as unknown as Record<string, Validator<TSchema>>;
 
 function validatorFor(schema: TSchema): Validator<TSchema> {
@@ -48,9 +53,11 @@ export function fastifyPath(path: string): string {
  * Registers every route of the table with the handler of its `operationId` (501 NOT_IMPLEMENTED
  * when there is none), so paths, methods and roles cannot drift from the OpenAPI document. Each
  * route: rate limit, then authentication and role, then validation of params, query and body
- * with the schemas' compiled validators (400 naming every offending field), then the handler. A
- * body announced with `Expect: 100-continue` over its route's limit is answered 413 before it is
- * sent (see `answerExpectContinue`).
+ * with the schemas' compiled validators (400 naming every offending field), then the handler. An
+ * ingest batch (a route answering `IngestResult`) is judged item by item: its invalid items are
+ * taken out and named in the answer's `rejected`, the others stored (see `BatchItems`). A body
+ * announced with `Expect: 100-continue` over its route's limit is answered 413 before it is sent
+ * (see `answerExpectContinue`).
  *
  * @example
  * ```ts
@@ -97,6 +104,7 @@ function addRoute(
   if (route.params) checks.push(["params", validatorFor(route.params), route.params]);
   if (route.query) checks.push(["query", validatorFor(route.query), route.query]);
   if (route.body) checks.push(["body", validatorFor(route.body), route.body]);
+  const batchItems = route.body ? BatchItems.of(route, validatorFor(route.body)) : undefined;
   const status = route.successStatus ?? 200;
   // Before authentication: requests are limited by their token's hash before it is verified.
   const rateLimit = app.rateLimit();
@@ -111,7 +119,7 @@ function addRoute(
         await app.authorize(request, route.roles);
       },
     ],
-    preValidation: async (request: FastifyRequest) => {
+    preValidation: async (request: WithSplit) => {
       if (route.body && !isJson(request.headers["content-type"])) {
         throw new UnsupportedMediaTypeError(request.headers["content-type"]);
       }
@@ -119,19 +127,25 @@ function addRoute(
       const errors: FieldError[] = [
         ...unstorableTextErrors(parts.params, "/params"),
         ...unstorableTextErrors(parts.query, "/query"),
-        ...(route.body && bodyMayHoldUnstorable(request) ? unstorableTextErrors(parts.body) : []),
       ];
+      let outsideBodyFailed = errors.length > 0;
+      if (route.body && bodyMayHoldUnstorable(request)) errors.push(...unstorableTextErrors(parts.body));
+      let bodyFailed = errors.length > 0 && !outsideBodyFailed;
       for (const [part, validator, schema] of checks) {
         // Query and path values arrive as strings; convert them the way the schema asks first.
         const value = part === "body" ? parts.body : Value.Convert(schema, { ...(parts[part] as object) });
         const result = validator.validate(value);
         if (result.ok) parts[part] = result.value;
-        else
+        else {
+          if (part === "body") bodyFailed = true;
+          else outsideBodyFailed = true;
           errors.push(
             ...result.errors.map((e) => (part === "body" ? e : { ...e, path: `/${part}${e.path}` })),
           );
+        }
       }
       if (!route.params && !route.query && request.query && Object.keys(request.query as object).length > 0) {
+        outsideBodyFailed = true;
         errors.push(
           ...Object.keys(request.query as object).map((k) => ({
             path: `/query/${k}`,
@@ -139,19 +153,33 @@ function addRoute(
           })),
         );
       }
+      // Only the body is wrong, and only some of a batch's items: store the others.
+      const split = batchItems && bodyFailed && !outsideBodyFailed ? batchItems.split(parts.body) : undefined;
+      if (split) {
+        parts.body = split.body;
+        request[SPLIT] = split;
+        return;
+      }
       if (errors.length > 0) throw new ValidationError(errors);
     },
-    handler: async (request: FastifyRequest, reply: FastifyReply) => {
+    handler: async (request: WithSplit, reply: FastifyReply) => {
       if (!handler) throw new NotImplementedError(route.operationId);
-      const result = await handler({
-        body: request.body,
-        query: request.query,
-        params: request.params,
-        principal: request.principal,
-        request,
-        reply,
-      });
+      const split = request[SPLIT];
+      let result: unknown;
+      try {
+        result = await handler({
+          body: request.body,
+          query: request.query,
+          params: request.params,
+          principal: request.principal,
+          request,
+          reply,
+        });
+      } catch (error) {
+        throw split && batchItems ? batchItems.inBatchPositions(error, split) : error;
+      }
       if (reply.sent) return reply;
+      if (split) result = { ...(result as object), rejected: split.rejected };
       return reply.code(status).send(result);
     },
   });

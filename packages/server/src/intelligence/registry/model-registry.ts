@@ -73,6 +73,19 @@ export class ModelRegistry {
     return this.#rows.list(limit);
   }
 
+  /** One model's row, or `undefined`. */
+  get(version: string): Promise<ModelRecord | undefined> {
+    return this.#rows.get(version);
+  }
+
+  /**
+   * Puts `version` into service; the active one is retired. Returns the version active before,
+   * or `undefined` when there is no such version.
+   */
+  promote(version: string): Promise<{ previous: string | undefined } | undefined> {
+    return this.#rows.promote(version);
+  }
+
   /**
    * Puts the model that was active before the current one back into service; the current one is
    * marked `rolled_back`. Returns the version now active, or `undefined` when there is nothing to

@@ -1,15 +1,18 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { ClusterId, compileValidator } from "@jobsight/schemas";
+import { ClusterId, compileValidator, type Role } from "@jobsight/schemas";
 import type { ApiTokenRecord, ApiTokenStore } from "../../data-plane/stores/api-token-store.js";
 import type { ClusterStore } from "../../data-plane/stores/cluster-store.js";
-import { ValidationError } from "../../errors.js";
+import { UnknownClusterError, ValidationError } from "../../errors.js";
 import { hashApiToken } from "./api-token-hash.js";
 
 /** The roles `jobsight-server token create` issues tokens for: machines bound to one cluster. */
 export type ApiTokenRole = "collector" | "scheduler";
 
-/** What {@link ApiTokens.issue} needs. */
-export type IssueApiTokenRequest = { role: ApiTokenRole; cluster: string; user?: string; label?: string };
+/**
+ * What {@link ApiTokens.issue} needs. Collector and scheduler tokens are bound to a cluster;
+ * researcher, platform and admin tokens name the user they act as; admin tokens are site-wide.
+ */
+export type IssueApiTokenRequest = { role: Role; cluster?: string; user?: string; label?: string };
 
 /** Options of {@link ApiTokens}. */
 export type ApiTokensOptions = {
@@ -18,6 +21,12 @@ export type ApiTokensOptions = {
    * @default undefined (any well-formed cluster id)
    */
   clusters?: Pick<ClusterStore, "list">;
+  /**
+   * The roles tokens may be issued for: `jobsight-server token` issues machine tokens only, the
+   * admin route (`POST /v1/tokens`) every role.
+   * @default ["collector", "scheduler"]
+   */
+  roles?: readonly Role[];
   /**
    * The clock (tests).
    * @default () => new Date()
@@ -28,7 +37,7 @@ export type ApiTokensOptions = {
 /** Every Jobsight API token starts with this, so secret scanners and people can recognise one. */
 export const API_TOKEN_PREFIX = "jst_";
 const PREFIX_LENGTH = API_TOKEN_PREFIX.length + 8;
-const ROLES: readonly ApiTokenRole[] = ["collector", "scheduler"];
+const MACHINE_ROLES: readonly Role[] = ["collector", "scheduler"];
 // The rule clusters are registered with (`POST /v1/clusters`), so a token names a cluster that can exist.
 const clusterId = compileValidator(ClusterId, "ClusterId");
 
@@ -60,43 +69,61 @@ export function generateApiToken(): { token: string; prefix: string; tokenSha256
 export class ApiTokens {
   readonly #store: ApiTokenStore;
   readonly #clusters: ApiTokensOptions["clusters"];
+  readonly #roles: readonly Role[];
   readonly #now: () => Date;
 
   constructor(store: ApiTokenStore, options: ApiTokensOptions = {}) {
     this.#store = store;
     this.#clusters = options.clusters;
+    this.#roles = options.roles ?? MACHINE_ROLES;
     this.#now = options.now ?? (() => new Date());
   }
 
   /**
    * Creates a token; the returned `token` is the only copy there will ever be.
    *
-   * @throws {ValidationError} for a role other than collector or scheduler, no cluster, a cluster
-   * id clusters cannot be registered with, or (with a registry) a cluster not registered.
+   * @throws {ValidationError} for a role not among the options' `roles`, a machine token without
+   * a cluster, a person's token without a user, an admin token bound to a cluster, or a cluster
+   * id clusters cannot be registered with.
+   * @throws {UnknownClusterError} (with a registry) for a cluster not registered.
    */
   async issue(request: IssueApiTokenRequest): Promise<{ token: string; record: ApiTokenRecord }> {
-    if (!ROLES.includes(request.role)) {
-      throw new ValidationError([
-        { path: "/role", message: `API tokens are for ${ROLES.join(" and ")} only` },
-      ]);
-    }
-    if (typeof request.cluster !== "string" || request.cluster.length === 0) {
-      throw new ValidationError([{ path: "/cluster", message: "An API token must be bound to a cluster" }]);
-    }
-    await this.#checkCluster(request.cluster);
+    this.#checkShape(request);
+    if (request.cluster !== undefined) await this.#checkCluster(request.cluster);
     const { token, prefix, tokenSha256 } = generateApiToken();
     const record: ApiTokenRecord = {
       id: randomUUID(),
       prefix,
       tokenSha256,
       role: request.role,
-      cluster: request.cluster,
+      ...(request.cluster ? { cluster: request.cluster } : {}),
       ...(request.user ? { user: request.user } : {}),
       ...(request.label ? { label: request.label } : {}),
       createdAt: this.#now(),
     };
     await this.#store.insert(record);
     return { token, record };
+  }
+
+  #checkShape(request: IssueApiTokenRequest): void {
+    if (!this.#roles.includes(request.role)) {
+      const roles = this.#roles.join(", ").replace(/, ([^,]*)$/, " and $1");
+      throw new ValidationError([{ path: "/role", message: `API tokens are for ${roles} only` }]);
+    }
+    const machine = MACHINE_ROLES.includes(request.role);
+    if (machine && (typeof request.cluster !== "string" || request.cluster.length === 0)) {
+      throw new ValidationError([{ path: "/cluster", message: "An API token must be bound to a cluster" }]);
+    }
+    // A person's token without a user would act as its own id: a researcher would see no jobs,
+    // and a platform or admin change would be recorded under an opaque id.
+    if (!machine && !request.user) {
+      const message = `A ${request.role} token must name the user it acts as`;
+      throw new ValidationError([{ path: "/user", message }], `/user: ${message}`);
+    }
+    if (request.role === "admin" && request.cluster !== undefined) {
+      const message = "An admin token is site-wide; it cannot be bound to a cluster";
+      throw new ValidationError([{ path: "/cluster", message }], `/cluster: ${message}`);
+    }
   }
 
   async #checkCluster(cluster: string): Promise<void> {
@@ -106,11 +133,7 @@ export class ApiTokens {
     }
     if (!this.#clusters) return;
     const known = (await this.#clusters.list()).map((c) => c.id);
-    if (!known.includes(cluster)) {
-      const listed = known.length > 0 ? `registered: ${known.join(", ")}` : "none is registered";
-      const message = `${cluster} is not a registered cluster (${listed}); register it with POST /v1/clusters first`;
-      throw new ValidationError([{ path: "/cluster", message }], `/cluster: ${message}`);
-    }
+    if (!known.includes(cluster)) throw new UnknownClusterError(cluster, "/cluster", known);
   }
 
   /** Revokes a token by id; `true` if it was live. Effective for the next request. */

@@ -7,8 +7,9 @@ import { TokenError } from "./token-error.js";
 import type { VerifiedIdentity } from "./verified-identity.js";
 
 // When identity-provider groups grant several roles, the request runs as the one that reaches
-// furthest: a platform engineer who is also a researcher sees what the platform role sees.
-const ROLE_PRECEDENCE: readonly Role[] = ["platform", "scheduler", "researcher", "collector"];
+// furthest: a platform engineer who is also a researcher sees what the platform role sees, and an
+// admin (a superset of platform) acts as admin.
+const ROLE_PRECEDENCE: readonly Role[] = ["admin", "platform", "scheduler", "researcher", "collector"];
 
 /**
  * The auth plugin's principal (one role, at most one cluster) for a security principal. Refuses

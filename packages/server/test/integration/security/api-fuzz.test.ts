@@ -37,6 +37,7 @@ const TOKENS = {
   platform: "fuzz-platform-token-00000001",
   collector: "fuzz-collector-token-0000001",
   scheduler: "fuzz-scheduler-token-0000001",
+  admin: "fuzz-admin-token-000000000001",
 };
 
 type Operation = {
@@ -186,6 +187,7 @@ describe("fuzzing every operation of the OpenAPI document", () => {
           { token: TOKENS.platform, role: "platform", user: "pat" },
           { token: TOKENS.collector, role: "collector", user: "svc-collector", cluster: "hpc1" },
           { token: TOKENS.scheduler, role: "scheduler", user: "svc-scheduler", cluster: "hpc1" },
+          { token: TOKENS.admin, role: "admin", user: "root" },
         ],
       },
     });

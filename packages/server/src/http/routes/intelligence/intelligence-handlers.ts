@@ -1,5 +1,6 @@
 import { PolicyAuditStore } from "../../../data-plane/stores/policy-audit-store.js";
 import type { IntelligenceService } from "../../../intelligence/intelligence-service.js";
+import { modelRoutes } from "../admin/model-routes.js";
 import type { RouteDeps } from "../route-deps.js";
 import type { RouteHandlers } from "../route-handler.js";
 import { schedulerHandlers } from "../scheduler-handlers.js";
@@ -11,8 +12,8 @@ import { policyAuditRoutes } from "./policy-audit.js";
 
 /**
  * Every intelligence-plane operation of the route table: predictions, a job's advice history,
- * accuracy, policy (and its audit), diagnosis, and the schedulers' admission webhook and SLURM
- * advice, served by one {@link IntelligenceService}.
+ * accuracy, policy (and its audit), diagnosis, the schedulers' admission webhook and SLURM
+ * advice, and the model registry (status, promote, rollback), served by one {@link IntelligenceService}.
  *
  * @example
  * ```ts
@@ -30,5 +31,6 @@ export function intelligenceHandlers(deps: RouteDeps, service: IntelligenceServi
     ...diagnosisRoutes(deps, service),
     ...policyAuditRoutes(audit),
     ...schedulerHandlers(service, { audit }),
+    ...modelRoutes(service),
   };
 }

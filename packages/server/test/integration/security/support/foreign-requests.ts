@@ -129,4 +129,12 @@ export const FOREIGN_REQUESTS: Record<string, (t: Target) => ForeignRequest[]> =
       payload: { id: t.cluster, name: "taken over", scheduler: "slurm" },
     },
   ],
+  // The admin routes: no role these tests try may remove the target's cluster, issue a token on
+  // it or list its users.
+  removeCluster: (t) => [{ method: "DELETE", url: `/v1/clusters/${t.cluster}?force=true` }],
+  createToken: (t) => [
+    { method: "POST", url: "/v1/tokens", payload: { role: "researcher", user: t.user, cluster: t.cluster } },
+    { method: "POST", url: "/v1/tokens", payload: { role: "collector", cluster: t.cluster } },
+  ],
+  listUsers: (t) => [{ method: "GET", url: `/v1/users?${q(t)}`, list: true }],
 };
