@@ -1,95 +1,153 @@
 #!/usr/bin/env node
-// CI entry point: runs every vitest project (or whatever the extra arguments select) with the
-// default reporter streaming to the terminal and the JSON reporter writing a machine-readable copy,
-// then prints one summary line, `N passed, N failed[, N skipped]`, and fails the job when a test
-// failed, when vitest itself failed (e.g. a file that does not load, a broken global setup), or when
-// no test ran at all (a filter that matches nothing must not look green).
+// CI entry point: runs every vitest project (or whatever the extra arguments select) on this
+// machine's Node and again on Node 24 LTS (fetched from the npm registry, see node-from-npm.mjs),
+// with the default reporter streaming to the terminal and the JSON reporter writing a
+// machine-readable copy per run. At the end it prints a `Node vX: N passed, N failed` line per run
+// and, last, their sum: `N passed, N failed[, N skipped]`. A run that fails without a failed
+// test (a file that does not load, a broken global setup, no test at all: a filter that matches
+// nothing must not look green, nor a Node that could not be fetched, nor one left out after Ctrl-C)
+// counts as one failure.
 //
-//   node scripts/test-ci.mjs                      # all projects
+//   node scripts/test-ci.mjs                      # all projects, on this Node and on Node 24
 //   node scripts/test-ci.mjs --project unit       # extra arguments go to vitest unchanged
+//   JOBSIGHT_TEST_NODES=current node scripts/test-ci.mjs   # this Node only
+//   JOBSIGHT_TEST_NODES=24 node scripts/test-ci.mjs        # Node 24 only ("current", "24", x.y.z)
 import { spawn } from "node:child_process";
 import { mkdir, readFile, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { dirname, join, resolve } from "node:path";
+import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { NODE_24, nodeFromNpm } from "./node-from-npm.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const outputFile = join(root, ".test-results", "vitest.json");
+const resultsDir = join(root, ".test-results");
 
 const require = createRequire(join(root, "package.json"));
 const vitestPackage = require.resolve("vitest/package.json");
 const vitestBin = join(dirname(vitestPackage), require(vitestPackage).bin.vitest);
 
-/** Runs vitest with inherited stdio and resolves with its exit code (signals count as failure). */
-function runVitest(args) {
+let interrupted = false;
+
+/** Runs vitest under `node` with inherited stdio; resolves with its exit code (signals count as failure). */
+function runVitest(node, args, env) {
   return new Promise((resolvePromise) => {
-    const child = spawn(process.execPath, [vitestBin, ...args], { cwd: root, stdio: "inherit" });
-    // Ctrl-C reaches the child through the process group; do not die before it has cleaned up.
-    const ignore = () => {};
-    process.on("SIGINT", ignore);
-    process.on("SIGTERM", ignore);
+    const child = spawn(node, [vitestBin, ...args], { cwd: root, env, stdio: "inherit" });
+    // Ctrl-C reaches the child through the process group; do not die before it has cleaned up,
+    // and start no further run after it.
+    const stop = () => {
+      interrupted = true;
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
     child.on("error", (error) => {
       console.error(`test-ci: could not start vitest: ${error.message}`);
       resolvePromise(1);
     });
     child.on("exit", (code, signal) => {
-      process.off("SIGINT", ignore);
-      process.off("SIGTERM", ignore);
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
       resolvePromise(signal ? 1 : (code ?? 1));
     });
   });
 }
 
-/** Reads the JSON reporter output; `undefined` when vitest wrote none. */
-async function readResults() {
+/** Reads a JSON reporter output; `undefined` when vitest wrote none. */
+async function readResults(file) {
   try {
-    return JSON.parse(await readFile(outputFile, "utf8"));
+    return JSON.parse(await readFile(file, "utf8"));
   } catch {
     return undefined;
   }
 }
 
-async function main() {
+/** The Node versions to test on: `current` (this process), `24` (the pinned 24) and exact versions, each once. */
+function nodesToTest() {
+  const asked = (process.env.JOBSIGHT_TEST_NODES ?? "current 24").split(/[\s,]+/).filter(Boolean);
+  const named = { current: process.versions.node, 24: NODE_24 };
+  return [...new Set(asked.map((v) => named[v] ?? v.replace(/^v/, "")))];
+}
+
+/** Counts of one run; `failed` includes one failure for a run that failed without a failed test. */
+async function testOn(version, vitestArgs) {
+  const label = `Node v${version}`;
+  const current = version === process.versions.node;
+  let node = process.execPath;
+  if (!current) {
+    try {
+      node = await nodeFromNpm(version);
+    } catch (error) {
+      console.error(`test-ci: ${label} could not be fetched: ${error.message}`);
+      return { label, passed: 0, failed: 1, skipped: 0 };
+    }
+  }
+  // Whatever the tests start by name (`node`, `npx`, shebangs) runs on the same Node.
+  const env = current
+    ? process.env
+    : { ...process.env, PATH: `${dirname(node)}${delimiter}${process.env.PATH}` };
+  const outputFile = join(resultsDir, `vitest-node-${version}.json`);
   // A stale file from an earlier run must never be mistaken for this run's results.
   await rm(outputFile, { force: true });
-  await mkdir(dirname(outputFile), { recursive: true });
-
-  const exitCode = await runVitest([
-    "run",
-    "--reporter=default",
-    "--reporter=json",
-    `--outputFile=${outputFile}`,
-    ...process.argv.slice(2),
-  ]);
-
-  const results = await readResults();
-  if (!results) {
-    console.error(`test-ci: vitest exited with code ${exitCode} and wrote no results to ${outputFile}`);
-    console.log("0 passed, 0 failed");
-    return 1;
-  }
-
-  // Counted from the per-test statuses so that skipped and todo tests are each counted once.
-  const statuses = (results.testResults ?? []).flatMap((file) =>
-    (file.assertionResults ?? []).map((test) => test.status),
+  console.log(`\ntest-ci: ${label}${current ? " (this machine's)" : ` (${node})`}\n`);
+  const exitCode = await runVitest(
+    node,
+    ["run", "--reporter=default", "--reporter=json", `--outputFile=${outputFile}`, ...vitestArgs],
+    env,
   );
+
+  const results = await readResults(outputFile);
+  if (!results) {
+    console.error(
+      `test-ci: ${label}: vitest exited with code ${exitCode} and wrote no results to ${outputFile}`,
+    );
+    return { label, passed: 0, failed: 1, skipped: 0 };
+  }
+  // Counted from the per-test statuses so that skipped and todo tests are each counted once.
+  const files = results.testResults ?? [];
+  const statuses = files.flatMap((file) => (file.assertionResults ?? []).map((test) => test.status));
   const passed = statuses.filter((status) => status === "passed").length;
-  const failed = statuses.filter((status) => status === "failed").length;
+  let failed = statuses.filter((status) => status === "failed").length;
   const skipped = statuses.length - passed - failed;
   // A file that fails to load or whose hooks throw has no failed test, only a failed file.
-  const failedFiles = (results.testResults ?? []).filter((file) => file.status === "failed").length;
-  let code = 0;
-  if (failed > 0) code = 1;
-  else if (exitCode !== 0 || failedFiles > 0) {
-    console.error(`test-ci: vitest failed (exit code ${exitCode}, ${failedFiles} failed file(s))`);
-    code = exitCode || 1;
-  } else if (passed === 0) {
-    console.error("test-ci: no test ran");
-    code = 1;
+  const brokenFiles = files.filter(
+    (file) => file.status === "failed" && !(file.assertionResults ?? []).some((t) => t.status === "failed"),
+  ).length;
+  if (brokenFiles > 0 || (failed === 0 && exitCode !== 0)) {
+    const why = [`exit code ${exitCode}`];
+    if (brokenFiles > 0) why.push(`${brokenFiles} file(s) failed to run`);
+    if (statuses.length === 0) why.push("no test ran");
+    console.error(`test-ci: ${label}: vitest failed (${why.join(", ")})`);
+    failed += Math.max(brokenFiles, 1);
+  } else if (passed === 0 && failed === 0) {
+    console.error(`test-ci: ${label}: no test ran`);
+    failed = 1;
   }
+  return { label, passed, failed, skipped };
+}
+
+async function main() {
+  await mkdir(resultsDir, { recursive: true });
+  const runs = [];
+  for (const version of nodesToTest()) {
+    if (interrupted) {
+      console.error(`test-ci: interrupted; Node v${version} not run`);
+      runs.push({ label: `Node v${version}`, passed: 0, failed: 1, skipped: 0 });
+    } else runs.push(await testOn(version, process.argv.slice(2)));
+  }
+  const line = (r) =>
+    `${r.passed} passed, ${r.failed} failed${r.skipped > 0 ? `, ${r.skipped} skipped` : ""}`;
+  console.log("");
+  for (const r of runs) console.log(`${r.label}: ${line(r)}`);
+  const total = runs.reduce(
+    (sum, r) => ({
+      passed: sum.passed + r.passed,
+      failed: sum.failed + r.failed,
+      skipped: sum.skipped + r.skipped,
+    }),
+    { passed: 0, failed: 0, skipped: 0 },
+  );
   // Last, so CI logs and scripts can take the final line as the verdict.
-  console.log(`${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ""}`);
-  return code;
+  console.log(line(total));
+  return total.failed > 0 ? 1 : 0;
 }
 
 process.exitCode = await main();

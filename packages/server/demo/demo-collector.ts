@@ -51,6 +51,8 @@ export type DemoCollectorOptions = {
   rounds: number;
   /** Seconds between rounds on the node's clock. */
   stepSeconds: number;
+  /** Ends the run early (Ctrl-C): the collector stops and closes what it opened. */
+  signal?: AbortSignal;
 };
 
 /** What the collector did. */
@@ -111,12 +113,14 @@ export async function runDemoCollector(o: DemoCollectorOptions): Promise<DemoCol
   try {
     await sleep(1_200);
     for (let r = 0; r < o.rounds; r++) {
+      o.signal?.throwIfAborted();
       o.node.round(r, o.stepSeconds);
       await sleep(600);
       await node.collect();
       clock += o.stepSeconds * 1000;
     }
     // The jobs end now: each one's epilog asks for its final reading, as on a real node.
+    o.signal?.throwIfAborted();
     for (const job of DEMO_JOBS) await node.finalReading(job.jobId);
     await node.stop();
     await shipper.tick();
@@ -124,7 +128,8 @@ export async function runDemoCollector(o: DemoCollectorOptions): Promise<DemoCol
   } finally {
     await gpus.stop();
     kernelLog.close();
-    await shipper.stop(10_000);
+    // Stopped early, nothing is left to wait for: the spool keeps what was not sent.
+    await shipper.stop(o.signal?.aborted ? 0 : 10_000);
     await spool.close();
   }
   const shipped = shipper.stats();

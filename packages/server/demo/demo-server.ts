@@ -83,10 +83,15 @@ export async function startDemoServer(options: DemoServerOptions): Promise<DemoS
         },
         mode: "live",
         trainOnStart: false,
-        // The demo's bundle has no separate worker file; nothing else is served while it trains.
-        trainIn: "inline",
+        // In the worker bundled beside the demo (dist/demo/training-worker.js): the report keeps
+        // answering and Ctrl-C is heard while the model trains.
+        trainIn: "worker",
         retrainIntervalMs: 0,
-        refreshIntervalMs: 2_000,
+        // The demo refreshes by hand once its data is in: that first refresh reads every ended job
+        // in end order, as training replays them. A timed refresh between its steps would add the
+        // imported 1994 history after the demo's own jobs, and the predictions would then depend
+        // on when it happened to run.
+        refreshIntervalMs: 3_600_000,
       });
       return intelligenceHandlers(deps, service);
     },

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync } from "node:fs";
+import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -8,23 +8,27 @@ import type { Diagnosis } from "@jobsight/schemas";
 import { DemoApi } from "./demo-api.js";
 import { runJobsightCli } from "./demo-cli.js";
 import { runDemoCollector } from "./demo-collector.js";
+import { prepareDemoDataDir, stopDemoPostgres } from "./demo-data-dir.js";
 import { describeDiagnosis } from "./demo-diagnoses.js";
 import { importDemoHistory } from "./demo-history.js";
 import { demoJobRecords } from "./demo-jobs.js";
 import { DEMO_JOBS, DemoNode } from "./demo-node.js";
 import { startDemoServer } from "./demo-server.js";
+import { DemoShutdown } from "./demo-shutdown.js";
 import { DemoProgress } from "./progress.js";
 
 const USAGE = `Usage: node packages/server/dist/demo/main.js [options]
 
 Starts Jobsight on embedded defaults, collects a generated GPU node, imports the LANL-CM5 trace,
-trains, predicts and diagnoses, then leaves the server running for the web report.
+trains, predicts and diagnoses, then leaves the server running for the web report. Every run
+starts from an empty data folder, so it shows the same report each time; Ctrl-C stops everything
+it started.
 
 Options:
   --exit-after          stop after printing (also JOBSIGHT_DEMO_EXIT=1)
   --history-lines <n>   import only the first n jobs of the trace
   --port <n>            HTTP port (default 8080; 0 picks a free one, as does a busy 8080)
-  --data-dir <dir>      data folder (default <repo>/.jobsight/demo)
+  --data-dir <dir>      data folder, emptied at each run (default <repo>/.jobsight/demo)
 `;
 
 const CLUSTER = "demo";
@@ -35,6 +39,7 @@ const NODE = "gpu-a01";
 const ROUNDS = 14;
 const STEP_SECONDS = 120;
 const RUN_MS = (ROUNDS + 1) * STEP_SECONDS * 1000;
+const DEFAULT_PORT = 8080;
 
 function repoRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
@@ -64,22 +69,30 @@ async function main(argv: string[]): Promise<number> {
   const exitAfter = values["exit-after"] || process.env.JOBSIGHT_DEMO_EXIT === "1";
   const historyLines = values["history-lines"] ? Number(values["history-lines"]) : undefined;
   const root = repoRoot();
-  const dataDir = resolve(values["data-dir"] ?? join(root, ".jobsight", "demo"));
-  mkdirSync(dataDir, { recursive: true });
+  const defaultDataDir = join(root, ".jobsight", "demo");
+  const dataDir = resolve(values["data-dir"] ?? defaultDataDir);
   const p = new DemoProgress();
+  // First: from here on, Ctrl-C stops whatever has been started.
+  const shutdown = new DemoShutdown({ line: (t) => p.line(t) });
   p.line("Jobsight demo");
-
-  const server = await p.step(
-    "server started (embedded PostgreSQL, local objects, OTLP receivers, intelligence plane live)",
-    () => startDemoServer({ dataDir, cluster: CLUSTER, port: values.port ? Number(values.port) : 0 }),
-    (s) => `${s.url}, OTLP/gRPC ${s.otlpGrpcUrl}, data in ${dataDir}`,
-  );
-  const tmp = mkdtempSync(join(tmpdir(), "jobsight-demo-"));
-  const stop = async () => {
-    await server.close().catch(() => {});
-    rmSync(tmp, { recursive: true, force: true });
-  };
   try {
+    const server = await p.step(
+      "server started (embedded PostgreSQL, local objects, OTLP receivers, intelligence plane live)",
+      async () => {
+        await prepareDemoDataDir(dataDir, { isDefault: dataDir === defaultDataDir });
+        // Runs last: whatever else failed to stop, no PostgreSQL on our folder outlives the demo.
+        shutdown.add(() => stopDemoPostgres(dataDir));
+        const port = values.port ? Number(values.port) : (await isFree(DEFAULT_PORT)) ? DEFAULT_PORT : 0;
+        const starting = startDemoServer({ dataDir, cluster: CLUSTER, port });
+        // A start still under way when Ctrl-C comes is let finish, then closed.
+        shutdown.add(async () => (await starting.catch(() => undefined))?.close());
+        return starting;
+      },
+      (s) => `${s.url}, OTLP/gRPC ${s.otlpGrpcUrl}, fresh data in ${dataDir}`,
+    );
+    // The generated node and the trace's head live with the run's data: nothing outside it to clean.
+    const tmp = join(dataDir, "work");
+    mkdirSync(tmp, { recursive: true });
     const api = new DemoApi(server.url, server.platformToken);
     await p.step(
       "cluster registered",
@@ -121,10 +134,11 @@ async function main(argv: string[]): Promise<number> {
       (n) => `${n} jobs`,
     );
 
-    const collected = await p.step(
+    await p.step(
       "collector ran in node mode",
-      () =>
-        runDemoCollector({
+      () => {
+        const abort = new AbortController();
+        const collecting = runDemoCollector({
           repoRoot: root,
           node,
           cluster: CLUSTER,
@@ -135,11 +149,18 @@ async function main(argv: string[]): Promise<number> {
           firstRoundAt: times.startedAt + STEP_SECONDS * 1000,
           rounds: ROUNDS,
           stepSeconds: STEP_SECONDS,
-        }),
+          signal: abort.signal,
+        });
+        // Before the server closes: its nvidia-smi ends and its spool is closed.
+        shutdown.add(async () => {
+          abort.abort();
+          await collecting.catch(() => {});
+        });
+        return collecting;
+      },
       (c) =>
         `${c.rounds} rounds ${STEP_SECONDS} s apart on the node's clock, ${c.jobs} jobs, ${c.records} records in ${c.batches} batches through ${c.transport}`,
     );
-    void collected;
     await p.step(
       "jobs ended (OUT_OF_MEMORY, TIMEOUT, COMPLETED x2)",
       async () => {
@@ -151,7 +172,7 @@ async function main(argv: string[]): Promise<number> {
     );
 
     const trace = join(root, "data", "traces", "LANL-CM5-1994-4.1-cln.swf.gz");
-    const imported = await p.step(
+    await p.step(
       "history imported (LANL-CM5 1994, Parallel Workloads Archive)",
       () =>
         importDemoHistory({
@@ -165,8 +186,7 @@ async function main(argv: string[]): Promise<number> {
       (r) =>
         `${r.imported} jobs imported, ${r.skipped} already there, ${r.badLines} bad lines${historyLines ? ` (first ${historyLines} lines)` : ""}`,
     );
-    void imported;
-    const trained = await p.step(
+    await p.step(
       "model trained",
       async () => {
         await server.service.refresh();
@@ -174,7 +194,7 @@ async function main(argv: string[]): Promise<number> {
         const report = await server.service.train({
           trigger: "demo",
           onProgress: (phase, done) => {
-            // Inline training holds the event loop; a line per phase is enough to show it moves.
+            // A line per phase is enough to show it moves.
             if (phase !== shown) p.line(`    training: ${phase} (${done})`);
             shown = phase;
           },
@@ -187,7 +207,6 @@ async function main(argv: string[]): Promise<number> {
           ? `${r.version} on ${r.jobs} jobs, ${r.accepted ? "in service" : "kept the active model"}; resources: ${r.resources.join(", ")}`
           : `nothing trained: ${r.reason}`,
     );
-    void trained;
 
     for (const file of ["job.sbatch", "pod.yaml"]) {
       const path = join(root, "examples", "demo", file);
@@ -228,22 +247,27 @@ async function main(argv: string[]): Promise<number> {
       );
     p.line(`Demo ready in ${p.elapsedSeconds().toFixed(0)} s.`);
   } catch (error) {
-    await stop();
+    // A step that fails because Ctrl-C is closing what it uses is the stop's doing, not a fault.
+    if (shutdown.stopping) return new Promise<never>(() => {});
+    await shutdown.stop("Stopped after the failure below.");
     throw error;
   }
   if (exitAfter) {
-    await stop();
-    p.line("Stopped (--exit-after).");
+    await shutdown.stop("Stopped (--exit-after).");
     return 0;
   }
   p.line("Server running; press Ctrl-C to stop.");
-  await new Promise<void>((done) => {
-    process.once("SIGINT", () => done());
-    process.once("SIGTERM", () => done());
+  // The shutdown closes everything and exits 0.
+  return new Promise<never>(() => {});
+}
+
+/** Whether `port` on 127.0.0.1 is free to listen on now. */
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once("error", () => resolve(false));
+    probe.listen(port, "127.0.0.1", () => probe.close(() => resolve(true)));
   });
-  await stop();
-  p.line("Stopped.");
-  return 0;
 }
 
 function indent(text: string): string {

@@ -92,6 +92,6 @@ describe.concurrent("the jobsight bin", { timeout: 60_000 }, () => {
 
   it("finds the server's bin from the repository, where the workspace installs it", () => {
     const bin = resolveServerBin(process.cwd());
-    expect(bin).toEqual({ path: expect.stringMatching(/packages\/server\/dist\/main\.js$/) });
+    expect(bin).toEqual({ path: expect.stringMatching(/packages\/server\/bin\/jobsight-server\.js$/) });
   });
 });
