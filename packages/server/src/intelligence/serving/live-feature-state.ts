@@ -46,12 +46,16 @@ export class LiveFeatureState {
     if (this.#seen.has(job.id)) return false;
     this.#seen.add(job.id);
     this.jobs++;
+    if (job.endTime > this.newestEnd) this.newestEnd = job.endTime;
     // One set of group keys for every resource's builder and the kills, not one each.
     const keys = groupKeys(job);
     for (const b of this.#builders.values()) b.observeEnded(job, keys);
     this.kills.observeEnded(job, appKey(job, keys));
     return true;
   }
+
+  /** End time (unix s) of the latest-ending job observed; -Infinity before any. */
+  newestEnd = Number.NEGATIVE_INFINITY;
 
   /** Whether an ended job (by the `id` it was observed with) is in the state already. */
   has(id: string): boolean {

@@ -81,6 +81,14 @@ export class LiveStateFeed {
       return;
     }
     const jobs: HistoryJob[] = changed.jobs.map(storedJobToHistoryJob).sort((a, b) => a.endTime - b.endTime);
+    // Features depend on the order jobs ended in, as training replays them. Jobs that ended well
+    // before ones already observed (an import of older history) would be added out of that order,
+    // and the advice would depend on when a refresh happened to run: rebuild in end order instead.
+    const late = this.state.newestEnd - this.#lag;
+    if (jobs.some((j) => j.endTime < late && !this.state.has(j.id))) {
+      await this.rebuild();
+      return;
+    }
     for (const job of jobs) this.state.observeEnded(job);
     if (changed.newest) this.#cursor = changed.newest;
   }
