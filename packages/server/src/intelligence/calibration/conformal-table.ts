@@ -2,10 +2,11 @@
 
 /**
  * One calibration example: the model's centre `m` and spread `s` (log scale), the observed log value
- * `y` of a completed job the model never trained on, and the log of the job's request of the
- * resource (NaN when it asked for none). Lists of examples are in the jobs' end order.
+ * `y` of a completed job the model never trained on, the log of the job's request of the resource
+ * (NaN when it asked for none) and the floor its value would get (`need`, from `recentNeedFloor`;
+ * NaN or absent: none). Lists of examples are in the jobs' end order.
  */
-export type CalibrationExample = { m: number; s: number; y: number; logRequest: number };
+export type CalibrationExample = { m: number; s: number; y: number; logRequest: number; need?: number };
 
 /** A bin's grace when the request is not a candidate there: the model's value alone. */
 export const NO_GRACE = 1e6;
@@ -91,8 +92,10 @@ export function capOf(logRequest: number, grace: number): number {
 
 /**
  * Calibrated bounds of one job from its model centre `m`, spread `s` and log request (NaN: none):
- * the value is the bin's upper score, or the request's candidate where that is lower; the range
- * runs from the bin's low score up to the value.
+ * the value is the bin's upper score, or the request's candidate where that is lower, and never
+ * below the job's recent-need floor `need` (log; NaN: none); the range runs from the bin's low
+ * score up to the value. Whether it is too uncertain is judged on the model's value before the
+ * floor: the floor rests on the group's own jobs, not on the model's spread.
  */
 export function applyConformal(
   table: ConformalTable,
@@ -100,6 +103,7 @@ export function applyConformal(
   s: number,
   logRequest: number,
   checkWidth = true,
+  need = Number.NaN,
 ): ConformalResult {
   const spread = Math.max(s, table.spreadFloor);
   const bin = binOf(table, m, spread);
@@ -107,18 +111,25 @@ export function applyConformal(
   const raw = m + b.upper * spread;
   const grace = graceOf(table, b.grace);
   const cap = capOf(logRequest, grace);
-  const capped = raw >= cap;
-  const logValue = capped ? cap : raw;
-  const logLow = Math.min(m + b.low * spread, logValue);
+  let capped = raw >= cap;
+  let logValue = capped ? cap : raw;
   // A relative hair of tolerance: the threshold is some calibration job's own excess, which the
   // float32 ONNX trees must not push over it when that job is asked again.
   const limit = table.maxExcess + 1e-5 * Math.abs(table.maxExcess);
   const tooUncertain = checkWidth && !(excessOf(table, m, logValue) <= limit);
+  let atRequest = capped && grace === 0;
+  if (need > logValue) {
+    logValue = need;
+    // Where limits are enforced the floor is the request itself (see recentNeedFloor).
+    atRequest = table.enforcedLimit && need === logRequest;
+    capped = atRequest;
+  }
+  const logLow = Math.min(m + b.low * spread, logValue);
   return {
     logValue,
     logLow,
     capped,
-    atRequest: capped && grace === 0,
+    atRequest,
     confidence: capped ? b.confidenceCapped : b.confidence,
     bin,
     tooUncertain,

@@ -162,3 +162,54 @@ describe("fitConformal abstention", () => {
     for (const b of perBin.values()) if (b.n >= 50) expect(b.miss / b.n).toBeLessThan(0.03);
   });
 });
+
+describe("fitConformal with recent-need floors", () => {
+  /** A third of the jobs have a floor at or above what they use. */
+  function floored(n: number, seed: number): CalibrationExample[] {
+    const rng = mulberry32(seed);
+    return examples(n, seed + 100).map((e) => (rng() < 1 / 3 ? { ...e, need: e.y + 0.3 * rng() } : e));
+  }
+
+  it("keeps the values of the model and states the coverage the floors add as measured", () => {
+    const options = { missRate: 0.05, abstainShare: 0, usageMissRate: 0 };
+    const withFloors = fitConformal(floored(20_000, 11), options);
+    const without = fitConformal(
+      floored(20_000, 11).map((e) => ({ ...e, need: undefined })),
+      options,
+    );
+    // The same upper scores: floors only lift values, so they do not lower the model's own.
+    expect(withFloors.bins.map((b) => b.upper)).toEqual(without.bins.map((b) => b.upper));
+    const test = floored(20_000, 12);
+    let inRange = 0;
+    let stated = 0;
+    for (const e of test) {
+      const r = applyConformal(withFloors, e.m, e.s, e.logRequest, true, e.need);
+      if (e.need !== undefined) expect(r.logValue).toBeGreaterThanOrEqual(e.need);
+      if (e.y <= r.logValue && e.y >= r.logLow) inRange++;
+      stated += r.confidence;
+    }
+    // The stated confidence is the measured coverage of the values served (floors included)...
+    expect(Math.abs(stated / test.length - inRange / test.length)).toBeLessThan(0.01);
+    // ...which the floors raise above the table fitted without them.
+    const plainStated = test.reduce(
+      (sum, e) => sum + applyConformal(without, e.m, e.s, e.logRequest).confidence,
+      0,
+    );
+    expect(stated / test.length).toBeGreaterThan(plainStated / test.length + 0.01);
+  });
+
+  it("lifts a value to the floor as the model's own value, and to the request where limits are enforced", () => {
+    const table = fitConformal(examples(5_000, 21), { missRate: 0.02, abstainShare: 0 });
+    const plain = applyConformal(table, 5, 0.3, Number.NaN);
+    expect(applyConformal(table, 5, 0.3, Number.NaN, true, 0).logValue).toBe(plain.logValue);
+    const lifted = applyConformal(table, 5, 0.3, Math.log(1e6), true, plain.logValue + 1);
+    expect(lifted.logValue).toBe(plain.logValue + 1);
+    expect(lifted.capped).toBe(false);
+    expect(lifted.atRequest).toBe(false);
+    const enforced = { ...table, enforcedLimit: true };
+    const logRequest = plain.logValue + 1;
+    const atRequest = applyConformal(enforced, 5, 0.3, logRequest, true, logRequest);
+    expect(atRequest.logValue).toBe(logRequest);
+    expect(atRequest.atRequest).toBe(true);
+  });
+});

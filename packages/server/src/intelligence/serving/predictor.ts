@@ -1,5 +1,6 @@
 import type { PolicyAdjustment, ResourceName } from "@jobsight/schemas";
 import { applyConformal } from "../calibration/conformal-table.js";
+import { recentNeedFloor } from "../model/recent-need.js";
 import { centreAndSpread, type ResourceModel } from "../model/resource-model.js";
 import { evaluateEnsemble } from "../model/tree-ensemble.js";
 import { isoSeconds } from "./iso-seconds.js";
@@ -76,26 +77,6 @@ export type PredictionContext = {
 };
 
 const importanceCache = new WeakMap<ResourceModel, string[]>();
-const needColumns = new WeakMap<ResourceModel, number>();
-
-/** Within this (log) of the request, a recent need is the request itself (float32 feature rows). */
-const NEED_AT_REQUEST = 1e-3;
-
-/**
- * The log of what the job's user and program recently needed relative to their requests, applied to
- * this job's request (`app_max_by_request`: the largest used/requested of the group's last jobs);
- * NaN without a request or such history.
- */
-function recentNeed(model: ResourceModel, row: ArrayLike<number>, logRequest: number): number {
-  let k = needColumns.get(model);
-  if (k === undefined) {
-    k = model.featureNames.indexOf("app_max_by_request");
-    needColumns.set(model, k);
-  }
-  if (k < 0 || Number.isNaN(logRequest)) return Number.NaN;
-  return row[k];
-}
-
 /**
  * Predicts one resource of one job from its feature row: the calibrated upper bound as the value,
  * a calibrated range, and a confidence; or `insufficient_evidence` when the user is new or the
@@ -127,7 +108,10 @@ export function predictResource(
   }
   const { m, s } = centreAndSpread(model, (e) => evaluateEnsemble(e, row));
   const logRequest = ctx.request === undefined ? Number.NaN : Math.log(ctx.request);
-  const r = applyConformal(model.calibration, m, s, logRequest);
+  // Never below what the same user's same program recently needed for its request: one of its
+  // last jobs ran this close to (or past) what it asked for, so a lower value would have cut it.
+  const need = recentNeedFloor(model, row, logRequest);
+  const r = applyConformal(model.calibration, m, s, logRequest, true, need);
   if (r.tooUncertain || r.logValue > model.maxLogValue) {
     return {
       status: "insufficient_evidence",
@@ -136,21 +120,8 @@ export function predictResource(
     };
   }
   const ev = ctx.evidence;
-  const need = recentNeed(model, row, logRequest);
-  let logValue = r.logValue;
-  let atRequest = r.atRequest;
-  let capped = r.capped;
-  // Never below what the same user's same program recently needed for its request: one of its
-  // last jobs ran this close to (or past) what it asked for, so a lower value would have cut it.
-  if (need > logValue) {
-    if (model.calibration.enforcedLimit && need >= logRequest - NEED_AT_REQUEST) {
-      logValue = logRequest;
-      atRequest = true;
-      capped = true;
-    } else logValue = Math.min(need, model.maxLogValue);
-  }
   // The range's top is the value: one number, so the value is always inside its range.
-  const value = atRequest && ctx.request !== undefined ? ctx.request : Math.exp(logValue);
+  const value = r.atRequest && ctx.request !== undefined ? ctx.request : Math.exp(r.logValue);
   return {
     status: "ok",
     value,
@@ -158,7 +129,7 @@ export function predictResource(
     high: value,
     nominalLevel: model.calibration.nominalLevel,
     confidence: r.confidence,
-    basis: capped ? "request" : "model",
+    basis: r.capped ? "request" : "model",
     evidence: {
       group: ev?.group ?? "all jobs",
       jobs: ev?.jobs ?? ctx.userJobs,

@@ -2,6 +2,7 @@ import { type ConformalOptions, fitConformal } from "../calibration/conformal.js
 import type { CalibrationExample } from "../calibration/conformal-table.js";
 import { detectEnforcedLimit } from "../calibration/enforced-limit.js";
 import type { FeatureTable } from "../features/feature-table.js";
+import { recentNeedFloor } from "../model/recent-need.js";
 import { centreAndSpread, type ResourceModel } from "../model/resource-model.js";
 import { evaluateEnsemble } from "../model/tree-ensemble.js";
 import { FeatureBins } from "./feature-bins.js";
@@ -130,7 +131,8 @@ export function calibrationExamples(
     if (table.censored[i] || Number.isNaN(table.y[i]) || table.userJobs[i] < model.minUserJobs) continue;
     const row = table.x.subarray(i * F, (i + 1) * F);
     const { m, s } = centreAndSpread(model, (e) => evaluateEnsemble(e, row));
-    out.push({ m, s, y: table.y[i], logRequest: table.logRequest[i] });
+    const logRequest = table.logRequest[i];
+    out.push({ m, s, y: table.y[i], logRequest, need: recentNeedFloor(model, row, logRequest) });
   }
   return out;
 }
