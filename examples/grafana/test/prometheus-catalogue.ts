@@ -54,6 +54,8 @@ const wholeJob: UsageSample = {
     throttledPeriods: 10,
     throttledSeconds: 2.5,
     limitCores: 8,
+    threads: 12,
+    runnableThreads: 9,
   },
   io: { readBytes: 1e9, writeBytes: 2e9, readOps: 1000, writeOps: 2000 },
   pids: 12,
