@@ -124,14 +124,14 @@ function drawOverlays(u) {
 
 /**
  * A time chart: `x` in epoch seconds, `series` [{ label, values, color, dash?, width?, fill? }],
- * `format` for the y values.
+ * `format` for the y values; `yMax` fixes the top (utilisation: 100), else it follows the data.
  */
-export function timeChart(container, { x, series, format, height, yMin = 0, incrs }) {
+export function timeChart(container, { x, series, format, height, yMin = 0, yMax, incrs }) {
   const options = {
     height,
     scales: {
       x: { time: true },
-      y: { range: (_u, _min, max) => [yMin, max > yMin ? max * 1.08 : yMin + 1] },
+      y: { range: (_u, _min, max) => [yMin, yMax ?? (max > yMin ? max * 1.08 : yMin + 1)] },
     },
     axes: [TIME_AXIS, { ...AXIS, size: 76, incrs, values: (_u, splits) => splits.map(format) }],
     series: [

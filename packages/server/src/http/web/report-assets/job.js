@@ -14,7 +14,7 @@ const MAX_POINTS = 1500;
 const CHARTS = [
   { key: "memory", title: "Memory", format: formatBytes, incrs: BYTE_INCRS },
   { key: "cpu", title: "CPU cores in use", format: (v) => formatNumber(v, 1) },
-  { key: "gpu", title: "GPU utilisation", format: (v) => `${Math.round(v)}%` },
+  { key: "gpu", title: "GPU utilisation", format: (v) => `${Math.round(v)}%`, yMax: 100 },
   { key: "gpuMemory", title: "GPU memory", format: formatBytes, incrs: BYTE_INCRS },
 ];
 const plots = new Map();
@@ -153,7 +153,7 @@ function drawCharts(samples, job) {
     slot.append(h("div", {}, h("h3", {}, chart.title), box));
     plots.set(
       chart.key,
-      timeChart(box, { x: data.x, series, format: chart.format, incrs: chart.incrs, height: 230 }),
+      timeChart(box, { x: data.x, series, format: chart.format, incrs: chart.incrs, yMax: chart.yMax, height: 230 }),
     );
   }
   if (data.gpu.length === 0) slot.append(h("p", { class: "muted small" }, "No GPU readings for this job."));
