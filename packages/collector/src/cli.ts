@@ -73,6 +73,16 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const log = createLogger({ level: config.log.level, base: { service: "jobsight-collector" } });
+  // Listening before the collector starts: a signal while it starts (its nvidia-smi may already
+  // run) stops it cleanly once started, instead of killing the process with its children left.
+  const stopped = new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      log.info("stopping", { signal });
+      resolve();
+    };
+    process.once("SIGTERM", () => stop("SIGTERM"));
+    process.once("SIGINT", () => stop("SIGINT"));
+  });
   let running: Awaited<ReturnType<typeof startCollector>>;
   try {
     running = await startCollector({ config, logger: log, version: version() });
@@ -83,14 +93,7 @@ async function main(argv: string[]): Promise<number> {
     }
     throw error;
   }
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
-      log.info("stopping", { signal });
-      resolve();
-    };
-    process.once("SIGTERM", () => stop("SIGTERM"));
-    process.once("SIGINT", () => stop("SIGINT"));
-  });
+  await stopped;
   await running.stop();
   return 0;
 }
