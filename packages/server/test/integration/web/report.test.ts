@@ -58,6 +58,8 @@ describe.skipIf(!executablePath)("web report in headless Chromium", () => {
   });
 
   afterEach(async () => {
+    // Requests still in flight when a test has seen what it checks would be aborted by the close.
+    await page?.waitForLoadState("networkidle");
     await page?.close();
     expect(errors, "console errors").toEqual([]);
   });
