@@ -153,7 +153,14 @@ function drawCharts(samples, job) {
     slot.append(h("div", {}, h("h3", {}, chart.title), box));
     plots.set(
       chart.key,
-      timeChart(box, { x: data.x, series, format: chart.format, incrs: chart.incrs, yMax: chart.yMax, height: 230 }),
+      timeChart(box, {
+        x: data.x,
+        series,
+        format: chart.format,
+        incrs: chart.incrs,
+        yMax: chart.yMax,
+        height: 230,
+      }),
     );
   }
   if (data.gpu.length === 0) slot.append(h("p", { class: "muted small" }, "No GPU readings for this job."));
