@@ -118,13 +118,14 @@ export function applyConformal(
   const limit = table.maxExcess + 1e-5 * Math.abs(table.maxExcess);
   const tooUncertain = checkWidth && !(excessOf(table, m, logValue) <= limit);
   let atRequest = capped && grace === 0;
+  // The range's low end is the model's own, before any floor: the floor lifts only the value.
+  const logLow = Math.min(m + b.low * spread, logValue);
   if (need > logValue) {
     logValue = need;
     // Where limits are enforced the floor is the request itself (see recentNeedFloor).
     atRequest = table.enforcedLimit && need === logRequest;
     capped = atRequest;
   }
-  const logLow = Math.min(m + b.low * spread, logValue);
   return {
     logValue,
     logLow,

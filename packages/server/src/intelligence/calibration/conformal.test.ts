@@ -204,9 +204,17 @@ describe("fitConformal with recent-need floors", () => {
     expect(applyConformal(table, 5, 0.3, Number.NaN, true, 0).logValue).toBe(plain.logValue);
     const lifted = applyConformal(table, 5, 0.3, Math.log(1e6), true, plain.logValue + 1);
     expect(lifted.logValue).toBe(plain.logValue + 1);
+    // The floor lifts only the value: the range keeps the model's own low end.
+    expect(lifted.logLow).toBe(plain.logLow);
     expect(lifted.capped).toBe(false);
     expect(lifted.atRequest).toBe(false);
     const enforced = { ...table, enforcedLimit: true };
+    // A request below the model's low end caps the value and the range; a floor above it then
+    // lifts the value only, so the range still reaches down to the request.
+    const below = plain.logLow - 0.5;
+    const liftedFromCap = applyConformal(enforced, 5, 0.3, below, true, plain.logValue + 1);
+    expect(liftedFromCap.logValue).toBe(plain.logValue + 1);
+    expect(liftedFromCap.logLow).toBe(below);
     const logRequest = plain.logValue + 1;
     const atRequest = applyConformal(enforced, 5, 0.3, logRequest, true, logRequest);
     expect(atRequest.logValue).toBe(logRequest);
