@@ -10,6 +10,8 @@ export const collectorErrorCodes = {
     "The backend refused a batch for good (4xx other than 401/403/408/429, or an invalid OTLP export); it goes to a dead-letter file.",
   COMMAND_FAILED: "An external command (nvidia-smi, squeue, sacct) failed or timed out.",
   PARSE_FAILED: "An external command's output could not be parsed.",
+  KUBELET_UNAVAILABLE:
+    "The kubelet's PodResources API (its unix socket) is missing, failed or answered what we cannot read; pods' GPUs are then attributed from the processes on them only.",
 } as const;
 
 /** A stable error code of the collector. */
@@ -66,5 +68,13 @@ export class CommandError extends CollectorError {
   constructor(code: "COMMAND_FAILED" | "PARSE_FAILED", message: string, options?: { cause?: unknown }) {
     super(code, message, options);
     this.name = "CommandError";
+  }
+}
+
+/** The kubelet's PodResources API could not be asked or its answer not read. */
+export class KubeletError extends CollectorError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("KUBELET_UNAVAILABLE", message, options);
+    this.name = "KubeletError";
   }
 }

@@ -9,6 +9,7 @@ export {
   CommandError,
   ConfigError,
   collectorErrorCodes,
+  KubeletError,
   SinkError,
   SpoolError,
 } from "./errors.js";
@@ -46,6 +47,8 @@ export type { CgroupV2ReaderOptions } from "./sources/cgroup-v2-reader.js";
 export { CgroupV2Reader } from "./sources/cgroup-v2-reader.js";
 export type { GpuFault } from "./sources/gpu/gpu-lost.js";
 export { parseGpuLost } from "./sources/gpu/gpu-lost.js";
+export type { KubernetesGpuAllocationOptions } from "./sources/gpu/kubernetes-gpu-allocation.js";
+export { KubernetesGpuAllocation, podGpuRefs } from "./sources/gpu/kubernetes-gpu-allocation.js";
 export type { NvidiaSmiOptions, NvidiaSmiStatus } from "./sources/gpu/nvidia-smi.js";
 export { NvidiaSmi } from "./sources/gpu/nvidia-smi.js";
 export type { ComputeApp, GpuIdentity } from "./sources/gpu/nvidia-smi-csv.js";

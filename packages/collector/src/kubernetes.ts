@@ -11,3 +11,10 @@ export type { PodAmounts } from "./modes/kubernetes-pod-spec.js";
 export { jobSpecFromPod, podRequests } from "./modes/kubernetes-pod-spec.js";
 export type { PodHints, PodRecordOptions } from "./modes/kubernetes-records.js";
 export { podOutcome, previousRunSteps, recordFromPod } from "./modes/kubernetes-records.js";
+export type { PodResourcesClientOptions } from "./sources/kubelet/pod-resources-client.js";
+export { DEFAULT_POD_RESOURCES_SOCKET, PodResourcesClient } from "./sources/kubelet/pod-resources-client.js";
+export type {
+  ContainerDevices,
+  ContainerResources,
+  PodResources,
+} from "./sources/kubelet/pod-resources-proto.js";

@@ -144,6 +144,8 @@ export async function startCollector(options: StartCollectorOptions): Promise<Ru
       intervalMs,
       topProcesses: config.processes.top,
       gpus,
+      podResourcesSocket: config.kubelet.podResourcesSocket,
+      podLogsDir: config.kubelet.podLogsDir,
       kernelLog,
       logger: log.child({ part: "node" }),
     });

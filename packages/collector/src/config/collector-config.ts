@@ -8,6 +8,7 @@ export type CollectorConfig = {
   procRoot: string;
   processes: { top: number };
   gpu: { mode: "auto" | "on" | "off"; command: string };
+  kubelet: { podResourcesSocket: string; podLogsDir: string };
   kernelLog: { enabled: boolean; path: string };
   spool: { dir: string; maxMegabytes: number };
   backend: { url?: string; otlpUrl?: string; token?: string; tokenFile?: string; batchRecords: number };

@@ -25,6 +25,10 @@ describe("loadConfig", () => {
       spool: { dir: "/var/lib/jobsight/spool", maxMegabytes: 256 },
       health: { enabled: true, port: 9465, host: "127.0.0.1" },
       kernelLog: { enabled: true, path: "/dev/kmsg" },
+      kubelet: {
+        podResourcesSocket: "/var/lib/kubelet/pod-resources/kubelet.sock",
+        podLogsDir: "/var/log/pods",
+      },
     });
   });
 

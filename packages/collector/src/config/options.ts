@@ -106,6 +106,24 @@ export const optionSpecs: readonly OptionSpec[] = [
     description: "The nvidia-smi command.",
   },
   {
+    path: "kubelet.podResourcesSocket",
+    flag: "--pod-resources-socket",
+    env: "JOBSIGHT_POD_RESOURCES_SOCKET",
+    type: "string",
+    default: "/var/lib/kubelet/pod-resources/kubelet.sock",
+    description:
+      "The kubelet's PodResources socket (node mode on Kubernetes nodes): each pod gets the GPUs the kubelet gave it, idle ones included. Missing or failing: pods get the GPUs their processes use.",
+  },
+  {
+    path: "kubelet.podLogsDir",
+    flag: "--pod-logs-dir",
+    env: "JOBSIGHT_POD_LOGS_DIR",
+    type: "string",
+    default: "/var/log/pods",
+    description:
+      "The kubelet's pod log folder (node mode on Kubernetes nodes): its `<namespace>_<name>_<uid>` folders tie the pods PodResources names to their cgroups.",
+  },
+  {
     path: "kernelLog.enabled",
     flag: "--kmsg",
     env: "JOBSIGHT_KMSG",

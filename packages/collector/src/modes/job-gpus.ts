@@ -30,9 +30,14 @@ export type GpuAssignmentInput = {
   known?: GpuIdentity[];
 };
 
-/** The GPU an allocation names: by UUID (or its prefix, as CUDA takes it), or by device minor. */
+/** The GPU an allocation names: by UUID (or its prefix, as CUDA takes it), index, PCI address or device minor. */
 function resolve(ref: GpuRef, known: GpuIdentity[]): GpuIdentity | undefined {
   if ("uuid" in ref) return known.find((g) => g.uuid?.startsWith(ref.uuid));
+  if ("index" in ref) return known.find((g) => g.index === ref.index);
+  if ("pciBusId" in ref) {
+    const pci = shortPciBusId(ref.pciBusId);
+    return pci ? known.find((g) => g.pciBusId && shortPciBusId(g.pciBusId) === pci) : undefined;
+  }
   // Without minor numbers (an older nvidia-smi's output) the index is the usual stand-in.
   const byMinor = known.some((g) => g.minor !== undefined);
   return known.find((g) => (byMinor ? g.minor === ref.minor : g.index === ref.minor));

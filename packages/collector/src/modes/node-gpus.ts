@@ -1,6 +1,7 @@
 import type { NodeEvent } from "@jobsight/schemas/light";
 import { type Logger, silentLogger } from "../log/logger.js";
 import type { GpuFault } from "../sources/gpu/gpu-lost.js";
+import { KubernetesGpuAllocation } from "../sources/gpu/kubernetes-gpu-allocation.js";
 import type { NvidiaSmi } from "../sources/gpu/nvidia-smi.js";
 import { shortPciBusId } from "../sources/gpu/nvidia-smi-csv.js";
 import { SlurmGpuAllocation } from "../sources/gpu/slurm-gpu-allocation.js";
@@ -19,6 +20,10 @@ export type NodeGpusOptions = {
   proc: ProcReader;
   /** The cgroup v1 mount, for SLURM jobs' device allow-lists; unset on cgroup v2. @default none */
   cgroupV1Root?: string;
+  /** The kubelet's PodResources unix socket, asked for pods' GPUs. @default "/var/lib/kubelet/pod-resources/kubelet.sock" */
+  podResourcesSocket?: string;
+  /** The kubelet's pod log folder, whose `<namespace>_<name>_<uid>` folders tie pods to their cgroups. @default "/var/log/pods" */
+  podLogsDir?: string;
   /** How long a kernel Xid on a GPU may explain nvidia-smi finding it lost. @default 3600000 */
   xidWindowMs?: number;
   /** Structured log. @default silent */
@@ -49,15 +54,15 @@ export function attributeXid(
 }
 
 /**
- * The node mode's GPU work in one round: GPU readings matched to jobs (the scheduler's allocation
- * and the processes on each GPU), kernel Xids attributed to the job holding the GPU, and GPUs
- * nvidia-smi found lost turned into `gpu_lost` events on that job, with the Xid the kernel logged
- * for the GPU.
+ * The node mode's GPU work in one round: GPU readings matched to jobs (the scheduler's allocation,
+ * SLURM's or the kubelet's, and the processes on each GPU), kernel Xids attributed to the job
+ * holding the GPU, and GPUs nvidia-smi found lost turned into `gpu_lost` events on that job, with
+ * the Xid the kernel logged for the GPU.
  *
  * @example
  * ```ts
  * const gpus = new NodeGpus({ cluster: "hpc1", node: "gpu07", smi, proc });
- * const { byJob } = await gpus.assign(processesByJob, jobDirs, (pid) => pidJob.get(pid));
+ * const { byJob } = await gpus.assign(processesByJob, jobDirs, (pid) => pidJob.get(pid), podUids);
  * const events = gpus.events(kernelLog.drain(), (pid) => pidJob.get(pid));
  * ```
  */
@@ -65,6 +70,7 @@ export class NodeGpus {
   private readonly o: NodeGpusOptions;
   private readonly log: Logger;
   private readonly allocation: SlurmGpuAllocation;
+  private readonly pods: KubernetesGpuAllocation;
   private holders = new Map<string, string>();
   private previousHolders = new Map<string, string>();
   private readonly xids = new Map<string, SeenXid>();
@@ -75,17 +81,31 @@ export class NodeGpus {
     this.o = options;
     this.log = options.logger ?? silentLogger;
     this.allocation = new SlurmGpuAllocation({ proc: options.proc, cgroupV1Root: options.cgroupV1Root });
+    this.pods = new KubernetesGpuAllocation({
+      socketPath: options.podResourcesSocket,
+      podLogsDir: options.podLogsDir,
+      logger: this.log,
+    });
   }
 
-  /** Match this round's GPU readings to jobs (`jobs` from /proc, `dirs`: each job's cgroup). */
+  /**
+   * Match this round's GPU readings to jobs (`jobs` from /proc, `dirs`: each job's cgroup, `pods`:
+   * the UIDs of the Kubernetes pods running here, whose GPUs the kubelet is asked for).
+   */
   async assign(
     jobs: Map<string, JobProcesses> | undefined,
     dirs: Map<string, string>,
     pidJob: (pid: number) => string | undefined,
+    pods: ReadonlySet<string> = new Set(),
   ): Promise<GpuAssignment> {
     const readings = this.o.smi.latest();
     const apps = readings.length > 0 ? await this.o.smi.computeApps() : [];
     const allocated = this.allocation.read(jobs, dirs);
+    // Without readings there is nothing to attribute, so the kubelet is not asked.
+    const byPod = readings.length > 0 ? await this.pods.read(pods) : undefined;
+    byPod?.forEach((refs, uid) => {
+      allocated.set(uid, refs);
+    });
     const result = assignGpus({
       readings,
       apps,
@@ -125,6 +145,11 @@ export class NodeGpus {
     const out = [...kernel];
     for (const f of this.o.smi.takeFaults()) out.push(this.lostEvent(f));
     return out;
+  }
+
+  /** Close the connection to the kubelet, if one was opened. */
+  close(): void {
+    this.pods.close();
   }
 
   private holder(pci: string): string | undefined {

@@ -33,10 +33,14 @@ export type NodeModeOptions = {
    */
   topProcesses?: number;
   /**
-   * The GPU source, if GPUs are watched: each job gets the GPUs SLURM allocated it and those its
-   * processes use, and GPUs found lost become events on the job holding them. @default none
+   * The GPU source, if GPUs are watched: each job gets the GPUs SLURM or the kubelet allocated it
+   * and those its processes use, and GPUs found lost become events on the job holding them. @default none
    */
   gpus?: NvidiaSmi;
+  /** The kubelet's PodResources unix socket, asked which GPUs pods hold. @default "/var/lib/kubelet/pod-resources/kubelet.sock" */
+  podResourcesSocket?: string;
+  /** The kubelet's pod log folder, whose `<namespace>_<name>_<uid>` folders tie pods to their cgroups. @default "/var/log/pods" */
+  podLogsDir?: string;
   /** The kernel log source, if watched. @default none */
   kernelLog?: KernelLog;
   /** Clock. @default Date.now */
@@ -136,6 +140,8 @@ export class NodeMode {
         smi: options.gpus,
         proc: options.proc,
         cgroupV1Root: options.cgroupVersion === "v1" ? (options.cgroupRoot ?? "/sys/fs/cgroup") : undefined,
+        podResourcesSocket: options.podResourcesSocket,
+        podLogsDir: options.podLogsDir,
         logger: this.log,
       });
     }
@@ -165,6 +171,7 @@ export class NodeMode {
     this.timer = undefined;
     await this.running;
     this.cgroups?.reader.close();
+    this.gpus?.close();
     this.o.proc.close();
   }
 
@@ -194,10 +201,12 @@ export class NodeMode {
   private async round(): Promise<void> {
     const time = new Date(this.now()).toISOString();
     const usage = new Map<string, { usage: CgroupUsage; node: string; dir?: string }>();
+    const pods = new Set<string>();
     if (this.cgroups) {
       for (const job of this.cgroups.discover()) {
         const u = this.cgroups.reader.read(job.dir);
         if (u) usage.set(job.jobId, { usage: u, node: job.nodePrefix ?? this.o.node, dir: job.dir });
+        if (job.scheduler === "kubernetes") pods.add(job.jobId);
       }
     }
     const byJob = this.attribution?.scan();
@@ -226,7 +235,7 @@ export class NodeMode {
     usage.forEach((u, jobId) => {
       if (u.dir) dirs.set(jobId, u.dir);
     });
-    const gpus = await this.gpus?.assign(byJob, dirs, jobOf);
+    const gpus = await this.gpus?.assign(byJob, dirs, jobOf, pods);
 
     const records: { kind: SpoolKind; value: unknown }[] = [];
     const top = this.o.topProcesses ?? 5;

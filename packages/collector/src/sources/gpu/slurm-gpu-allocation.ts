@@ -4,9 +4,10 @@ import type { ProcReader } from "../proc-reader.js";
 
 /**
  * A GPU named by a job's allocation: the number of its device file (`/dev/nvidia<minor>`, which is
- * what SLURM writes into `SLURM_JOB_GPUS` and the device cgroup), or its UUID.
+ * what SLURM writes into `SLURM_JOB_GPUS` and the device cgroup), its UUID, its NVML index (the
+ * NVIDIA device plugin's `index` strategy) or its PCI address (AMD's device plugin).
  */
-export type GpuRef = { minor: number } | { uuid: string };
+export type GpuRef = { minor: number } | { uuid: string } | { index: number } | { pciBusId: string };
 
 /** The NVIDIA character devices' major number; minors 254 and 255 are nvidia-modeset and nvidiactl. */
 const NVIDIA_MAJOR = 195;
@@ -157,7 +158,12 @@ export class SlurmGpuAllocation {
 }
 
 function add(refs: GpuRef[], ref: GpuRef): void {
+  // SLURM names GPUs by minor or UUID only; the other kinds come from the kubelet.
   const same = (r: GpuRef) =>
-    "minor" in r ? "minor" in ref && r.minor === ref.minor : "uuid" in ref && r.uuid === ref.uuid;
+    "minor" in r
+      ? "minor" in ref && r.minor === ref.minor
+      : "uuid" in r
+        ? "uuid" in ref && r.uuid === ref.uuid
+        : false;
   if (!refs.some(same)) refs.push(ref);
 }
