@@ -13,6 +13,7 @@ export type {
   DecodedObservations,
   DecodeObservationsOptions,
   ObservationRejections,
+  RejectedSample,
 } from "./decode/decoded-observations.js";
 export { MAX_PROTOBUF_DEPTH } from "./decode/protobuf-validate.js";
 export {
@@ -47,6 +48,12 @@ export {
   type MetricsServiceImplementationOptions,
   metricsServiceDefinition,
 } from "./grpc/grpc-service.js";
+export {
+  decodeRejectedSamples,
+  encodeRejectedSamples,
+  REJECTED_SAMPLES_METADATA_KEY,
+  rejectedSampleKey,
+} from "./grpc/rejected-samples-metadata.js";
 export { anyValueOf, type ScalarAttribute, scalarOf } from "./mapping/attribute-values.js";
 export {
   AggregateMetricNames,

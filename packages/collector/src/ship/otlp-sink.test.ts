@@ -71,7 +71,7 @@ afterEach(async () => {
 });
 
 describe("OtlpSink", () => {
-  it("exports usage through the real gRPC exporter with the bearer token, and events over REST", async () => {
+  it("exports usage over OTLP/gRPC with the bearer token, and events over REST", async () => {
     const receiver = await startReceiver();
     const rest = await startRest();
     cleanups.push(

@@ -1,16 +1,7 @@
-import type { observationsToResourceMetrics } from "@jobsight/otel-bridge";
-import type { ExportResult } from "@opentelemetry/core";
-import type { OTLPMetricExporter } from "@opentelemetry/exporter-metrics-otlp-grpc";
-import { SinkError } from "../errors.js";
 import { HttpJsonSink } from "./http-json-sink.js";
+import type { OtlpMetricsClient } from "./otlp-metrics-client.js";
+import type { prepareUsageExport, rejectedSamplesOf } from "./otlp-usage-export.js";
 import type { ShipBatch, Sink, SinkResult } from "./sink.js";
-
-/**
- * gRPC statuses that say the export itself is wrong, so resending it cannot help: INVALID_ARGUMENT,
- * NOT_FOUND, ALREADY_EXISTS, FAILED_PRECONDITION, UNIMPLEMENTED. Like HTTP 401/403, a refused
- * token (UNAUTHENTICATED, PERMISSION_DENIED) is retried: the batch is fine, the credentials are not.
- */
-const PERMANENT_GRPC_STATUSES = new Set([3, 5, 6, 9, 12]);
 
 /** Options of {@link OtlpSink}. */
 export type OtlpSinkOptions = {
@@ -27,9 +18,12 @@ export type OtlpSinkOptions = {
 };
 
 /**
- * Ships usage samples as OTLP metrics through the real OpenTelemetry gRPC exporter (the bearer
- * token in the gRPC metadata), and events and job records through the REST JSON ingest, which
- * OTLP metrics cannot carry. A batch counts as stored only when the exporter reports SUCCESS.
+ * Ships usage samples as OTLP metrics over gRPC (one `MetricsService/Export` per batch, the bearer
+ * token in the gRPC metadata; see {@link OtlpMetricsClient}), and events and job records through
+ * the REST JSON ingest, which OTLP metrics cannot carry. An OTLP partial success resolves with the
+ * samples the receiver rejected points of (the data plane names them; see `rejectedSamplesOf`),
+ * so the shipper sets aside just those, like the items a REST answer names; samples that fail
+ * the schema are set aside without being sent.
  *
  * @example
  * ```ts
@@ -40,34 +34,30 @@ export type OtlpSinkOptions = {
 export class OtlpSink implements Sink {
   readonly #options: OtlpSinkOptions;
   readonly #rest: Sink;
-  readonly #url: string;
-  #otlp?: Promise<{ exporter: OTLPMetricExporter; encode: typeof observationsToResourceMetrics }>;
+  #otlp?: Promise<{
+    client: OtlpMetricsClient;
+    prepare: typeof prepareUsageExport;
+    rejectedOf: typeof rejectedSamplesOf;
+  }>;
 
   constructor(options: OtlpSinkOptions) {
     this.#options = options;
-    this.#url = options.otlpUrl;
     this.#rest =
       options.rest ??
       new HttpJsonSink({ url: options.restUrl, token: options.token, timeoutMs: options.timeoutMs });
   }
 
-  // gRPC, the OpenTelemetry exporter and the bridge are loaded with the first usage batch: some
-  // 30 MB of resident memory that a collector shipping over REST, or not yet shipping, never pays.
+  // gRPC and the bridge are loaded with the first usage batch: some 30 MB of resident memory
+  // that a collector shipping over REST, or not yet shipping, never pays.
   #load() {
     this.#otlp ??= (async () => {
-      const [{ Metadata }, { OTLPMetricExporter }, { observationsToResourceMetrics }] = await Promise.all([
-        import("@grpc/grpc-js"),
-        import("@opentelemetry/exporter-metrics-otlp-grpc"),
-        import("@jobsight/otel-bridge"),
+      const [{ OtlpMetricsClient }, { prepareUsageExport, rejectedSamplesOf }] = await Promise.all([
+        import("./otlp-metrics-client.js"),
+        import("./otlp-usage-export.js"),
       ]);
-      const metadata = new Metadata();
-      if (this.#options.token) metadata.set("authorization", `Bearer ${this.#options.token}`);
-      const exporter = new OTLPMetricExporter({
-        url: this.#options.otlpUrl,
-        metadata,
-        timeoutMillis: this.#options.timeoutMs ?? 30_000,
-      });
-      return { exporter, encode: observationsToResourceMetrics };
+      const { otlpUrl: url, token, timeoutMs } = this.#options;
+      const client = new OtlpMetricsClient({ url, token, timeoutMs });
+      return { client, prepare: prepareUsageExport, rejectedOf: rejectedSamplesOf };
     })();
     return this.#otlp;
   }
@@ -75,28 +65,16 @@ export class OtlpSink implements Sink {
   async send(batch: ShipBatch, signal: AbortSignal): Promise<SinkResult | undefined> {
     if (batch.kind !== "usage") return (await this.#rest.send(batch, signal)) ?? undefined;
     if (batch.samples.length === 0) return undefined;
-    const { exporter, encode } = await this.#load();
-    for (const rm of encode(batch.samples)) {
-      signal.throwIfAborted();
-      const result = await new Promise<ExportResult>((resolve) => exporter.export(rm, resolve));
-      // ExportResultCode.SUCCESS is 0; @opentelemetry/core is not loaded just for the constant.
-      if (result.code !== 0) {
-        // The exporter already retried what OTLP calls retryable; the shipper's backoff covers the rest.
-        const status = (result.error as { code?: unknown } | undefined)?.code;
-        throw new SinkError(
-          `OTLP export to ${this.#url} failed: ${result.error?.message ?? "unknown error"}`,
-          !(typeof status === "number" && PERMANENT_GRPC_STATUSES.has(status)),
-          undefined,
-          { cause: result.error },
-        );
-      }
-    }
-    // OTLP partial success is not surfaced by the exporter: every point counts as stored.
-    return undefined;
+    const { client, prepare, rejectedOf } = await this.#load();
+    const usage = prepare(batch.samples);
+    if (!usage.request) return { rejected: usage.invalid };
+    const answer = await client.export(usage.request, signal);
+    const rejected = [...usage.invalid, ...rejectedOf(usage, answer)].sort((a, b) => a.index - b.index);
+    return rejected.length > 0 ? { rejected } : undefined;
   }
 
   async close(): Promise<void> {
-    if (this.#otlp) await (await this.#otlp).exporter.shutdown();
+    if (this.#otlp) (await this.#otlp).client.close();
     await this.#rest.close?.();
   }
 }

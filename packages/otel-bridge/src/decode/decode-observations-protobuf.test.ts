@@ -196,6 +196,23 @@ describe("decodeObservationsProtobuf", () => {
     // Both kinds of outcome were compared, not just failures.
     expect(Math.min(...counts)).toBeGreaterThan(50);
   });
+
+  it("refuses a malformed earlier instance of a metric's data member, as the two-step decoder does", () => {
+    // Found by the fuzzer (seed 7, over the plain request): a gauge metric's description tag (0x12)
+    // turned into a second gauge (0x2a) whose text opens a group holding a field that overruns it.
+    // Only the last instance holds the points, but protobuf parsers read (and so check) every one.
+    const bytes = Uint8Array.from(encodeExportMetricsRequest(encodeObservations(usageSamples())));
+    expect(bytes[8062]).toBe(0x12);
+    bytes[8062] = 0x2a;
+    expect(twoStep(bytes)).toBe("OTLP_TRUNCATED");
+    expect(fused(bytes)).toBe("OTLP_TRUNCATED");
+
+    // The same by hand: a gauge whose data_points field claims 5 bytes of 1, then a valid gauge.
+    const metric = [...str(1, "jobsight.job.memory.usage"), ...len(5, [0x0a, 0x05, 0x01]), ...len(5, [])];
+    const request = Uint8Array.from(len(1, len(2, len(2, metric))));
+    expect(twoStep(request)).toBe("OTLP_TRUNCATED");
+    expect(fused(request)).toBe("OTLP_TRUNCATED");
+  });
 });
 
 /** The body of the single top-level `resource_metrics` field of an encoded request. */

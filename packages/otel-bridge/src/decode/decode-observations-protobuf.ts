@@ -7,7 +7,7 @@ import { intPointValue, ObservationCollector } from "./observation-collector.js"
 import { ProtobufReader } from "./protobuf-reader.js";
 import { readMetric } from "./read-protobuf.js";
 import { readAnyValue, readKeyValue, readResource, readScope, T, uint32 } from "./read-protobuf-common.js";
-import { readExemplar } from "./read-protobuf-points.js";
+import { readExemplar, readGauge, readSum } from "./read-protobuf-points.js";
 
 const NO_VALUE = OtlpDataPointFlags.NO_RECORDED_VALUE_MASK;
 const DATA_MEMBERS: Record<number, "gauge" | "sum" | "histogram" | "exponentialHistogram" | "summary"> = {
@@ -150,6 +150,8 @@ class ObservationWalker {
       const id = r.field(T.metric, end);
       if (id === member && at === dataAt)
         r.message(end, kind, -1, kind === "gauge" ? this.#gauge : this.#sum);
+      // An earlier instance is replaced by the last, yet must be well-formed, as the object reader checks.
+      else if (id === member) r.message(end, kind, -1, kind === "gauge" ? readGauge : readSum);
       else if (id !== 0) r.pos = r.delimited(end);
     }
   };

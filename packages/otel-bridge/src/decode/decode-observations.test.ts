@@ -233,6 +233,7 @@ describe("decodeObservations", () => {
       samples: [],
       keys: [],
       rejected: { count: 0, reasons: {} },
+      rejectedSamples: [],
     });
     const many = Array.from({ length: 5 }, (_, i) => gauge(`other.${i}`, point({ asInt: 1n }, job)));
     const { rejected } = decodeObservations(request(...many), { maxReasons: 2 });

@@ -6,6 +6,16 @@ export interface ObservationRejections {
   reasons: Record<string, number>;
 }
 
+/**
+ * The rejected data points of one sample: the sample's `usageSampleKey` (cluster, job id, node,
+ * step and time of its points), how many of its points were rejected, and why the first was.
+ */
+export interface RejectedSample {
+  key: string;
+  points: number;
+  reason: string;
+}
+
 /** What the decoders (`decodeObservations`, `decodeObservationsProtobuf`) found in one request. */
 export interface DecodedObservations {
   /** One sample per (cluster, job, node, step, time), in order of first appearance. */
@@ -14,6 +24,12 @@ export interface DecodedObservations {
   keys: string[];
   /** Rejected data points, for the OTLP partial-success response. */
   rejected: ObservationRejections;
+  /**
+   * The rejected points that name a sample (cluster, job id, node and time), by sample, for the
+   * first 1000 such samples; their `points` add up to `rejected.count` less the points that name
+   * none (of unknown metrics, or missing an identity attribute) and those of further samples.
+   */
+  rejectedSamples: RejectedSample[];
 }
 
 /** Options of the decoders (`decodeObservations`, `decodeObservationsProtobuf`). */

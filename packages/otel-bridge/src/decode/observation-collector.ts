@@ -18,34 +18,14 @@ import {
 import { checkBuiltSample } from "../mapping/sample-check.js";
 import { usageSampleKeyAt } from "../mapping/sample-key.js";
 import { unixNanoToRfc3339 } from "../otlp/unix-nano.js";
-import type {
-  DecodedObservations,
-  DecodeObservationsOptions,
-  ObservationRejections,
-} from "./decoded-observations.js";
+import type { DecodedObservations, DecodeObservationsOptions } from "./decoded-observations.js";
 import { Pending, type Series, Times } from "./pending-samples.js";
+import { Rejections, SampleRejections } from "./rejections.js";
 
 const mappingsByName = new Map<string, ObservationMapping>(
   observationMappings.map((m) => [m.definition.name, m]),
 );
 const aggregateNames = new Set(aggregateMetricDefinitions.map((d) => d.name));
-
-class Rejections {
-  readonly result: ObservationRejections = { count: 0, reasons: {} };
-  private distinct = 0;
-  constructor(private readonly maxReasons: number) {}
-
-  add(points: number, reason: string): void {
-    if (points <= 0) return;
-    this.result.count += points;
-    let key = reason;
-    if (this.result.reasons[key] === undefined) {
-      if (this.distinct >= this.maxReasons) key = "other reasons";
-      else this.distinct++;
-    }
-    this.result.reasons[key] = (this.result.reasons[key] ?? 0) + points;
-  }
-}
 
 function identityText(attributes: IdentityLookup, slot: number): string | undefined {
   const value = attributes.identity(slot);
@@ -67,12 +47,12 @@ function lacksField(section: Record<string, unknown>, fields: readonly string[])
 }
 
 /** Drops sections the schema cannot accept (a required field is missing) and counts their points. */
-function dropIncompleteSections(draft: SampleDraft, rejections: Rejections): void {
+function dropIncompleteSections(draft: SampleDraft, reject: (points: number, reason: string) => void): void {
   for (const name of CHECKED_SECTIONS) {
     const rule = requiredFields[name];
     const section = draft[name];
     if (section && lacksField(section, rule.fields)) {
-      rejections.add(draft.points[name] ?? 0, rule.because);
+      reject(draft.points[name] ?? 0, rule.because);
       draft.points[name] = 0;
       draft[name] = undefined;
     }
@@ -80,7 +60,7 @@ function dropIncompleteSections(draft: SampleDraft, rejections: Rejections): voi
   if (!draft.gpus) return;
   for (const [index, gpu] of draft.gpus) {
     if (lacksField(gpu, requiredFields.gpu.fields)) {
-      rejections.add(draft.points[`gpu:${index}`] ?? 0, requiredFields.gpu.because);
+      reject(draft.points[`gpu:${index}`] ?? 0, requiredFields.gpu.because);
       draft.points[`gpu:${index}`] = 0;
       draft.gpus.delete(index);
     }
@@ -146,6 +126,7 @@ export function intPointValue(value: bigint): number | string {
  */
 export class ObservationCollector {
   readonly #rejections: Rejections;
+  readonly #bySample = new SampleRejections();
   readonly #cluster: string | undefined;
   // Entries in order of first appearance, found by identity and then by time.
   readonly #entries: Pending[] = [];
@@ -201,25 +182,26 @@ export class ObservationCollector {
     timeHi: number,
     attributes: IdentityLookup,
   ): void {
-    const rejections = this.#rejections;
     const cluster = identityText(attributes, CLUSTER);
-    if (cluster !== undefined && this.#cluster !== undefined && cluster !== this.#cluster) {
-      rejections.add(1, `cluster ${cluster} is not this sender's cluster (${this.#cluster})`);
-      return;
-    }
     const jobId = identityText(attributes, JOB_ID);
     const node = identityText(attributes, NODE);
     const step = identityText(attributes, STEP);
+    if (cluster !== undefined && this.#cluster !== undefined && cluster !== this.#cluster) {
+      const why = `cluster ${cluster} is not this sender's cluster (${this.#cluster})`;
+      this.#rejectPoint(why, cluster, jobId, node, step, timeLo, timeHi);
+      return;
+    }
     if (typeof value === "string") {
-      rejections.add(1, `${mapping.definition.name}: ${value}`);
+      const why = `${mapping.definition.name}: ${value}`;
+      this.#rejectPoint(why, cluster, jobId, node, step, timeLo, timeHi);
       return;
     }
     if (timeLo === 0 && timeHi === 0) {
-      rejections.add(1, "time_unix_nano is 0");
+      this.#rejectPoint("time_unix_nano is 0", cluster, jobId, node, step, timeLo, timeHi);
       return;
     }
     if (!cluster || !jobId || !node) {
-      rejections.add(1, `missing ${O.cluster}, ${O.jobId} or ${O.node}`);
+      this.#rejections.add(1, `missing ${O.cluster}, ${O.jobId} or ${O.node}`);
       return;
     }
     // Consecutive points mostly belong to the same job: reuse its identity and time index then.
@@ -228,7 +210,8 @@ export class ObservationCollector {
     if (cluster !== last.cluster || jobId !== last.jobId || node !== last.node || s !== last.step) {
       const found = this.#seriesOf(cluster, jobId, node, s);
       if (!found) {
-        rejections.add(1, `${O.cluster}, ${O.jobId}, ${O.node} or ${O.step} holds U+0000`);
+        const why = `${O.cluster}, ${O.jobId}, ${O.node} or ${O.step} holds U+0000`;
+        this.#rejectPoint(why, cluster, jobId, node, step, timeLo, timeHi);
         return;
       }
       last = found;
@@ -246,11 +229,26 @@ export class ObservationCollector {
     }
     if (attributes.identity(FINAL) === true) entry.final = true;
     const outcome = mapping.apply(entry.draft, value, attributes);
-    if ("reject" in outcome) rejections.add(1, outcome.reject);
+    if ("reject" in outcome) this.#rejectPoint(outcome.reject, cluster, jobId, node, step, timeLo, timeHi);
     else {
       const points = entry.draft.points;
       points[outcome.section] = (points[outcome.section] ?? 0) + 1;
     }
+  }
+
+  /** Counts one rejected point, under its sample too when the point names one. */
+  #rejectPoint(
+    reason: string,
+    cluster: string | undefined,
+    jobId: string | undefined,
+    node: string | undefined,
+    step: string | undefined,
+    timeLo: number,
+    timeHi: number,
+  ): void {
+    this.#rejections.add(1, reason);
+    if (cluster && jobId && node)
+      this.#bySample.add(1, reason, { cluster, jobId, node, step }, timeLo, timeHi);
   }
 
   /** The series of an identity, made on first sight; `undefined` when a field holds U+0000. */
@@ -275,18 +273,21 @@ export class ObservationCollector {
 
   /** The samples (each checked against the schema), their keys and every rejection. */
   finish(): DecodedObservations {
-    const rejections = this.#rejections;
     const samples: UsageSample[] = [];
     const accepted: Pending[] = [];
     const times = new TimeTexts();
     for (const entry of this.#entries) {
-      dropIncompleteSections(entry.draft, rejections);
+      const reject = (points: number, reason: string) => {
+        this.#rejections.add(points, reason);
+        this.#bySample.add(points, reason, entry, entry.timeLo, entry.timeHi);
+      };
+      dropIncompleteSections(entry.draft, reject);
       const sample = buildSample(entry, times);
       if (!sample) continue;
       const checked = checkBuiltSample(sample);
       if (!checked.ok) {
         const first = checked.errors[0];
-        rejections.add(pointsOf(entry.draft), `invalid sample: ${first.path || "/"}: ${first.message}`);
+        reject(pointsOf(entry.draft), `invalid sample: ${first.path || "/"}: ${first.message}`);
         continue;
       }
       samples.push(sample);
@@ -294,7 +295,11 @@ export class ObservationCollector {
     }
     // Keys are hashed only if someone reads them (a store with its own natural key does not).
     let keys: string[] | undefined;
-    const result = { samples, rejected: rejections.result } as DecodedObservations;
+    const result = {
+      samples,
+      rejected: this.#rejections.result,
+      rejectedSamples: this.#bySample.list(),
+    } as DecodedObservations;
     Object.defineProperty(result, "keys", {
       enumerable: true,
       get: () => {

@@ -5,6 +5,7 @@ import {
   decodeObservationsProtobuf,
   describeRejections,
   type OtlpHttpEncoding,
+  type RejectedSample,
 } from "@jobsight/otel-bridge";
 import {
   type PreparedSamples,
@@ -16,8 +17,11 @@ import { dropLoneSurrogatePoints, mergeRejections } from "./lone-surrogate-point
 /** One OTLP export decoded, mapped to samples and encoded for storage. */
 export type DecodedBatch = {
   prepared: PreparedSamples;
-  /** Data points rejected, and why in one sentence (empty when none). */
-  rejected: { count: number; description: string };
+  /**
+   * Data points rejected, and why in one sentence (empty when none); `samples` names the samples
+   * those points belong to, where they name one (see `DecodedObservations.rejectedSamples`).
+   */
+  rejected: { count: number; description: string; samples: RejectedSample[] };
   /**
    * Gives the COPY text's buffer back to where it came from, for a later batch: call it once the
    * batch is stored (committed), never before, and not after a failed write (the connection may
@@ -45,11 +49,11 @@ export function decodeBatch(
   options: DecodeObservationsOptions,
   prepare: PrepareSamplesOptions = {},
 ): DecodedBatch {
-  const { samples, rejected } =
+  const { samples, rejected, rejectedSamples } =
     encoding === "json" ? decodeJson(body, options) : decodeObservationsProtobuf(body, options);
   return {
     prepared: prepareSamples(samples, prepare),
-    rejected: { count: rejected.count, description: describeRejections(rejected) },
+    rejected: { count: rejected.count, description: describeRejections(rejected), samples: rejectedSamples },
   };
 }
 
@@ -57,5 +61,10 @@ function decodeJson(body: Uint8Array, options: DecodeObservationsOptions) {
   const request = decodeExportMetricsRequestJson(body);
   const dropped = dropLoneSurrogatePoints(request, body);
   const decoded = decodeObservations(request, options);
-  return { samples: decoded.samples, rejected: mergeRejections(decoded.rejected, dropped) };
+  // Points with a lone surrogate are counted, not named: only gRPC (protobuf) answers name samples.
+  return {
+    samples: decoded.samples,
+    rejected: mergeRejections(decoded.rejected, dropped),
+    rejectedSamples: decoded.rejectedSamples,
+  };
 }

@@ -2,7 +2,9 @@ import * as grpc from "@grpc/grpc-js";
 import {
   type ExportMetricsServiceResponse,
   encodeExportMetricsResponse,
+  encodeRejectedSamples,
   METRICS_EXPORT_PATH,
+  REJECTED_SAMPLES_METADATA_KEY,
 } from "@jobsight/otel-bridge";
 import { grpcServerCredentials, type TlsMaterial } from "../../platform/tls.js";
 import { otlpFailure } from "./otlp-failure.js";
@@ -66,6 +68,9 @@ function authorizationOf(metadata: grpc.Metadata): string | undefined {
  * then decode, then exactly-once storage committed before the answer. Failures follow the OTLP
  * specification: `INVALID_ARGUMENT` for a malformed message, `UNAVAILABLE` with a `RetryInfo`
  * while PostgreSQL is unreachable, `RESOURCE_EXHAUSTED` with a `RetryInfo` under back-pressure.
+ * A partial success also names the samples whose points were rejected, in the trailing metadata
+ * `jobsight-rejected-samples-bin` (`REJECTED_SAMPLES_METADATA_KEY`), so a collector sets aside
+ * exactly those.
  *
  * @example
  * ```ts
@@ -88,11 +93,16 @@ export async function startGrpcReceiver(options: GrpcReceiverOptions): Promise<G
       .then((principal) => ingest.export(principal, (o) => ingest.decode(call.request, "protobuf", o)))
       .then(
         (outcome) => {
+          const { response, rejectedSamples, ...figures } = outcome;
           log?.debug(
-            { transport: "grpc", ms: performance.now() - started, ...outcome, response: undefined },
+            { transport: "grpc", ms: performance.now() - started, ...figures },
             "otlp export stored",
           );
-          callback(null, outcome.response);
+          if (rejectedSamples.length === 0) return callback(null, response);
+          // OTLP's partial success only counts; Jobsight collectors read which samples from this.
+          const trailer = new grpc.Metadata();
+          trailer.set(REJECTED_SAMPLES_METADATA_KEY, encodeRejectedSamples(rejectedSamples));
+          callback(null, response, trailer);
         },
         (error: unknown) => {
           const failure = otlpFailure(error);

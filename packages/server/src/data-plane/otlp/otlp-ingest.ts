@@ -3,6 +3,7 @@ import {
   type DecodeObservationsOptions,
   type ExportMetricsServiceResponse,
   type OtlpHttpEncoding,
+  type RejectedSample,
 } from "@jobsight/otel-bridge";
 import { ForbiddenError, RateLimitedError, UnauthenticatedError } from "../../errors.js";
 import { hashApiToken } from "../../platform/identity/api-token-hash.js";
@@ -53,6 +54,8 @@ export type OtlpExportOutcome = {
   duplicates: number;
   /** Data points rejected. */
   rejected: number;
+  /** The samples those points belong to, where they name one (the gRPC receiver sends them back). */
+  rejectedSamples: RejectedSample[];
 };
 
 /**
@@ -154,6 +157,7 @@ export class OtlpIngest {
           accepted: stored.accepted,
           duplicates: stored.duplicates,
           rejected: rejected.count,
+          rejectedSamples: rejected.samples,
         };
       });
     } finally {
