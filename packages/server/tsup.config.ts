@@ -9,6 +9,8 @@ export default defineConfig({
     "demo/main": "demo/main.ts",
     "training-worker": "src/intelligence/training/training-worker.ts",
     "demo/training-worker": "src/intelligence/training/training-worker.ts",
+    "gbdt-worker": "src/intelligence/training/gbdt-worker.ts",
+    "demo/gbdt-worker": "src/intelligence/training/gbdt-worker.ts",
     "otlp-decode-worker": "src/data-plane/otlp/otlp-decode-worker.ts",
     "demo/otlp-decode-worker": "src/data-plane/otlp/otlp-decode-worker.ts",
   },

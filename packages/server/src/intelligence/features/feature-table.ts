@@ -34,6 +34,15 @@ export type FeatureTable = {
   evidenceSince: Float64Array;
 };
 
+/** Options of {@link buildFeatureTable}. */
+export type BuildFeatureTableOptions = FeatureBuilderOptions & {
+  /**
+   * A table of the same jobs the caller is done with, whose arrays are overwritten rather than
+   * allocated again (tables of several resources, one after the other). @default none
+   */
+  reuse?: FeatureTable;
+};
+
 /**
  * Computes the {@link FeatureTable} of `jobs` (sorted by submit time) in one online pass.
  *
@@ -45,27 +54,31 @@ export type FeatureTable = {
 export function buildFeatureTable(
   jobs: readonly HistoryJob[],
   spec: ResourceSpec,
-  options?: FeatureBuilderOptions,
+  options: BuildFeatureTableOptions = {},
 ): FeatureTable {
   const n = jobs.length;
   const F = FEATURE_NAMES.length;
-  const t: FeatureTable = {
-    resource: spec.name,
-    featureNames: FEATURE_NAMES,
-    rows: n,
-    x: new Float32Array(n * F),
-    y: new Float64Array(n),
-    censored: new Uint8Array(n),
-    logRequest: new Float64Array(n),
-    request: new Float64Array(n),
-    submit: new Float64Array(n),
-    end: new Float64Array(n),
-    userJobs: new Int32Array(n),
-    evidenceLevel: new Int8Array(n),
-    evidenceJobs: new Int32Array(n),
-    evidenceCensored: new Int32Array(n),
-    evidenceSince: new Float64Array(n),
-  };
+  const old = options.reuse;
+  const t: FeatureTable =
+    old?.rows === n && old.x.length === n * F
+      ? reset(old, spec.name)
+      : {
+          resource: spec.name,
+          featureNames: FEATURE_NAMES,
+          rows: n,
+          x: new Float32Array(n * F),
+          y: new Float64Array(n),
+          censored: new Uint8Array(n),
+          logRequest: new Float64Array(n),
+          request: new Float64Array(n),
+          submit: new Float64Array(n),
+          end: new Float64Array(n),
+          userJobs: new Int32Array(n),
+          evidenceLevel: new Int8Array(n),
+          evidenceJobs: new Int32Array(n),
+          evidenceCensored: new Int32Array(n),
+          evidenceSince: new Float64Array(n),
+        };
   const builder = new FeatureBuilder(spec, options);
   const userCountCol = groupFeatureIndex("user", "count");
   replayInSubmitOrder(
@@ -89,5 +102,13 @@ export function buildFeatureTable(
       t.evidenceSince[i] = s ? s.since : Number.NaN;
     },
   );
+  return t;
+}
+
+// Every array back to what a new one holds, so a reused table is the table a fresh one would be.
+function reset(t: FeatureTable, resource: FeatureTable["resource"]): FeatureTable {
+  for (const a of [t.x, t.y, t.censored, t.logRequest, t.request, t.submit, t.end, t.userJobs]) a.fill(0);
+  for (const a of [t.evidenceLevel, t.evidenceJobs, t.evidenceCensored, t.evidenceSince]) a.fill(0);
+  t.resource = resource;
   return t;
 }

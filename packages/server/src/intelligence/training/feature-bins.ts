@@ -1,6 +1,9 @@
 /** Largest finite float32, used as the "everything goes right" threshold of a missing-only split. */
 export const FLOAT32_LOWEST = -3.4028234663852886e38;
 
+/** What a {@link FeatureBins} is made of. */
+export type FeatureBinsParts = { edges: Float32Array[]; bins: Uint8Array; rows: number; features: number };
+
 /**
  * Quantised columns for histogram-based split finding. Bin 0 holds missing values (NaN), so that a
  * split "bins ≤ b" sends missing values left, exactly as {@link evaluateTree} does. Edges are float32
@@ -40,6 +43,20 @@ export class FeatureBins {
         this.bins[i * features + f] = binOf(edges, x[(rowIndex ? rowIndex[i] : i) * features + f]);
       }
     }
+  }
+
+  /**
+   * A `FeatureBins` over parts another thread made (see {@link FeatureBins.parts}), without binning
+   * again.
+   */
+  static fromParts(parts: FeatureBinsParts): FeatureBins {
+    const out = Object.create(FeatureBins.prototype) as FeatureBins;
+    return Object.assign(out, parts);
+  }
+
+  /** The plain parts, to hand the binning to another thread (structured clone). */
+  parts(): FeatureBinsParts {
+    return { edges: this.edges, bins: this.bins, rows: this.rows, features: this.features };
   }
 
   /** Threshold of the split "bins ≤ b" of feature `f`. */

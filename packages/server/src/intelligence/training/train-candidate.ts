@@ -1,7 +1,7 @@
 import type { ResourceName } from "@jobsight/schemas";
 import { sha256Hex } from "../../data-plane/objects/object-store.js";
 import { type HoldoutResult, holdoutBacktest } from "../accuracy/holdout-backtest.js";
-import { buildFeatureTable } from "../features/feature-table.js";
+import { buildFeatureTable, type FeatureTable } from "../features/feature-table.js";
 import type { HistoryJob } from "../history-job.js";
 import type { ResourceModel } from "../model/resource-model.js";
 import { exportTreeEnsemblesToOnnx } from "../onnx/export-tree-ensemble.js";
@@ -73,6 +73,8 @@ export function trainCandidate(
   };
   const onnx: CandidateResult["onnx"] = {};
   const sameJobs: CandidateResult["sameJobs"] = {};
+  // One table's memory for all resources: nothing kept below holds on to the table.
+  let table: FeatureTable | undefined;
   ALL_RESOURCES.forEach((name, k) => {
     onProgress(name, k / ALL_RESOURCES.length);
     const spec = resourceSpec(name);
@@ -82,7 +84,7 @@ export function trainCandidate(
       manifest.skipped[name] = { jobs: usable, needed: options.minJobs };
       return;
     }
-    const table = buildFeatureTable(jobs, spec);
+    table = buildFeatureTable(jobs, spec, { reuse: table });
     let holdout: HoldoutResult | undefined;
     if (options.holdoutShare > 0) {
       holdout = holdoutBacktest(jobs, table, spec, {

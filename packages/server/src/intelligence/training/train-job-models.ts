@@ -1,5 +1,5 @@
 import type { ResourceName } from "@jobsight/schemas";
-import { buildFeatureTable } from "../features/feature-table.js";
+import { buildFeatureTable, type FeatureTable } from "../features/feature-table.js";
 import type { HistoryJob } from "../history-job.js";
 import type { ResourceModel } from "../model/resource-model.js";
 import { ALL_RESOURCES, resourceSpec } from "../resources.js";
@@ -33,12 +33,14 @@ export function trainJobModels(
   options: TrainJobModelsOptions = {},
 ): Partial<Record<ResourceName, ResourceModel>> {
   const out: Partial<Record<ResourceName, ResourceModel>> = {};
+  let table: FeatureTable | undefined;
   for (const name of ALL_RESOURCES) {
     const spec = resourceSpec(name);
     let n = 0;
     for (const j of jobs) if (j.outcome === "completed" && spec.target(j) !== undefined) n++;
     if (n < (options.minJobs ?? 500)) continue;
-    const table = buildFeatureTable(jobs, spec);
+    // One table's memory for all resources: a model keeps nothing of the table it trained on.
+    table = buildFeatureTable(jobs, spec, { reuse: table });
     out[name] = trainResourceModel(table, options.endedBefore ?? Number.POSITIVE_INFINITY, options).model;
   }
   return out;

@@ -6,7 +6,7 @@ import { recentNeedFloor } from "../model/recent-need.js";
 import { centreAndSpread, type ResourceModel } from "../model/resource-model.js";
 import { evaluateEnsemble } from "../model/tree-ensemble.js";
 import { FeatureBins } from "./feature-bins.js";
-import { trainQuantileGbdt } from "./quantile-gbdt.js";
+import { trainEnsembles } from "./train-ensembles.js";
 
 /** Options of {@link trainResourceModel}. */
 export type TrainResourceModelOptions = {
@@ -47,6 +47,12 @@ export type TrainResourceModelOptions = {
   minUserJobs?: number;
   /** Conformal calibration options. */
   conformal?: ConformalOptions;
+  /**
+   * Fewest training rows at which the upper ensemble trains on a worker thread beside the centre
+   * (`Infinity`: never); the models are the same either way.
+   * @default 20000
+   */
+  parallelFromRows?: number;
 };
 
 /** A trained model and the held-out jobs it was calibrated on (row indices of the table). */
@@ -92,8 +98,14 @@ export function trainResourceModel(
   const bins = new FeatureBins(table.x, trainRows.length, F, 64, trainRows);
   const data = { y, censored, featureNames: table.featureNames, bins };
   const common = { trees: options.trees ?? 100, maxDepth: options.maxDepth ?? 6 };
-  const centre = trainQuantileGbdt(data, { ...common, quantile: 0.5, seed: 1 });
-  const upper = trainQuantileGbdt(data, { ...common, quantile: options.upperQuantile ?? 0.9, seed: 2 });
+  const [centre, upper] = trainEnsembles(
+    data,
+    [
+      { ...common, quantile: 0.5, seed: 1 },
+      { ...common, quantile: options.upperQuantile ?? 0.9, seed: 2 },
+    ],
+    { parallelFromRows: options.parallelFromRows },
+  );
   const model: ResourceModel = {
     resource: table.resource,
     featureNames: table.featureNames,
