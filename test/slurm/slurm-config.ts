@@ -111,6 +111,9 @@ export function renderSlurmConf(options: SlurmConfigOptions): string {
     // With a non-default munge socket this must name it too, or slurmctld exits ("no TRES").
     `AccountingStoragePass=${mungeSocket}`,
     "JobCompType=jobcomp/none",
+    // Job ids from a random start: a node collector reads every /proc on the machine, so two test
+    // clusters running side by side must not both have a job 11 (attribution by SLURM_JOB_ID).
+    `FirstJobId=${firstJobId()}`,
     `NodeName=${node.name} NodeAddr=127.0.0.1 ${node.attributes} State=UNKNOWN`,
     // The node has the machine's real cores (2 here); letting jobs share them keeps the reference
     // jobs (two of which run for over a minute) from queueing behind each other. Memory stays exact.
@@ -140,4 +143,9 @@ export function renderSlurmdbdConf(options: SlurmConfigOptions): string {
     `StorageLoc=${mariadb.database}`,
     "",
   ].join("\n");
+}
+
+/** A first job id unlikely to overlap another cluster's ids on the same machine (below MaxJobId, 67043328). */
+function firstJobId(): number {
+  return 1000 * (1 + Math.floor(Math.random() * 60_000));
 }

@@ -184,7 +184,9 @@ describeSlurm("real SLURM jobs through the collector, the server and its REST AP
       const peak = Math.max(...samples.map((s) => s.memory?.peakBytes ?? 0));
       // Both sum the resident memory of the job's processes from /proc, sampled a second apart
       // at most: never well above what SLURM saw, and close to it for a job that holds its memory.
-      if (maxRss !== undefined) expect(peak / maxRss, `${what}, sampled ${peak}`).toBeLessThan(1.25);
+      // A few MB either way is which poll caught a short-lived child (the cancelled job's scancel).
+      if (maxRss !== undefined)
+        expect(peak, `${what}, sampled ${peak}`).toBeLessThan(1.25 * maxRss + 8 * 1024 * 1024);
       if (job.kind === "completes" || job.kind === "healthyLong")
         expect(peak / maxRss!, `${what}, sampled ${peak}`).toBeGreaterThan(0.8);
     }
