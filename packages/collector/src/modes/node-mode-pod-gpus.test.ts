@@ -12,6 +12,7 @@ import { CgroupTree } from "../test-support/cgroup-tree.js";
 import { fakeCommand } from "../test-support/fake-command.js";
 import { startFakeKubelet } from "../test-support/fake-kubelet.js";
 import { ProcTree } from "../test-support/proc-tree.js";
+import { takeSpooled } from "../test-support/spool-contents.js";
 import { NodeMode } from "./node-mode.js";
 
 const FIXTURES = join(import.meta.dirname, "..", "sources", "kubelet", "fixtures");
@@ -35,13 +36,7 @@ const UUID = {
 };
 
 async function spooledSamples(spool: DiskSpool): Promise<UsageSample[]> {
-  const out: UsageSample[] = [];
-  for (;;) {
-    const batch = await spool.peek({ maxRecords: 1000 });
-    if (batch.length === 0) return out;
-    for (const r of batch) if (r.kind === "usage") out.push(r.value as UsageSample);
-    await spool.ack(batch[batch.length - 1].seq, batch.length);
-  }
+  return (await takeSpooled(spool)).samples;
 }
 
 describe("NodeMode on a Kubernetes node", () => {

@@ -13,20 +13,14 @@ import { CgroupTree } from "../test-support/cgroup-tree.js";
 import { fakeCommand } from "../test-support/fake-command.js";
 import { FullDisk } from "../test-support/full-disk.js";
 import { ProcTree } from "../test-support/proc-tree.js";
+import { takeSpooled } from "../test-support/spool-contents.js";
 import { NodeMode } from "./node-mode.js";
 
 const MiB = 1024 * 1024;
 const POD = "4a5b6c7d-1111-2222-3333-444455556666";
 
 async function spooled(spool: DiskSpool): Promise<{ samples: UsageSample[]; events: NodeEvent[] }> {
-  const samples: UsageSample[] = [];
-  const events: NodeEvent[] = [];
-  for (;;) {
-    const batch = await spool.peek({ maxRecords: 1000 });
-    if (batch.length === 0) return { samples, events };
-    for (const r of batch) (r.kind === "usage" ? samples : events).push(r.value as never);
-    await spool.ack(batch[batch.length - 1].seq, batch.length);
-  }
+  return takeSpooled(spool);
 }
 
 describe("NodeMode", () => {

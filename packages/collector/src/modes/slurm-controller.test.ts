@@ -6,6 +6,7 @@ import type { JobRecord } from "@jobsight/schemas/light";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DiskSpool } from "../spool/disk-spool.js";
 import { fakeCommand } from "../test-support/fake-command.js";
+import { takeSpooled } from "../test-support/spool-contents.js";
 import { expandHostlist } from "./hostlist.js";
 import { SlurmController } from "./slurm-controller.js";
 import { exitFromWaitStatus, slurmPhase, tresFromString } from "./slurm-json.js";
@@ -66,13 +67,7 @@ describe("SlurmController", () => {
   });
 
   async function records(): Promise<JobRecord[]> {
-    const out: JobRecord[] = [];
-    for (;;) {
-      const b = await spool.peek({ maxRecords: 1000 });
-      if (b.length === 0) return out;
-      out.push(...b.map((r) => r.value as JobRecord));
-      await spool.ack(b[b.length - 1].seq, b.length);
-    }
+    return (await takeSpooled(spool)).jobs;
   }
 
   function controller(squeueBody: string) {

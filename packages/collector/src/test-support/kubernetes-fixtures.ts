@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { JobRecord, NodeEvent } from "@jobsight/schemas/light";
 import type { V1Pod } from "@kubernetes/client-node";
 import type { DiskSpool } from "../spool/disk-spool.js";
+import { takeSpooled } from "./spool-contents.js";
 
 const dir = join(import.meta.dirname, "..", "modes", "fixtures", "kubernetes");
 
@@ -26,13 +27,7 @@ export async function until(
 
 /** Moves everything `spool` holds into `jobs` and `events`, acknowledging it. */
 export async function drainSpool(spool: DiskSpool, jobs: JobRecord[], events: NodeEvent[]): Promise<void> {
-  for (;;) {
-    const batch = await spool.peek({ maxRecords: 1000 });
-    if (batch.length === 0) return;
-    for (const r of batch) {
-      if (r.kind === "job") jobs.push(r.value as JobRecord);
-      else if (r.kind === "event") events.push(r.value as NodeEvent);
-    }
-    await spool.ack(batch[batch.length - 1].seq, batch.length);
-  }
+  const taken = await takeSpooled(spool);
+  jobs.push(...taken.jobs);
+  events.push(...taken.events);
 }
