@@ -18,9 +18,16 @@ export type GrowOptions = { maxDepth: number; minLeaf: number };
 /** A grown tree, plus a fast way to add it to the predictions of every training row from their bins. */
 export type GrownTree = { tree: RegressionTree; addToPredictions(pred: Float64Array, rate: number): void };
 
+// Buffers reused from tree to tree (training is single-threaded per thread, and each worker
+// thread has its own module): a tree's histograms and row lists were megabytes of garbage.
+let histogramSize = 0;
+const freeHistograms: Float64Array[] = [];
+let rightScratch = new Int32Array(0);
+
 /**
  * Grows one regression tree depth-first on histograms of the gradient (unit hessian), using the
  * parent-minus-sibling trick, and sets each leaf to the `tau`-quantile of the residuals it holds.
+ * `rows` is reordered in place (each node's rows end up contiguous).
  */
 export function growTree(data: TrainingRows, rows: Int32Array, options: GrowOptions): GrownTree {
   const { bins } = data;
@@ -29,9 +36,17 @@ export function growTree(data: TrainingRows, rows: Int32Array, options: GrowOpti
   const tree: RegressionTree = { feature: [], threshold: [], left: [], right: [], value: [] };
   const splitBin: number[] = [];
 
+  const size = F * B * 2;
+  if (histogramSize !== size) {
+    histogramSize = size;
+    freeHistograms.length = 0;
+  }
+  const release = (h: Float64Array) => {
+    freeHistograms.push(h);
+  };
   // One interleaved array (gradient sum, count) per bin keeps a row's updates within a cache line.
   const histogram = (subset: Int32Array): Float64Array => {
-    const h = new Float64Array(F * B * 2);
+    const h = freeHistograms.pop()?.fill(0) ?? new Float64Array(size);
     const grad = data.grad;
     const binned = bins.bins;
     for (let k = 0; k < subset.length; k++) {
@@ -67,6 +82,7 @@ export function growTree(data: TrainingRows, rows: Int32Array, options: GrowOpti
   const build = (subset: Int32Array, depth: number, hist: Float64Array | null): number => {
     const node = addNode();
     if (hist === null || !willSplit(subset.length, depth)) {
+      if (hist !== null) release(hist);
       makeLeaf(node, subset);
       return node;
     }
@@ -99,21 +115,22 @@ export function growTree(data: TrainingRows, rows: Int32Array, options: GrowOpti
       }
     }
     if (bestF < 0) {
+      release(hist);
       makeLeaf(node, subset);
       return node;
     }
+    // A stable partition in place: each side keeps the rows' order, so sums add up as before.
     const binned = bins.bins;
     let nLeft = 0;
-    for (let k = 0; k < subset.length; k++) if (binned[subset[k] * F + bestF] <= bestB) nLeft++;
-    const leftRows = new Int32Array(nLeft);
-    const rightRows = new Int32Array(subset.length - nLeft);
-    let li = 0;
-    let ri = 0;
+    let nRight = 0;
     for (let k = 0; k < subset.length; k++) {
       const i = subset[k];
-      if (binned[i * F + bestF] <= bestB) leftRows[li++] = i;
-      else rightRows[ri++] = i;
+      if (binned[i * F + bestF] <= bestB) subset[nLeft++] = i;
+      else rightScratch[nRight++] = i;
     }
+    subset.set(rightScratch.subarray(0, nRight), nLeft);
+    const leftRows = subset.subarray(0, nLeft);
+    const rightRows = subset.subarray(nLeft);
     const leftSmaller = leftRows.length <= rightRows.length;
     const smallNeeds = willSplit(Math.min(nLeft, subset.length - nLeft), depth + 1);
     const largeNeeds = willSplit(Math.max(nLeft, subset.length - nLeft), depth + 1);
@@ -123,7 +140,7 @@ export function growTree(data: TrainingRows, rows: Int32Array, options: GrowOpti
     if (largeNeeds && small) {
       large = hist;
       for (let k = 0; k < 2 * F * B; k++) large[k] -= small[k];
-    }
+    } else release(hist);
     tree.feature[node] = bestF;
     tree.threshold[node] = bins.threshold(bestF, bestB);
     splitBin[node] = bestB;
@@ -134,6 +151,7 @@ export function growTree(data: TrainingRows, rows: Int32Array, options: GrowOpti
     return node;
   };
 
+  if (rightScratch.length < rows.length) rightScratch = new Int32Array(rows.length);
   build(rows, 0, histogram(rows));
 
   const feature = Int32Array.from(tree.feature);
