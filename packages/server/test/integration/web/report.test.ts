@@ -125,6 +125,23 @@ describe.skipIf(!executablePath)("web report in headless Chromium", () => {
     expect(probe.coloured[0]).toBeGreaterThan(50);
   });
 
+  it("shows idle core time measured from samples, apart from what no sample saw, and the idlest jobs", async () => {
+    await openWithToken(`${server.base}/report/waste.html`);
+    await page.locator("[data-chart=waste-user] canvas").waitFor();
+    expect(await page.locator("#waste-user th", { hasText: "Idle (sampled)" }).count()).toBe(0);
+    await page.locator("#resource").selectOption("cores");
+    await page.locator("#waste-user th", { hasText: "Idle (sampled)" }).waitFor();
+    const alice = page.locator("#waste-user tr", { hasText: "alice" });
+    const idle = (await alice.locator("td.idle").textContent()) ?? "";
+    // The showcase job ran on fewer cores than it reserved: its idle core-hours are a number.
+    expect(idle).toMatch(/^[\d.,]+ core·h$/);
+    expect(Number.parseFloat(idle.replace(/,/g, ""))).toBeGreaterThan(0);
+    // Jobs with no samples (the waste fixture's) are counted as unsampled, not as idle.
+    const bob = page.locator("#waste-user tr", { hasText: "bob" });
+    expect(await bob.locator("td.idle").textContent()).toBe("–");
+    await page.locator("#waste-user .idle-jobs a.job-link", { hasText: SHOWCASE.jobId }).waitFor();
+  });
+
   it("draws under-prediction and slack per week and the verdict, and says when points are missing", async () => {
     server.accuracy.report = accuracyReport();
     expect(Value.Check(AccuracyReport, server.accuracy.report)).toBe(true);

@@ -22,11 +22,25 @@ const RESOURCES = {
     requested: (r) => r.coreSecondsRequested,
     used: (r) => r.coreSecondsUsed,
     format: (v) => `${formatNumber(v / HOUR)} core·h`,
+    sampled: {
+      idle: (r) => r.idleCoreSeconds,
+      observed: (r) => r.observedCoreSeconds,
+      unobserved: (r) => r.unobservedCoreSeconds,
+      without: (r) => r.jobsWithoutCpuSamples,
+      what: "CPU samples",
+    },
   },
   gpus: {
     requested: (r) => r.gpuSecondsRequested,
     used: (r) => r.gpuSecondsUsed,
     format: (v) => `${formatNumber(v / HOUR)} GPU·h`,
+    sampled: {
+      idle: (r) => r.idleGpuSeconds,
+      observed: (r) => r.observedGpuSeconds,
+      unobserved: (r) => r.unobservedGpuSeconds,
+      without: (r) => r.jobsWithoutGpuSamples,
+      what: "GPU readings",
+    },
   },
   walltime: {
     requested: (r) => r.walltimeRequestedSeconds,
@@ -85,6 +99,8 @@ function draw(by) {
       value: (r) => (r.requested > 0 ? formatPercent(r.used / r.requested) : "–"),
     },
   ];
+  const sampled = resource.sampled;
+  if (sampled) columns.push(...sampledColumns(resource));
   fill(
     slot,
     h(
@@ -96,6 +112,7 @@ function draw(by) {
     ),
     box,
     h("div", { class: "table-wrap" }, table(columns, rows)),
+    sampled ? idlestJobs(rows, resource) : null,
   );
   barChart(box, {
     categories: shown.map((r) => r.row.key),
@@ -112,4 +129,56 @@ function draw(by) {
       { label: "used", values: shown.map((r) => r.used), color: COLORS.blue, fill: COLORS.blue, size: 0.4 },
     ],
   });
+}
+
+/**
+ * Idle time measured from usage samples, beside the scheduler's totals: what the samples saw
+ * reserved and unused, and what they did not see (unknown, never counted as idle).
+ */
+function sampledColumns(resource) {
+  const { idle, observed, unobserved, without } = resource.sampled;
+  const measured = (r, get) => (get(r.row) === undefined ? "–" : resource.format(get(r.row)));
+  return [
+    // Nothing observed is unknown, not zero idle.
+    {
+      label: "Idle (sampled)",
+      class: "num idle",
+      value: (r) => (observed(r.row) > 0 ? measured(r, idle) : "–"),
+    },
+    {
+      label: "Idle share",
+      class: "num",
+      value: (r) => (observed(r.row) > 0 ? formatPercent(idle(r.row) / observed(r.row)) : "–"),
+    },
+    { label: "Not observed", class: "num", value: (r) => measured(r, unobserved) },
+    { label: "Jobs unsampled", class: "num", value: (r) => String(without(r.row) ?? 0) },
+  ];
+}
+
+/** The jobs with the most idle time in the rows shown, each a link to its page. */
+function idlestJobs(rows, resource) {
+  // A job carries the same idle fields as a row.
+  const { what, idle } = resource.sampled;
+  const seconds = (job) => idle(job) ?? 0;
+  const jobs = rows
+    .flatMap((r) => r.row.idleJobs ?? [])
+    .filter((job) => seconds(job) > 0)
+    .sort((a, b) => seconds(b) - seconds(a))
+    .slice(0, 10);
+  if (jobs.length === 0)
+    return h("p", { class: "muted small" }, `No job has idle time measured from ${what}.`);
+  const link = (job) => `jobs.html?${new URLSearchParams({ id: job.jobId, cluster: job.cluster })}`;
+  return h(
+    "div",
+    { class: "idle-jobs" },
+    h("h3", {}, `Idlest jobs, from ${what}`),
+    table(
+      [
+        { label: "Job", value: (j) => h("a", { href: link(j), class: "job-link" }, j.jobId) },
+        { label: "Cluster", value: (j) => j.cluster },
+        { label: "Idle", class: "num", value: (j) => resource.format(seconds(j)) },
+      ],
+      jobs,
+    ),
+  );
 }
