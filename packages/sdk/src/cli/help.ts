@@ -67,7 +67,8 @@ Prints the server's diagnosis of a job. The exit code tells CI what it found:
 
 Options:
   --cluster <id>            the job's cluster (when the job id alone is ambiguous)
-  --format markdown|json    markdown (default) or the Diagnosis JSON document
+  --json                    print the Diagnosis JSON document instead of Markdown
+  --format markdown|json    the same choice, older spelling (markdown is the default)
   -h, --help                show this help
 
 ${connection}

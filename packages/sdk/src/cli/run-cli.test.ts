@@ -162,6 +162,14 @@ describe("jobsight diagnose", () => {
     expect(JSON.parse(stdout())).toMatchObject({ jobId: "108", cluster: "hpc1" });
   });
 
+  it("prints the same JSON with --json, like every other command", async () => {
+    const { io, stdout } = setup([job(7, "OUT_OF_MEMORY")]);
+    expect(await runCli(["diagnose", "107", "--json"], io)).toBe(1);
+    const diagnosis = JSON.parse(stdout());
+    expect(diagnosis).toMatchObject({ jobId: "107", cluster: "hpc1" });
+    expect(diagnosis.findings.map((f: { kind: string }) => f.kind)).toContain("oom_kill");
+  });
+
   it("exits 2 for an unknown job or a bad format, 3 when the server fails", async () => {
     const { io, fake, stderr } = setup([]);
     expect(await runCli(["diagnose", "999"], io)).toBe(2);

@@ -15,6 +15,8 @@ export async function runDiagnose(args: string[], io: CliIo): Promise<number> {
     options: {
       ...connectionOptions,
       cluster: { type: "string" },
+      json: { type: "boolean", default: false },
+      // The older spelling of --json, kept as an alias.
       format: { type: "string", default: "markdown" },
     },
   });
@@ -27,11 +29,12 @@ export async function runDiagnose(args: string[], io: CliIo): Promise<number> {
   if (values.format !== "markdown" && values.format !== "json") {
     throw new UsageError(`--format must be markdown or json, not ${values.format}`);
   }
+  const json = values.json || values.format === "json";
   const { config, client } = await connect({ ...values, cluster: undefined }, io);
   const cluster = values.cluster ?? config.cluster;
   const jobId = positionals[0];
   const diagnosis = await client.diagnoses.get(jobId, { cluster });
-  if (values.format === "json") {
+  if (json) {
     io.stdout.write(`${JSON.stringify(diagnosis, null, 2)}\n`);
   } else {
     const markdown = await client.diagnoses.get(jobId, { cluster, format: "markdown" });
