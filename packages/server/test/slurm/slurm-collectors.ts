@@ -38,7 +38,7 @@ export type SlurmCollectors = {
  * `squeue`/`sacct` that reach the test cluster: a site's controller host has `SLURM_CONF` in its
  * environment; this test process does not, and must not change its own environment for it.
  */
-async function slurmCommand(dir: string, slurm: SlurmClusterInfo, name: string): Promise<string> {
+export async function slurmCommand(dir: string, slurm: SlurmClusterInfo, name: string): Promise<string> {
   const file = join(dir, name);
   const exports = Object.entries(slurm.env).map(([k, v]) => `export ${k}='${v.replaceAll("'", "'\\''")}'`);
   await writeFile(file, ["#!/bin/sh", ...exports, `exec '${join(slurm.binDir, name)}' "$@"`, ""].join("\n"));

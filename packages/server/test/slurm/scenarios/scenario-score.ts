@@ -1,0 +1,137 @@
+import type { Diagnosis, UsageSample } from "@jobsight/schemas";
+import { generatedSources, type ScenarioClass } from "./scenario-classes.js";
+
+/** How one class's diagnosis compares with what it must say. */
+export type ClassScore = {
+  name: string;
+  jobId: string;
+  state: string;
+  /** The node's sources generated for the class ("none": all real). */
+  generated: string;
+  /** Expected finding kinds, and how many of them the diagnosis has. */
+  expected: number;
+  present: number;
+  missing: string[];
+  /** Findings the evidence does not support: kinds not expected, and evidence that points at no stored data. */
+  unsupported: string[];
+  /** Unseen sources expected and not listed, and listed and not expected. */
+  unseenMissing: string[];
+  unseenExtra: string[];
+  /** Milliseconds from the job's end to the first GET that served its final diagnosis. */
+  latencyMs: number | undefined;
+  exact: boolean;
+};
+
+/**
+ * Scores a diagnosis against its class: every expected finding present, no other finding (and none
+ * citing evidence that is not in storage: `evidenceProblems`), `unseen` exactly the expected sources.
+ *
+ * @example
+ * const score = scoreDiagnosis(cls, "42", diagnosis, [], 2100);
+ * score.exact; // true
+ */
+export function scoreDiagnosis(
+  cls: ScenarioClass,
+  jobId: string,
+  d: Diagnosis,
+  evidenceProblems: readonly string[],
+  latencyMs: number | undefined,
+): ClassScore {
+  const kinds = d.findings.map((f) => f.kind as string);
+  const want = new Set<string>(cls.expect.present);
+  const missing = [...want].filter((k) => !kinds.includes(k));
+  const unsupported = [
+    ...kinds
+      .filter((k) => !want.has(k))
+      .map((k) => (cls.expect.absent.includes(k as never) ? `${k} (must not)` : k)),
+    ...evidenceProblems.map((p) => `evidence: ${p}`),
+  ];
+  const sources = [...new Set(d.unseen.map((u) => u.source))];
+  const unseenMissing = cls.expect.unseen.filter((s) => !sources.includes(s));
+  const unseenExtra = sources.filter((s) => !cls.expect.unseen.includes(s));
+  return {
+    name: cls.name,
+    jobId,
+    state: d.state ?? "?",
+    generated: generatedSources(cls),
+    expected: want.size,
+    present: want.size - missing.length,
+    missing,
+    unsupported,
+    unseenMissing,
+    unseenExtra,
+    latencyMs,
+    exact:
+      missing.length === 0 && unsupported.length === 0 && unseenMissing.length + unseenExtra.length === 0,
+  };
+}
+
+const seconds = (ms: number | undefined) => (ms === undefined ? "never" : `${(ms / 1000).toFixed(1)} s`);
+
+/** The score table printed in the test output, one line per class, then the totals. */
+export function scoreTable(scores: readonly ClassScore[], title: string): string {
+  const rows = [
+    [
+      "class",
+      "job",
+      "state",
+      "generated",
+      "expected present",
+      "unsupported",
+      "unseen mismatch",
+      "end→diagnosis",
+      "",
+    ],
+    ...scores.map((s) => [
+      s.name,
+      s.jobId,
+      s.state,
+      s.generated,
+      `${s.present}/${s.expected}${s.missing.length ? ` (missing ${s.missing.join(", ")})` : ""}`,
+      s.unsupported.length ? `${s.unsupported.length}: ${s.unsupported.join("; ")}` : "0",
+      s.unseenMissing.length + s.unseenExtra.length === 0
+        ? "0"
+        : [...s.unseenMissing.map((u) => `-${u}`), ...s.unseenExtra.map((u) => `+${u}`)].join(" "),
+      seconds(s.latencyMs),
+      s.exact ? "exact" : "WRONG",
+    ]),
+  ];
+  const widths = rows[0].map((_c, i) => Math.max(...rows.map((r) => r[i].length)));
+  const lines = rows.map((r) =>
+    r
+      .map((c, i) => c.padEnd(widths[i]))
+      .join("  ")
+      .trimEnd(),
+  );
+  lines.splice(1, 0, widths.map((w) => "-".repeat(w)).join("  "));
+  const exact = scores.filter((s) => s.exact).length;
+  const latencies = scores.map((s) => s.latencyMs);
+  const known = latencies.filter((v): v is number => v !== undefined);
+  const max = known.length === latencies.length ? Math.max(...known) : undefined;
+  return [
+    title,
+    ...lines,
+    `diagnosis scenarios: ${exact}/${scores.length} classes exact`,
+    `time from a job's end to its final diagnosis: max ${seconds(max)}, median ${seconds(median(known))} (bound 10 s)`,
+  ].join("\n");
+}
+
+function median(values: readonly number[]): number | undefined {
+  if (values.length === 0) return undefined;
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+/** Why a class is not exact: its findings, its unseen entries and the samples it had, one line each. */
+export function explainScore(s: ClassScore, d: Diagnosis, samples: readonly UsageSample[]): string {
+  return [
+    `${s.name} (job ${s.jobId}, ${d.state ?? "no state"}):`,
+    ...d.findings.map((f) => `  finding ${f.kind}: ${f.claim}`),
+    ...d.unseen.map((u) => `  unseen ${u.source}: ${u.reason}`),
+    ...samples.map(
+      (x) =>
+        `  sample ${x.time}${x.final ? " final" : ""}: memory ${x.memory?.currentBytes ?? "-"} B, cpu ${x.cpu?.usageSeconds ?? "-"} s, ` +
+        `runnable ${x.cpu?.runnableThreads ?? "-"}, gpus ${x.gpus?.map((g) => `${g.index}:${g.utilizationPercent}%`).join(" ") || "-"}`,
+    ),
+  ].join("\n");
+}
