@@ -403,4 +403,35 @@ export const validExamples: Examples = {
     ],
   },
   ModelChange: { previousVersion: "m-3", activeVersion: "m-2", servedVersion: "m-2" },
+  AlertList: {
+    alerts: [
+      {
+        id: "0b6f5c1e-2d1a-4c1e-9a53-8f0c6b1d2e3f",
+        cluster: "hpc1",
+        jobId: "4242",
+        user: "alice",
+        rule: "memory-near-limit",
+        severity: "critical",
+        state: "firing",
+        firstSeen: "2026-12-02T10:00:00Z",
+        lastSeen: "2026-12-02T10:02:00Z",
+        projectedAt: "2026-12-02T10:09:30Z",
+        message:
+          "Memory at 93% of its 16 GiB limit on gpu-07 and rising 120 MiB/min: the limit in about 8 min.",
+        evidence: [
+          {
+            kind: "metric",
+            source: "cgroup:memory.current",
+            field: "memory.current",
+            metric: "memory.currentBytes",
+            node: "gpu-07",
+            window: { start: "2026-12-02T09:52:00Z", end: "2026-12-02T10:02:00Z" },
+            values: [14_500_000_000, 15_980_000_000],
+            unit: "By",
+            text: "memory.current rose from 13.5 GiB to 14.9 GiB of a 16 GiB limit in 10 min.",
+          },
+        ],
+      },
+    ],
+  },
 };

@@ -17,6 +17,8 @@ export type { AccuracySlice } from "./intelligence/accuracy.js";
 export { AccuracyReport } from "./intelligence/accuracy.js";
 export type { AdviceCause, AdviceEntry, AdvisingModel } from "./intelligence/advice-history.js";
 export { AdviceHistory } from "./intelligence/advice-history.js";
+export type { AlertRule, AlertState } from "./intelligence/alert.js";
+export { Alert, AlertList, AlertQuery } from "./intelligence/alert.js";
 export type { EvidenceRef, FindingKind, Unseen } from "./intelligence/diagnosis.js";
 export {
   Diagnosis,

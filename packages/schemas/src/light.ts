@@ -4,6 +4,7 @@
 // compute node, imports this one. Anything here must stay free of value imports from the
 // TypeBox schema modules (types are erased and cost nothing).
 export type { FieldError } from "./api-error.js";
+export type { Alert, AlertRule, AlertState } from "./intelligence/alert.js";
 export type { EvidenceRef, FindingKind, Unseen } from "./intelligence/diagnosis.js";
 export type {
   Evidence,

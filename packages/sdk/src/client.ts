@@ -1,5 +1,6 @@
 import { type RequestOptions, type TokenSource, Transport } from "./http/transport.js";
 import { AccuracyResource } from "./resources/accuracy.js";
+import { AlertsResource } from "./resources/alerts.js";
 import { ClustersResource } from "./resources/clusters.js";
 import { DiagnosesResource } from "./resources/diagnoses.js";
 import { JobsResource } from "./resources/jobs.js";
@@ -84,6 +85,8 @@ export type JobsightClient = {
   readonly users: UsersResource;
   /** The model registry: status (platform role), promote and roll back (admin role). */
   readonly models: ModelsResource;
+  /** Live alerts over running jobs (a researcher sees their own jobs'). */
+  readonly alerts: AlertsResource;
   /** `GET /healthz`: whether the server is up (no token needed). */
   health(options?: RequestOptions): Promise<Health>;
 };
@@ -128,6 +131,7 @@ export function createClient(options: ClientOptions): JobsightClient {
     tokens: new TokensResource(transport),
     users: new UsersResource(transport),
     models: new ModelsResource(transport),
+    alerts: new AlertsResource(transport),
     health: (requestOptions) =>
       transport.request<Health>({ operationId: "getHealth", options: requestOptions }),
   };

@@ -24,6 +24,7 @@ export type { RequestOptions, TokenSource } from "./http/transport.js";
 export type { AdjustmentReason } from "./predictions/adjustment-reasons.js";
 export { adjustmentReasons } from "./predictions/adjustment-reasons.js";
 export type { AccuracyResource } from "./resources/accuracy.js";
+export type { AlertListQuery, AlertsResource } from "./resources/alerts.js";
 export type { ClustersResource, RemoveClusterOptions } from "./resources/clusters.js";
 export type { DiagnosesResource, DiagnosisQuery } from "./resources/diagnoses.js";
 export type { IngestOptions, JobListQuery, JobsResource } from "./resources/jobs.js";

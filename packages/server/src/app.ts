@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import type { Server as TlsServer } from "node:tls";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
 import type { JWK } from "jose";
 import type { ServerConfig } from "./config/server-config.js";
@@ -6,6 +7,7 @@ import { IngestGate } from "./data-plane/ingest-gate.js";
 import type { ObjectStore } from "./data-plane/objects/object-store.js";
 import { reportingNodes } from "./data-plane/queries/deployment-counts.js";
 import type { DataPlaneStorage } from "./data-plane/storage/storage.js";
+import { admissionCaller } from "./http/plugins/admission-caller.js";
 import { authPlugin } from "./http/plugins/auth.js";
 import { errorHandlerPlugin, sendApiError } from "./http/plugins/error-handler.js";
 import { licenceStatusPlugin } from "./http/plugins/licence-status.js";
@@ -14,6 +16,7 @@ import { postgresPlugin } from "./http/plugins/postgres.js";
 import { rateLimitPlugin } from "./http/plugins/rate-limit.js";
 import { serverMetricsPlugin } from "./http/plugins/server-metrics.js";
 import { adminHandlers } from "./http/routes/admin/admin-handlers.js";
+import { alertRoutes } from "./http/routes/alerts.js";
 import { artifactRoutes } from "./http/routes/artifacts.js";
 import { clusterRoutes } from "./http/routes/clusters.js";
 import { eventRoutes } from "./http/routes/events.js";
@@ -29,12 +32,14 @@ import type { RouteHandlers } from "./http/routes/route-handler.js";
 import { usageRoutes } from "./http/routes/usage.js";
 import { wasteReportHandlers } from "./http/routes/waste-report.js";
 import { webReportPlugin } from "./http/web/web-report-plugin.js";
+import { alertMonitorFromConfig } from "./intelligence/alerts/alerts-from-config.js";
 import { IntelligenceService } from "./intelligence/intelligence-service.js";
 import type { IntelligenceServiceOptions } from "./intelligence/service-options.js";
 import type { TokenVerifier } from "./platform/identity/principal.js";
 import { serverVerifiers } from "./platform/identity/server-verifiers.js";
 import { LicenceMonitor } from "./platform/licence/licence-monitor.js";
 import { httpsServerOptions, loadTlsMaterial } from "./platform/tls.js";
+import { reloadTlsOnChange } from "./platform/tls-reload.js";
 import { toJobsightError } from "./to-jobsight-error.js";
 import { SERVER_VERSION } from "./version.js";
 
@@ -110,6 +115,13 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     },
   });
 
+  if (tls && config.tls) {
+    // Renewed certificates (cert-manager rewrites the mounted Secret) are served without a restart.
+    const reload = reloadTlsOnChange(app.server as unknown as TlsServer, config.tls, {
+      log: app.log.child({ component: "tls" }),
+    });
+    app.addHook("onClose", async () => reload.stop());
+  }
   registerJsonBodyParser(app);
   await app.register(errorHandlerPlugin, { bodyLimitBytes: config.http.bodyLimitBytes });
   await app.register(
@@ -144,7 +156,10 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     store: app.storage.tokens,
     oidc: config.oidc,
   });
-  await app.register(authPlugin, { verifiers: [...verifiers, ...(options.verifiers ?? [])] });
+  await app.register(authPlugin, {
+    verifiers: [...verifiers, ...(options.verifiers ?? [])],
+    withoutToken: admissionCaller(config.admission),
+  });
   const licenceOptions = options.licence ?? {};
   await app.register(licenceStatusPlugin, {
     monitor: await LicenceMonitor.load({
@@ -201,12 +216,17 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       ...clusterRoutes(deps),
       ...adminHandlers(deps),
       ...wasteReportHandlers(deps),
+      ...alertRoutes(deps),
       ...metricsRoutes(app.metrics),
       ...(service ? intelligenceHandlers(deps, service) : {}),
       ...extra,
     },
     { rawBodyLimitBytes: config.ingest.artifactMaxBytes },
   );
+  // Live alerts (issue #27): evaluated in the background, stopped before the pool closes.
+  const alerts = alertMonitorFromConfig(config.alerts, app.storage, app.log.child({ component: "alerts" }));
+  alerts?.start();
+  if (alerts) app.addHook("preClose", () => alerts.stop());
   // The report's pages hold no data (every figure comes from the authenticated API), so they are
   // served without a token.
   await app.register(webReportPlugin);

@@ -2,6 +2,7 @@ import type { TSchema } from "@sinclair/typebox";
 import { ApiError } from "../api-error.js";
 import { AccuracyReport } from "../intelligence/accuracy.js";
 import { AdviceHistory } from "../intelligence/advice-history.js";
+import { AlertList } from "../intelligence/alert.js";
 import { Diagnosis } from "../intelligence/diagnosis.js";
 import { ModelChange, ModelStatus } from "../intelligence/model-version.js";
 import {
@@ -34,6 +35,7 @@ export const wireSchemas: Record<string, TSchema> = {
   AdmissionReviewRequest,
   AdmissionReviewResponse,
   AdviceHistory,
+  AlertList,
   ApiError,
   ApiTokenList,
   ApiTokenRequest,

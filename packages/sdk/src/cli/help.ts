@@ -22,6 +22,7 @@ Usage: jobsight <command> [options]
 Commands:
   predict <file>...     predict a sbatch script's or Kubernetes manifest's resources and show the edit
   diagnose <job-id>     why a job failed or ran badly; exit code for CI
+  alerts                live alerts over running jobs: GPUs idle, memory near its limit, cores idle
   policy <command>      show, validate, simulate, set or audit the platform team's policy
   cluster <command>     list, add or remove the clusters the server accepts data from
   token <command>       issue, list or revoke API tokens (admin)
@@ -70,6 +71,25 @@ Options:
   --json                    print the Diagnosis JSON document instead of Markdown
   --format markdown|json    the same choice, older spelling (markdown is the default)
   -h, --help                show this help
+
+${connection}
+`,
+  alerts: `Usage: jobsight alerts [--state firing|resolved] [options]
+
+Lists the live alerts the server raised over running jobs, most recently seen first: GPUs reserved
+and idle (gpus-idle), memory close to its limit and rising, with the time it is projected to reach
+it (memory-near-limit), and cores reserved and idle (cores-idle). A researcher's token sees their
+own jobs' alerts; a platform token sees every job's. The thresholds are the server's settings.
+
+Options:
+  --state <s>          firing (the rule still holds) or resolved
+  --cluster <id>       only this cluster's jobs
+  --user <name>        only this user's jobs
+  --limit <n>          most alerts listed, 1 to 1000 (default 100)
+  --json               print {"alerts": [...]} with each alert's evidence instead of the table
+  -h, --help           show this help
+
+Exit codes: 0 ok, 2 usage or configuration error (or refused by the server), 3 server unreachable.
 
 ${connection}
 `,

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describeFailure, UsageError } from "./cli-errors.js";
 import { type CliIo, exitCodes } from "./cli-io.js";
+import { runAlerts } from "./commands/alerts.js";
 import { runCluster } from "./commands/cluster.js";
 import { delegateToServer } from "./commands/delegate.js";
 import { runDiagnose } from "./commands/diagnose.js";
@@ -16,6 +17,7 @@ const delegated = new Set(["import", "backtest", "server"]);
 const commands = new Map<string, (args: string[], io: CliIo) => Promise<number>>([
   ["predict", runPredict],
   ["diagnose", runDiagnose],
+  ["alerts", runAlerts],
   ["policy", runPolicy],
   ["cluster", runCluster],
   ["token", runToken],

@@ -36,7 +36,8 @@ export type OperationId =
   | "listUsers"
   | "getModelStatus"
   | "promoteModel"
-  | "rollbackModel";
+  | "rollbackModel"
+  | "listAlerts";
 
 const byOperation = new Map(apiRoutes.map((route) => [route.operationId, route]));
 

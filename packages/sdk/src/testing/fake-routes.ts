@@ -25,6 +25,7 @@ import {
   fakeRevokeToken,
   fakeRollbackModel,
 } from "./fake-admin-routes.js";
+import { fakeListAlerts } from "./fake-alert-routes.js";
 import { fakeDiagnose, renderDiagnosisMarkdown } from "./fake-diagnosis.js";
 import { fakeAdmission, fakePolicyAudit, fakeSimulatePolicy, fakeSlurmAdvice } from "./fake-policy-routes.js";
 import { apiError, type FakeAnswer, type FakeRouteContext } from "./fake-route-context.js";
@@ -263,6 +264,7 @@ export const fakeRoutes: Record<OperationId, (ctx: FakeRouteContext) => FakeAnsw
   getModelStatus: fakeModelStatus,
   promoteModel: fakePromoteModel,
   rollbackModel: fakeRollbackModel,
+  listAlerts: fakeListAlerts,
 };
 
 // Requested against used of the stored ended jobs, grouped like the real server groups them.

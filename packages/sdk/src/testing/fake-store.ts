@@ -1,4 +1,5 @@
 import type {
+  Alert,
   ApiToken,
   Artifact,
   Cluster,
@@ -31,6 +32,8 @@ export class FakeStore {
   readonly tokens: ApiToken[] = [];
   /** Trained model versions, newest first; the fake trains none, tests seed them. */
   readonly models: ModelVersion[] = [];
+  /** Live alerts; the fake evaluates no rules, tests seed them. */
+  readonly alerts: Alert[] = [];
   private predictionCounter = 0;
 
   /**
@@ -83,6 +86,7 @@ export class FakeStore {
     this.policyAudit.length = 0;
     this.tokens.length = 0;
     this.models.length = 0;
+    this.alerts.length = 0;
     this.predictionCounter = 0;
   }
 }

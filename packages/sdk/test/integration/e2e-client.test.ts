@@ -182,6 +182,35 @@ describe("the SDK against the real server", () => {
     expect(markdown).toContain("Memory over-requested");
   });
 
+  it("lists live alerts: a researcher's own jobs', every job's for the platform team", async () => {
+    await server.storage.alerts.fire(
+      [
+        {
+          cluster: "hpc1",
+          jobId: aliceJobs[0].jobId,
+          user: "alice",
+          rule: "memory-near-limit",
+          severity: "critical",
+          message: "Memory at 95% of its limit and rising.",
+          evidence: [
+            { kind: "metric", source: "cgroup:memory.current", text: "memory rose to 95% of its limit" },
+          ],
+          projectedAt: "2026-12-02T10:20:00.000Z",
+        },
+      ],
+      new Date(),
+    );
+    const mine = await clientOf(E2E_TOKENS.alice).alerts.list({ state: "firing" });
+    expect(mine.map((a) => [a.jobId, a.rule, a.projectedAt])).toEqual([
+      [aliceJobs[0].jobId, "memory-near-limit", "2026-12-02T10:20:00.000Z"],
+    ]);
+    expect(await clientOf(E2E_TOKENS.bob).alerts.list()).toEqual([]);
+    expect((await clientOf(E2E_TOKENS.platform).alerts.list({ user: "alice" })).map((a) => a.id)).toEqual([
+      mine[0].id,
+    ]);
+    await rejection(clientOf(E2E_TOKENS.collector).alerts.list(), PermissionError);
+  });
+
   it("reports accuracy to the platform team", async () => {
     const report = await clientOf(E2E_TOKENS.platform).accuracy.get();
     expect(validators.AccuracyReport.check(report)).toBe(true);

@@ -80,6 +80,10 @@ const SAMPLES: Partial<Record<OptionPath, string>> = {
   "tls.certFile": "/etc/jobsight/tls.crt",
   "tls.keyFile": "/etc/jobsight/tls.key",
   "tls.caFile": "/etc/jobsight/ca.crt",
+  "admission.cluster": "k8s-prod",
+  "admission.clientNames": "kube-apiserver",
+  "admission.sources": "10.0.0.0/24",
+  "alerts.webhook.urls": "https://chat.example.org/hooks/x1",
 };
 
 /** Variables the rules need beside the one under test (TLS needs both files, S3 a bucket…). */
@@ -89,6 +93,15 @@ function companions(path: string): Record<string, string> {
       JOBSIGHT_TLS_CERT_FILE: "/c.pem",
       JOBSIGHT_TLS_KEY_FILE: "/k.pem",
       JOBSIGHT_TLS_CA_FILE: "/ca.pem",
+    };
+  // Certificate mode: the webhook's caller known by a client certificate from tls.caFile.
+  if (path.startsWith("admission."))
+    return {
+      JOBSIGHT_TLS_CERT_FILE: "/c.pem",
+      JOBSIGHT_TLS_KEY_FILE: "/k.pem",
+      JOBSIGHT_TLS_CA_FILE: "/ca.pem",
+      JOBSIGHT_ADMISSION_CLUSTER: "k8s1",
+      ...(path === "admission.clientAuth" ? {} : { JOBSIGHT_ADMISSION_CLIENT_AUTH: "certificate" }),
     };
   if (path.startsWith("oidc."))
     return { JOBSIGHT_OIDC_ISSUER: "https://idp.example.org", JOBSIGHT_OIDC_AUDIENCE: "jobsight" };
@@ -224,6 +237,7 @@ describe("the option table", () => {
       "objectStore.secretAccessKey",
       "auth.tokens[].token",
       "licence.jws",
+      "alerts.webhook.urls",
     ]);
   });
 });

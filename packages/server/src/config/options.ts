@@ -1,4 +1,6 @@
+import { alertOptions } from "./alerts/options-alerts.js";
 import type { OptionSpec } from "./option-spec.js";
+import { admissionOptions } from "./options-admission.js";
 import { httpOptions } from "./options-http.js";
 import { ingestOptions } from "./options-ingest.js";
 import { intelligenceOptions } from "./options-intelligence.js";
@@ -14,6 +16,8 @@ export const serverOptions = [
   ...ingestOptions,
   ...intelligenceOptions,
   ...platformOptions,
+  ...admissionOptions,
+  ...alertOptions,
 ] as const satisfies readonly OptionSpec[];
 
 type Spec = (typeof serverOptions)[number];

@@ -1,6 +1,8 @@
 import { isAbsolute, resolve } from "node:path";
 import { ROLES } from "@jobsight/schemas";
 import { hashApiToken } from "../platform/identity/api-token-hash.js";
+import { readAdmission } from "./admission-config.js";
+import { readAlerts } from "./alerts/alerts-config.js";
 import { ConfigError } from "./config-error.js";
 import { ConfigReader } from "./config-reader.js";
 import { readLlm } from "./llm-config.js";
@@ -58,6 +60,8 @@ export function parseServerConfig(raw: unknown, options: ParseConfigOptions = {}
   if (oidc) config.oidc = oidc;
   const tls = readTls(root.child("tls"), cwd);
   if (tls) config.tls = tls;
+  config.admission = readAdmission(root.child("admission"), tls?.caFile !== undefined);
+  config.alerts = readAlerts(root.child("alerts"));
   root.rejectUnknownKeys();
   if (root.issues.length > 0) throw new ConfigError(root.issues);
   return config;

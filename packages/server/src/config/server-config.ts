@@ -1,4 +1,6 @@
 import type { Role } from "@jobsight/schemas";
+import type { AdmissionConfig } from "./admission-config.js";
+import type { AlertsConfig } from "./alerts/alerts-config.js";
 import type { LlmConfig } from "./llm-config.js";
 import type { ControlPlaneConfig, LicenceConfig, OidcConfig, TlsConfig } from "./security-config.js";
 
@@ -166,4 +168,8 @@ export type ServerConfig = {
   controlPlane: ControlPlaneConfig;
   /** TLS of the HTTP and OTLP listeners; absent: plain TCP. */
   tls?: TlsConfig;
+  /** How the admission webhook's caller is known; absent: by a scheduler token only. */
+  admission?: AdmissionConfig;
+  /** Live alerts over running jobs (rules, thresholds, webhooks); absent: the defaults. */
+  alerts?: AlertsConfig;
 };

@@ -38,6 +38,7 @@ describe("migrations", () => {
       { version: 7, flavour: "common" },
       { version: 8, flavour: "common" },
       { version: 9, flavour: "common" },
+      { version: 10, flavour: "common" },
     ]);
     // Rate-limit counts live two windows and skip the WAL.
     const unlogged = await pool.query(

@@ -2,6 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { ClusterId, Timestamp } from "../../common.js";
 import { AccuracyReport } from "../../intelligence/accuracy.js";
 import { AdviceHistory } from "../../intelligence/advice-history.js";
+import { AlertList, AlertQuery } from "../../intelligence/alert.js";
 import {
   Prediction,
   PredictionBatch,
@@ -12,7 +13,10 @@ import { WasteReport } from "../../jobs/waste-report.js";
 import type { ApiRoute } from "./api-route.js";
 import { ClusterQuery, JobIdParams } from "./route-params.js";
 
-/** The intelligence plane: predictions, how a job's advice changed, their accuracy, and the waste report. */
+/**
+ * The intelligence plane: predictions, how a job's advice changed, their accuracy, live alerts and
+ * the waste report.
+ */
 export const intelligenceRoutes: ApiRoute[] = [
   {
     method: "POST",
@@ -67,6 +71,17 @@ export const intelligenceRoutes: ApiRoute[] = [
     roles: ["platform"],
     query: ClusterQuery,
     response: AccuracyReport,
+  },
+  {
+    method: "GET",
+    path: "/v1/alerts",
+    operationId: "listAlerts",
+    summary:
+      "Live alerts over running jobs (GPUs idle, memory near its limit, cores idle), most recently seen first; a researcher sees only their own jobs'",
+    tag: "alerts",
+    roles: ["researcher", "platform"],
+    query: AlertQuery,
+    response: AlertList,
   },
   {
     method: "GET",

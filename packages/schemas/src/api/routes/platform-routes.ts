@@ -57,6 +57,18 @@ export const platformRoutes: ApiRoute[] = [
       "Kubernetes mutating admission webhook: sets resources under the policy; always allowed, unchanged on any failure",
     tag: "schedulers",
     roles: ["scheduler"],
+    // The API server appends its deadline to every webhook URL (?timeout=3s).
+    query: Type.Object(
+      {
+        timeout: Type.Optional(
+          Type.String({
+            pattern: "^[0-9]+(ms|s|m)$",
+            description: "The API server's deadline for this call (the webhook's timeoutSeconds), e.g. 3s.",
+          }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
     body: AdmissionReviewRequest,
     response: AdmissionReviewResponse,
   },

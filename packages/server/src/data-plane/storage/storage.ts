@@ -12,8 +12,10 @@ import {
   type ListJobsOptions,
   listJobs,
 } from "../queries/job-queries.js";
+import { type LiveJobs, type LiveJobsOptions, liveJobs } from "../queries/live-samples.js";
 import { SamplePartitions } from "../queries/sample-partitions.js";
 import { applySamplePolicies, type SamplePolicyOptions } from "../queries/sample-policies.js";
+import { AlertStore } from "../stores/alert-store.js";
 import { type ApiTokenStore, PostgresApiTokenStore } from "../stores/api-token-store.js";
 import { ArtifactStore } from "../stores/artifact-store.js";
 import { ClusterStore } from "../stores/cluster-store.js";
@@ -44,8 +46,12 @@ export type DataPlaneStorage = {
   readonly clusters: ClusterStore;
   /** API tokens (the `api_tokens` table): issued, looked up by hash, revoked. */
   readonly tokens: ApiTokenStore;
+  /** Live alerts over running jobs: one row per job and rule. */
+  readonly alerts: AlertStore;
   /** Per-group history summaries for the predictor. */
   history(options?: HistorySummaryOptions): Promise<GroupSummary[]>;
+  /** The recent readings of running jobs, for the live alert rules (bounded). */
+  liveJobs(options: LiveJobsOptions): Promise<LiveJobs>;
   /** Retention (and, on TimescaleDB, compression) of samples; call at start and periodically. */
   applyPolicies(): Promise<void>;
   /** Throws unless PostgreSQL answers. */
@@ -81,7 +87,9 @@ export function createDataPlaneStorage(
     artifacts: new ArtifactStore(pool),
     clusters: new ClusterStore(pool),
     tokens: new PostgresApiTokenStore(pool),
+    alerts: new AlertStore(pool),
     history: (options) => historySummaries(pool, options),
+    liveJobs: (options) => liveJobs(pool, options),
     applyPolicies: () => applySamplePolicies(pool, flavour, partitions, policies),
     ping: async () => {
       await pool.query("SELECT 1");

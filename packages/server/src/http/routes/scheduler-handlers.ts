@@ -25,6 +25,20 @@ export type SchedulerHandlersOptions = {
   slurmDeadlineMs?: number;
 };
 
+// Time kept back from the API server's deadline for the answer to travel back.
+const ANSWER_MARGIN_MS = 300;
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000 };
+
+/**
+ * How long the webhook may wait for predictions under the API server's `?timeout=` (its
+ * `timeoutSeconds`, e.g. `3s`): that deadline less the answer's way back, or no limit of its own.
+ */
+export function answerWithin(timeout: string | undefined): number | undefined {
+  const m = timeout ? /^(\d+)(ms|s|m)$/.exec(timeout) : null;
+  if (!m) return undefined;
+  return Math.max(100, Number(m[1]) * UNIT_MS[m[2]] - ANSWER_MARGIN_MS);
+}
+
 /** The cluster a scheduler token acts for, and who it is. */
 function schedulerOf(principal: Principal | undefined): { cluster: string; user: string } {
   if (!principal?.cluster)
@@ -68,15 +82,16 @@ export function schedulerHandlers(
   return {
     admitKubernetesObject: async ({
       body,
+      query,
       principal,
       request,
       reply,
-    }: RouteContext<AdmissionReviewRequest>) => {
+    }: RouteContext<AdmissionReviewRequest, { timeout?: string }>) => {
       const { cluster, user } = schedulerOf(principal);
       const admission = memo(admissions, `${cluster}\u0000${user}`, () => {
         return new KubernetesAdmission({ ...common(cluster, user), deadlineMs: options.admissionDeadlineMs });
       });
-      const result = await admission.review(body, request.log);
+      const result = await admission.review(body, request.log, { deadlineMs: answerWithin(query.timeout) });
       return reply.code(result.statusCode).send(result.body);
     },
     adviseSlurmSubmission: async ({ body, principal, request, reply }: RouteContext<SlurmAdviceRequest>) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AdmissionReviewResponse } from "./kubernetes/admission-review.js";
-import { trainingPod } from "./kubernetes/test-support/admission-fixtures.js";
+import { admissionReview, trainingPod } from "./kubernetes/test-support/admission-fixtures.js";
 import { GiB, rec, review, setup } from "./kubernetes/test-support/admission-harness.js";
 import { KubernetesAdmission } from "./kubernetes-admission.js";
 
@@ -116,6 +116,19 @@ describe("KubernetesAdmission fails open", () => {
     expect(elapsed).toBeGreaterThanOrEqual(55);
     expect(elapsed).toBeLessThan(1000);
     expect(aborted).toBe(true);
+  });
+
+  it("gives up sooner when the API server's ?timeout= leaves less than the deadline", async () => {
+    const admission = new KubernetesAdmission({
+      cluster: "k8s1",
+      policy: { name: "p" },
+      deadlineMs: 10_000,
+      predict: () => new Promise(() => {}),
+    });
+    const started = performance.now();
+    const result = await admission.review(admissionReview(trainingPod()), undefined, { deadlineMs: 100 });
+    expect(result.outcome).toBe("timeout");
+    expect(performance.now() - started).toBeLessThan(1000);
   });
 
   it("patches even when the audit store fails, and counts the failure", async () => {

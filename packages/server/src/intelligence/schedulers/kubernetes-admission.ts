@@ -117,10 +117,14 @@ export class KubernetesAdmission {
     return this.counts.snapshot();
   }
 
-  /** Answer one AdmissionReview body. */
+  /**
+   * Answer one AdmissionReview body. `deadlineMs` shortens the wait for predictions for this
+   * review (the API server's own `?timeout=` is shorter than the configured deadline).
+   */
   async review(
     body: unknown,
     log: SchedulerLogger = this.options.logger ?? SILENT_LOGGER,
+    call: { deadlineMs?: number } = {},
   ): Promise<AdmissionResult> {
     const read = readAdmissionReview(body);
     if (read.type === "not-a-review") {
@@ -138,8 +142,9 @@ export class KubernetesAdmission {
       });
     }
     const { apiVersion, request } = read;
+    const deadlineMs = Math.min(this.deadlineMs, call.deadlineMs ?? Number.POSITIVE_INFINITY);
     try {
-      return await this.decide(apiVersion, request, log);
+      return await this.decide(apiVersion, request, log, deadlineMs);
     } catch (error) {
       return this.failOpen("internal_error", apiVersion, request.uid, error, log);
     }
@@ -170,6 +175,7 @@ export class KubernetesAdmission {
     apiVersion: string,
     request: AdmissionRequest,
     log: SchedulerLogger,
+    deadlineMs: number,
   ): Promise<AdmissionResult> {
     const pass = (outcome: AdmissionOutcome) => this.answer(outcome, apiVersion, request.uid);
     if (request.operation !== "CREATE") return pass("not_create");
@@ -198,7 +204,7 @@ export class KubernetesAdmission {
     const specs = targets.map((t) => jobSpecOf(t.workload, t.main, context));
     let predictions: PredictionResult[];
     try {
-      predictions = await withDeadline(this.deadlineMs, (signal) =>
+      predictions = await withDeadline(deadlineMs, (signal) =>
         Promise.all(specs.map((spec) => this.options.predict(spec, { signal }))),
       );
     } catch (error) {

@@ -10,11 +10,12 @@ import {
 const read = (path: string) =>
   readFileSync(new URL(`../../../../../examples/${path}`, import.meta.url), "utf8");
 
+// examples/kubernetes/test/manifests.test.ts checks the manifests in full (schemas, names, flags).
 describe("examples/kubernetes", () => {
-  const webhook = read("kubernetes/mutating-webhook.yaml");
-  const service = read("kubernetes/service.yaml");
-  const deployment = read("kubernetes/deployment.yaml");
-  const certificate = read("kubernetes/certificate.yaml");
+  const webhook = read("kubernetes/base/mutating-webhook.yaml");
+  const service = read("kubernetes/base/server-service.yaml");
+  const deployment = read("kubernetes/base/server-deployment.yaml");
+  const certificate = read("kubernetes/base/certificate.yaml");
 
   it("configures the webhook to fail open, quickly, for v1 reviews of opted-in namespaces", () => {
     expect(webhook).toMatch(/^kind: MutatingWebhookConfiguration$/m);
@@ -28,14 +29,16 @@ describe("examples/kubernetes", () => {
 
   it("points the webhook at the server's route through the service and its certificate", () => {
     expect(webhook).toContain(`path: ${ADMISSION_PATH}`);
-    expect(webhook).toMatch(/service:\s+name: jobsight-webhook\s+namespace: jobsight/);
-    expect(service).toMatch(/name: jobsight-webhook\s+namespace: jobsight/);
+    expect(webhook).toMatch(/service:\s+name: jobsight\s+namespace: jobsight/);
+    expect(service).toMatch(/name: jobsight\s+namespace: jobsight/);
     expect(service).toMatch(/port: 443\s+targetPort: https/);
     expect(deployment).toMatch(/name: https\s+containerPort: 8443/);
-    expect(deployment).toMatch(/secretName: jobsight-webhook-tls/);
-    expect(certificate).toMatch(/secretName: jobsight-webhook-tls/);
-    expect(certificate).toContain("- jobsight-webhook.jobsight.svc");
-    expect(webhook).toContain("cert-manager.io/inject-ca-from: jobsight/jobsight-webhook");
+    expect(deployment).toMatch(/secretName: jobsight-tls/);
+    expect(certificate).toMatch(/secretName: jobsight-tls/);
+    expect(certificate).toContain("- jobsight.jobsight.svc");
+    expect(webhook).toContain("cert-manager.io/inject-ca-from: jobsight/jobsight-tls");
+    // The API server sends no bearer token: the server takes its calls without one.
+    expect(deployment).toMatch(/name: JOBSIGHT_ADMISSION_CLIENT_AUTH\s+value: network/);
   });
 });
 

@@ -96,6 +96,21 @@ describe("access to another user's or another cluster's objects, for every route
     expect(prediction.statusCode).toBe(200);
     target.predictionId = prediction.json().id;
     target.policy = (await call(platform, { method: "GET", url: "/v1/policy" })).json();
+    // A live alert about the target's job, which no attacker's alert list may show.
+    await f.fx.storage.alerts.fire(
+      [
+        {
+          cluster: "hpc1",
+          jobId: target.jobId,
+          user: owner.user,
+          rule: "gpus-idle",
+          severity: "warning",
+          message: "GPUs idle",
+          evidence: [{ kind: "metric", source: "nvidia-smi", text: "idle" }],
+        },
+      ],
+      new Date(),
+    );
   });
 
   afterAll(async () => {

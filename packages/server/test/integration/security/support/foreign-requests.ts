@@ -137,4 +137,8 @@ export const FOREIGN_REQUESTS: Record<string, (t: Target) => ForeignRequest[]> =
     { method: "POST", url: "/v1/tokens", payload: { role: "collector", cluster: t.cluster } },
   ],
   listUsers: (t) => [{ method: "GET", url: `/v1/users?${q(t)}`, list: true }],
+  listAlerts: (t) => [
+    { method: "GET", url: `/v1/alerts?${q(t)}`, list: true },
+    { method: "GET", url: `/v1/alerts?${q(t)}&user=${t.user}`, list: true },
+  ],
 };

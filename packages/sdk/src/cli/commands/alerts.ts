@@ -1,0 +1,63 @@
+import { parseArgs } from "node:util";
+import type { Alert } from "@jobsight/schemas";
+import { UsageError } from "../cli-errors.js";
+import { type CliIo, exitCodes } from "../cli-io.js";
+import { renderTable } from "../table.js";
+import { connect, connectionOptions } from "./connection-options.js";
+import { expectArguments, help, shortTime, writeJson } from "./operator-command.js";
+
+const STATES = new Set(["firing", "resolved"]);
+
+function renderAlerts(alerts: Alert[]): string {
+  if (alerts.length === 0) return "no alerts\n";
+  return renderTable(
+    ["state", "severity", "rule", "cluster", "job", "user", "last seen", "message"],
+    alerts.map((a) => [
+      a.state,
+      a.severity,
+      a.rule,
+      a.cluster,
+      a.jobId,
+      a.user,
+      shortTime(a.lastSeen),
+      a.message,
+    ]),
+  );
+}
+
+/**
+ * `jobsight alerts`: the live alerts the caller may see (a researcher's own jobs', or every job's
+ * for the platform team), as a table or JSON.
+ */
+export async function runAlerts(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      ...connectionOptions,
+      state: { type: "string" },
+      cluster: { type: "string" },
+      user: { type: "string" },
+      limit: { type: "string" },
+      json: { type: "boolean" },
+    },
+  });
+  if (values.help) return help("alerts", io);
+  expectArguments(positionals, 0, "alerts [--state firing|resolved] [--json]");
+  if (values.state !== undefined && !STATES.has(values.state))
+    throw new UsageError(`--state must be firing or resolved, not ${values.state}`);
+  const limit = values.limit === undefined ? undefined : Number(values.limit);
+  if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 1000))
+    throw new UsageError(`--limit must be a whole number from 1 to 1000, not ${values.limit}`);
+  // --cluster and --user filter what is listed; the configured ones name the caller, not a filter.
+  const { client } = await connect({ ...values, cluster: undefined, user: undefined }, io);
+  const alerts = await client.alerts.list({
+    state: values.state as Alert["state"] | undefined,
+    cluster: values.cluster,
+    user: values.user,
+    limit,
+  });
+  if (values.json) return writeJson({ alerts }, io);
+  io.stdout.write(renderAlerts(alerts));
+  return exitCodes.ok;
+}

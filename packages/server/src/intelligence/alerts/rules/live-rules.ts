@@ -1,0 +1,7 @@
+import { coresIdle } from "./cores-idle.js";
+import { gpusIdle } from "./gpus-idle.js";
+import type { LiveRule } from "./live-rule.js";
+import { memoryNearLimit } from "./memory-near-limit.js";
+
+/** Every live rule, in the order their alerts are evaluated. */
+export const LIVE_RULES: readonly LiveRule[] = [memoryNearLimit, gpusIdle, coresIdle];
