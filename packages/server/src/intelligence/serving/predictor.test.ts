@@ -1,9 +1,10 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fitConformal } from "../calibration/conformal.js";
 import type { ResourceModel } from "../model/resource-model.js";
 import type { TreeEnsemble } from "../model/tree-ensemble.js";
 import { mulberry32 } from "../training/quantile-gbdt.js";
-import { predictResource } from "./predictor.js";
+import { lowerExp, predictResource } from "./predictor.js";
 
 const constant = (value: number, quantile: number): TreeEnsemble => ({
   baseScore: value,
@@ -83,5 +84,20 @@ describe("predictResource", () => {
     const noRequest = predictResource(withNeed(model(false)), row(1.3), { userJobs: 10 });
     expect(low).toEqual(plain);
     expect(noRequest.status === "ok" && plain.status === "ok" && noRequest.value === plain.value).toBe(true);
+  });
+});
+
+describe("lowerExp", () => {
+  it("keeps a job that used exactly a low end computed in log space inside the range", () => {
+    // Math.exp(Math.log(u)) is above u for a good share of integers (400 MiB among them).
+    expect(Math.exp(Math.log(419430400))).toBeGreaterThan(419430400);
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 2 ** 50 }), (u) => {
+        const low = lowerExp(Math.log(u));
+        expect(low).toBeLessThanOrEqual(u);
+        expect(low).toBeGreaterThan(u * (1 - 1e-11));
+      }),
+      { numRuns: 5000 },
+    );
   });
 });

@@ -125,7 +125,7 @@ export function predictResource(
   return {
     status: "ok",
     value,
-    low: Math.min(Math.exp(r.logLow), value),
+    low: Math.min(lowerExp(r.logLow), value),
     high: value,
     nominalLevel: model.calibration.nominalLevel,
     confidence: r.confidence,
@@ -138,6 +138,15 @@ export function predictResource(
       features: topFeatures(model),
     },
   };
+}
+
+/**
+ * `exp(x)` rounded down by a relative hair. The low end is often some finished job's exact use
+ * (jobs repeat their usage to the byte), calibrated in log space; `Math.exp(Math.log(u))` can land
+ * an ulp above `u`, which would put that job outside the range it defines.
+ */
+export function lowerExp(x: number): number {
+  return Math.exp(x) * (1 - 1e-12);
 }
 
 /** The features the ensembles split on most (by number of splits), strongest first. */
