@@ -394,7 +394,7 @@ done`,
     expect(samples.filter((s) => s.jobId === "32")).toHaveLength(2);
   });
 
-  it("reports an unavailable source as an event and keeps collecting", async () => {
+  it("reports an unavailable source as an event, and each job's unread kernel log once, and keeps collecting", async () => {
     tree.slurmJob("1");
     let mode: NodeMode | undefined;
     const kernelLog = new KernelLog({
@@ -417,9 +417,66 @@ done`,
     await mode.collect();
     const { samples, events } = await spooled(spool);
     expect(samples).toHaveLength(2);
-    expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ kind: "source_unavailable", source: "kmsg" });
-    expect(validateNodeEvent(events[0]).ok).toBe(true);
+    expect(events).toHaveLength(2);
+    const reason = `cannot read the kernel log ${join(work, "no-kmsg")}: ENOENT`;
+    expect(events).toEqual([
+      expect.objectContaining({ kind: "source_unavailable", source: "kmsg", message: reason }),
+      expect.objectContaining({ kind: "source_unavailable", source: "kmsg", jobId: "1", message: reason }),
+    ]);
+    expect(events[0].jobId).toBeUndefined();
+    for (const e of events) expect(validateNodeEvent(e).ok).toBe(true);
+  });
+
+  it("tells, once per job, that the kernel log is not watched (--kmsg false), and nothing when it is read", async () => {
+    tree.slurmJob("1");
+    tree.slurmJob("2", { nodePrefix: "n02" });
+    const unwatched = new NodeMode({
+      cluster: "hpc1",
+      node: "n01",
+      spool,
+      proc: new ProcReader({ root: proc.root }),
+      cgroupVersion: "v2",
+      cgroupRoot: tree.root,
+      topProcesses: 0,
+      now: () => clock,
+    });
+    await unwatched.collect();
+    tree.slurmJob("3");
+    clock += 10_000;
+    await unwatched.collect();
+    const { events } = await spooled(spool);
+    expect(events.map((e) => [e.jobId, e.node, e.time.slice(11, 19)]).sort()).toEqual([
+      ["1", "n01", "10:00:00"],
+      ["2", "n02", "10:00:00"],
+      ["3", "n01", "10:00:10"],
+    ]);
+    for (const e of events) {
+      expect(e).toMatchObject({
+        kind: "source_unavailable",
+        source: "kmsg",
+        message: "not watched: the collector runs with --kmsg false",
+      });
+      expect(validateNodeEvent(e).ok).toBe(true);
+    }
+    // The same jobs on a node whose kernel log is read: no word of it.
+    const kmsg = join(work, "kmsg");
+    writeFileSync(kmsg, "");
+    const watched = new NodeMode({
+      cluster: "hpc1",
+      node: "n01",
+      spool,
+      proc: new ProcReader({ root: proc.root }),
+      cgroupVersion: "v2",
+      cgroupRoot: tree.root,
+      topProcesses: 0,
+      kernelLog: new KernelLog({ cluster: "hpc1", node: "n01", path: kmsg }),
+      now: () => clock,
+    });
+    await watched.collect();
+    await watched.collect();
+    const after = await spooled(spool);
+    expect(after.samples.length).toBeGreaterThan(0);
+    expect(after.events).toEqual([]);
   });
 
   it("keeps events and final readings while the disk is full, drops and counts routine samples, and carries on once space returns", async () => {
@@ -460,7 +517,12 @@ done`,
       ["8", "10:00:00", false],
       ["8", "10:00:30", false],
     ]);
-    expect(events).toMatchObject([{ kind: "source_unavailable", source: "gpu" }]);
+    // No kernel log is watched here: each job's first round said so.
+    expect(events.map((e) => [e.source, e.jobId]).sort()).toEqual([
+      ["gpu", undefined],
+      ["kmsg", "7"],
+      ["kmsg", "8"],
+    ]);
     expect(full.stats().droppedSamples).toBe(2);
   });
 });

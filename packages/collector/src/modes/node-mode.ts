@@ -5,6 +5,7 @@ import type { CgroupUsage } from "../sources/cgroup-usage.js";
 import type { NvidiaSmi } from "../sources/gpu/nvidia-smi.js";
 import { countJobThreads } from "../sources/job-threads.js";
 import type { KernelLog } from "../sources/kernel-log.js";
+import { kernelLogUnread, kernelLogUnreadEvent } from "../sources/kernel-log-unread.js";
 import { notableProcesses, ProcJobAttribution, summariseProcesses } from "../sources/proc-job-attribution.js";
 import type { ProcReader } from "../sources/proc-reader.js";
 import type { DiskSpool } from "../spool/disk-spool.js";
@@ -41,7 +42,10 @@ export type NodeModeOptions = {
   podResourcesSocket?: string;
   /** The kubelet's pod log folder, whose `<namespace>_<name>_<uid>` folders tie pods to their cgroups. @default "/var/log/pods" */
   podLogsDir?: string;
-  /** The kernel log source, if watched. @default none */
+  /**
+   * The kernel log source, if watched. Without it, or while it cannot be opened, each job gets one
+   * `source_unavailable` event (source `kmsg`): its OOM kills and Xids there went unseen. @default none
+   */
   kernelLog?: KernelLog;
   /** Clock. @default Date.now */
   now?: () => number;
@@ -70,7 +74,7 @@ export type NodeModeStats = {
   heldRecords: number;
 };
 
-type Tracked = { sample: UsageSample; finalised: boolean; dir?: string };
+type Tracked = { sample: UsageSample; finalised: boolean; dir?: string; kmsgUnreadSaid?: boolean };
 
 /**
  * The node collector: every interval it discovers the running jobs, reads each job's cgroup (or,
@@ -271,6 +275,19 @@ export class NodeMode {
     const events = this.gpus?.events(kernel, jobOf) ?? kernel.map((e) => attributeXid(e, jobOf));
     for (const e of this.queuedEvents.splice(0)) records.push({ kind: "event", value: e });
     for (const e of events) records.push({ kind: "event", value: e });
+    // Said per job: a node-wide notice at start is outside the window of any later job's diagnosis.
+    const unread = kernelLogUnread(this.o.kernelLog);
+    if (unread) {
+      this.tracked.forEach((t, jobId) => {
+        if (t.kmsgUnreadSaid) return;
+        t.kmsgUnreadSaid = true;
+        const { cluster, node } = t.sample;
+        records.push({
+          kind: "event",
+          value: kernelLogUnreadEvent({ cluster, node, jobId, time, reason: unread }),
+        });
+      });
+    }
     this.figures.jobs = usage.size;
     await this.out.append(records);
     this.o.kernelLog?.saveState();

@@ -132,4 +132,59 @@ describe("SlurmController with a shared file system", () => {
       squeue.cleanup();
     }
   });
+
+  it("finds a 22.05 job's --output=%x-%j.out through what squeue said while it ran", async () => {
+    // Real 22.05 outputs: squeue --json of a running job with its pattern, sacct --json of its end.
+    const queued = JSON.parse(
+      readFileSync(join(import.meta.dirname, "fixtures", "squeue-output-pattern.json"), "utf8"),
+    );
+    const running = {
+      ...queued.jobs[0],
+      job_id: 5,
+      name: "fail",
+      standard_output: join(dir, "%x-%j.out"),
+      current_working_directory: dir,
+    };
+    writeFileSync(join(dir, "fail-5.out"), TRACEBACK);
+    writeFileSync(join(dir, "squeue.json"), JSON.stringify({ ...queued, jobs: [running] }));
+    writeFileSync(join(dir, "sacct.json"), JSON.stringify({ ...real, jobs: [] }));
+    const ended = { ...job(5), working_directory: dir };
+    const squeue = fakeCommand("squeue", `cat "${join(dir, "squeue.json")}"`);
+    const sacct = fakeCommand(
+      "sacct",
+      `case "$*" in *--json*) cat "${join(dir, "sacct.json")}" ;; *-P*) printf '5|FAILED|1:0\\n' ;; esac`,
+    );
+    const spool = await DiskSpool.open({ dir: join(dir, "spool") });
+    const controller = () =>
+      new SlurmController({
+        cluster: "hpc1",
+        spool,
+        squeueCommand: squeue.path,
+        sacctCommand: sacct.path,
+        uidOf: async () => me,
+      });
+    try {
+      const ctl = controller();
+      await ctl.poll();
+      // The job ended and slurmctld forgot it; sacct knows its end but not its output path.
+      writeFileSync(join(dir, "squeue.json"), JSON.stringify({ ...queued, jobs: [] }));
+      writeFileSync(join(dir, "sacct.json"), JSON.stringify({ ...real, jobs: [ended] }));
+      await ctl.poll();
+      const records = (await spool.peek({ maxRecords: 10 })).map((b) => b.value as JobRecord);
+      expect(records.map((r) => r.phase)).toEqual(["started", "ended"]);
+      expect(records[1].outcome?.stderrTail).toEqual({
+        path: join(dir, "fail-5.out"),
+        text: TRACEBACK,
+        truncated: false,
+      });
+      // A controller that never saw the job run looks for sbatch's default file, which is not there.
+      const late = controller();
+      await late.poll();
+      expect(late.stats()).toMatchObject({ records: 1, stderrTails: 0 });
+    } finally {
+      await spool.close();
+      sacct.cleanup();
+      squeue.cleanup();
+    }
+  });
 });

@@ -1,11 +1,11 @@
 import type { JobRecord } from "@jobsight/schemas/light";
-import { CommandError } from "../errors.js";
 import { type Logger, silentLogger } from "../log/logger.js";
 import type { DiskSpool } from "../spool/disk-spool.js";
 import { HeldRecords } from "../spool/held-records.js";
 import { runCommand } from "../util/run-command.js";
 import { markMemoryKill } from "./memory-kill.js";
-import { type ExitInfo, exitFromParsable } from "./slurm-json.js";
+import { type ExitInfo, exitFromParsable, jobsOf, sacctTime } from "./slurm-json.js";
+import { OutputPatternMemory } from "./slurm-output-patterns.js";
 import { recordFromSacct, recordFromSqueue, type SlurmRecord } from "./slurm-records.js";
 import { MAX_STDERR_TAIL_BYTES, readStderrTail, uidFromGetent } from "./slurm-stderr.js";
 
@@ -56,25 +56,6 @@ export type SlurmControllerStats = {
 
 const phaseRank: Record<string, number> = { submitted: 0, started: 1, ended: 2 };
 
-/** `sacct -S` wants local time without a zone. */
-function sacctTime(ms: number): string {
-  const d = new Date(ms);
-  const p = (n: number) => String(n).padStart(2, "0");
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
-}
-
-function jobsOf(text: string, what: string): Record<string, unknown>[] {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw new CommandError("PARSE_FAILED", `${what} did not print JSON: ${(error as Error).message}`);
-  }
-  const jobs = (parsed as { jobs?: unknown }).jobs;
-  if (!Array.isArray(jobs)) throw new CommandError("PARSE_FAILED", `${what} JSON has no jobs array`);
-  return jobs as Record<string, unknown>[];
-}
-
 /**
  * Controller mode for SLURM: polls `squeue --json` for waiting and running jobs and
  * `sacct --json` for ended ones, and spools one {@link JobRecord} per job and phase (submitted,
@@ -96,6 +77,7 @@ export class SlurmController {
   private readonly out: HeldRecords;
   private readonly emitted = new Map<string, string>();
   private readonly squeueExits = new Map<string, ExitInfo>();
+  private readonly outputPatterns = new OutputPatternMemory();
   private readonly uids = new Map<string, Promise<number | undefined>>();
   private sacctFrom: number | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -157,6 +139,8 @@ export class SlurmController {
     for (const job of squeueJobs) {
       const r = recordFromSqueue(job, this.o.cluster);
       if (!r) continue;
+      // Where its stderr goes, for after its end: 22.05's sacct does not say.
+      if (this.emitted.get(r.record.jobId) !== "ended") this.outputPatterns.remember(job);
       if (r.record.phase === "ended") {
         // squeue's raw wait status is right where sacct's JSON is not: keep it for the sacct record.
         const o = r.record.outcome;
@@ -173,7 +157,7 @@ export class SlurmController {
     );
     const endedRecords: SlurmRecord[] = [];
     for (const job of sacctJobs) {
-      const r = recordFromSacct(job, this.o.cluster);
+      const r = recordFromSacct(job, this.o.cluster, this.outputPatterns.ofSacctJob(job));
       if (r?.record.phase !== "ended" || this.emitted.get(r.record.jobId) === "ended") continue;
       // slurmdbd may record a job's end before its batch step's (a timeout's step is killed
       // after): its MaxRSS would be missing for good, since an ended job is sent once.
@@ -189,6 +173,7 @@ export class SlurmController {
     for (const r of endedRecords) {
       markMemoryKill(r.record);
       this.emit(out, r, validate);
+      this.outputPatterns.forget(r.record.jobId);
     }
     // Overlap polls by five minutes: a job ending during a poll is found by the next one.
     this.sacctFrom = started - 5 * 60_000;

@@ -1,4 +1,5 @@
 import type { JobRecord, JobState } from "@jobsight/schemas/light";
+import { CommandError } from "../errors.js";
 
 // Tolerant readers for the JSON of squeue/sacct across SLURM versions: 22.05 (openapi v0.0.38)
 // prints plain numbers and strings; 23.02+ (v0.0.39+) wraps numbers as {set, infinite, number}
@@ -170,4 +171,24 @@ export function resourcesFromTres(
 export function isoTime(v: unknown): string | undefined {
   const n = num(v);
   return n !== undefined && n > 0 ? new Date(n * 1000).toISOString() : undefined;
+}
+
+/** `sacct -S` wants local time without a zone. */
+export function sacctTime(ms: number): string {
+  const d = new Date(ms);
+  const p = (n: number) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+}
+
+/** The `jobs` array of `squeue --json` or `sacct --json` (`what` names the command in errors). */
+export function jobsOf(text: string, what: string): Record<string, unknown>[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new CommandError("PARSE_FAILED", `${what} did not print JSON: ${(error as Error).message}`);
+  }
+  const jobs = (parsed as { jobs?: unknown }).jobs;
+  if (!Array.isArray(jobs)) throw new CommandError("PARSE_FAILED", `${what} JSON has no jobs array`);
+  return jobs as Record<string, unknown>[];
 }

@@ -13,6 +13,7 @@ import {
   tresFromList,
   tresFromString,
 } from "./slurm-json.js";
+import type { OutputPatterns } from "./slurm-output-patterns.js";
 import { stderrPathOf } from "./slurm-stderr.js";
 
 type Json = Record<string, unknown>;
@@ -48,14 +49,15 @@ function arrayInfo(
 /**
  * Turn one job of `sacct --json` into a {@link JobRecord}: state, exit code or signal, requested
  * and allocated TRES (memory MB → bytes), time limit (minutes → seconds), elapsed time, per-step
- * MaxRSS (bytes) and the largest of them as the job's peak memory.
+ * MaxRSS (bytes) and the largest of them as the job's peak memory. `known` are the job's output
+ * patterns from squeue, for finding its stderr where sacct records no path (22.05).
  *
  * @example
  * ```ts
  * const { record } = recordFromSacct(json.jobs[0], "hpc1");
  * ```
  */
-export function recordFromSacct(job: Json, cluster: string): SlurmRecord | undefined {
+export function recordFromSacct(job: Json, cluster: string, known?: OutputPatterns): SlurmRecord | undefined {
   const id = num(job.job_id);
   if (id === undefined) return undefined;
   const jobId = String(id);
@@ -139,7 +141,7 @@ export function recordFromSacct(job: Json, cluster: string): SlurmRecord | undef
     if (elapsed) peaks.coresUsed = cpu / elapsed;
   }
   if (Object.keys(peaks).length > 0) record.peaks = peaks;
-  const stderrPath = phase.phase === "ended" ? stderrPathOf(job, spec.user) : undefined;
+  const stderrPath = phase.phase === "ended" ? stderrPathOf(job, spec.user, known) : undefined;
   return { record, exitTrusted, ...(stderrPath ? { stderrPath } : {}) };
 }
 

@@ -3,6 +3,7 @@ import { open } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
 import type { JobOutcome } from "@jobsight/schemas/light";
 import { num, str } from "./slurm-json.js";
+import type { OutputPatterns } from "./slurm-output-patterns.js";
 
 /** The most of a job's stderr ever read: the tail that names a crash, never the whole file. */
 export const MAX_STDERR_TAIL_BYTES = 8192;
@@ -59,13 +60,14 @@ export function expandOutputPattern(
 
 /**
  * Where one job of `sacct --json` wrote its stderr: `stderr_expanded` (24.05+), else `stderr`
- * (23.02+, unexpanded), else its stdout file (sbatch sends stderr there without `-e`), else
- * sbatch's default `slurm-%j.out` (`slurm-%A_%a.out` for an array task; 22.05 records no path).
- * Relative paths are taken from the job's working directory. Undefined when it cannot be told.
+ * (23.02+, unexpanded), else its stdout file (sbatch sends stderr there without `-e`), else the
+ * patterns squeue showed while the job ran (`known`: 22.05's sacct records no path), else sbatch's
+ * default `slurm-%j.out` (`slurm-%A_%a.out` for an array task). Relative paths are taken from the
+ * job's working directory. Undefined when it cannot be told.
  */
-export function stderrPathOf(job: Json, user: string): string | undefined {
+export function stderrPathOf(job: Json, user: string, known?: OutputPatterns): string | undefined {
   const id = num(job.job_id);
-  const workDir = str(job.working_directory);
+  const workDir = str(job.working_directory) ?? known?.workDir;
   if (id === undefined) return undefined;
   const arrayJob = num(obj(job.array).job_id);
   const taskId = num(obj(job.array).task_id);
@@ -78,7 +80,12 @@ export function stderrPathOf(job: Json, user: string): string | undefined {
     ...(isArray ? { arrayJobId: String(arrayJob), taskId } : {}),
   };
   const expanded = str(job.stderr_expanded) ?? str(job.stdout_expanded);
-  const raw = str(job.stderr) ?? str(job.stdout) ?? (isArray ? "slurm-%A_%a.out" : "slurm-%j.out");
+  const raw =
+    str(job.stderr) ??
+    str(job.stdout) ??
+    known?.stderr ??
+    known?.stdout ??
+    (isArray ? "slurm-%A_%a.out" : "slurm-%j.out");
   const path = expanded ?? expandOutputPattern(raw, fields);
   if (!path || path === "/dev/null") return undefined;
   if (isAbsolute(path)) return path;

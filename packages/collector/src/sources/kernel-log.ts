@@ -70,7 +70,7 @@ export class KernelLog {
   private futureSaid = false;
   private fd: number | undefined;
   private unavailableSaid = false;
-  private failed = false;
+  private failed: string | undefined;
   private pendingText = "";
   private state: State;
   private savedSequence: number;
@@ -103,18 +103,23 @@ export class KernelLog {
 
   /** True once the log could not be opened. */
   get unavailable(): boolean {
+    return this.failed !== undefined;
+  }
+
+  /** Why the log could not be opened, once it could not. */
+  get unavailableReason(): string | undefined {
     return this.failed;
   }
 
   private open(): boolean {
     if (this.fd !== undefined) return true;
-    if (this.failed) return false;
+    if (this.failed !== undefined) return false;
     try {
       this.fd = openSync(this.path, constants.O_RDONLY | constants.O_NONBLOCK);
       return true;
     } catch (error) {
-      this.failed = true;
       const message = `cannot read the kernel log ${this.path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`;
+      this.failed = message;
       if (!this.unavailableSaid) {
         this.unavailableSaid = true;
         this.log.warn("kernel log unavailable; GPU faults and OOM kills will not be seen", {

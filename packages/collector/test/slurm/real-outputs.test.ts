@@ -61,6 +61,33 @@ describeSlurm("real SLURM 22.05 outputs (single node, no cgroups)", () => {
     }
   });
 
+  it("--output=%x-%j.out: squeue --json and scontrol know the pattern and the work dir, sacct --json does not", async () => {
+    const jobsDir = slurmClient().cluster.jobsDir;
+    const id = await sbatch("#!/bin/bash\nsleep 120\n", [
+      "--time=2",
+      "--mem=40M",
+      "--job-name=pattern-probe",
+      "--output=%x-%j.out",
+    ]);
+    try {
+      await waitForJob(id, ["RUNNING"], 30_000);
+      const job = (await squeueJson()).jobs.find((j) => String(j.job_id) === id) as Record<string, unknown>;
+      // sbatch made it absolute, but left it unexpanded: the collector expands it.
+      expect(job).toMatchObject({
+        standard_output: `${jobsDir}/%x-%j.out`,
+        standard_error: "",
+        current_working_directory: jobsDir,
+      });
+      const shown = await slurmClient().run("scontrol", ["show", "job", "-o", id]);
+      expect(shown).toContain(`StdOut=${jobsDir}/pattern-probe-${id}.out`);
+      const recorded = (await sacctJson(["-j", id])).jobs.find((j) => String(j.job_id) === id);
+      expect(recorded).toMatchObject({ working_directory: jobsDir });
+      expect(Object.keys(recorded!).filter((k) => /^std(out|err)/.test(k))).toEqual([]);
+    } finally {
+      await slurmClient().scancel(id);
+    }
+  });
+
   it("exit 1: FAILED 1:0 in sacct -P, but SUCCESS/0 in sacct --json (the 22.05 trap); squeue has 256", async () => {
     const { outcome, batch, json, jsonBatch, queued, output } = await finished("exitsOne");
     expect([outcome.job.State, outcome.job.ExitCode]).toEqual(["FAILED", "1:0"]);

@@ -1,5 +1,6 @@
 // The collector's controller mode on the real cluster's live `squeue --json` / `sacct --json`
 // (and `sacct -P` for 22.05's wrong exit codes), checked against what `sacct -P` says.
+import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,6 +18,7 @@ import {
   waitForJob,
   waitForReferenceJobs,
 } from "../../../../test/slurm/index.js";
+import { poll } from "../../../../test/slurm/poll.js";
 import { DiskSpool, SlurmController } from "../../src/index.js";
 
 const MB = 1024 * 1024;
@@ -154,6 +156,44 @@ describeSlurm("collector controller mode on a real SLURM 22.05 cluster", () => {
       expect(records[0].outcome).toBeUndefined();
     } finally {
       await slurmClient().scancel(id);
+    }
+  });
+
+  it("cites the traceback of a job run with --output=%x-%j.out, its path taken from squeue while it ran", async () => {
+    const python = existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+    const script = `#!/bin/bash\nsleep 8\nexec ${python} -c 'print("loading", flush=True); {}["batch_size"]'\n`;
+    const id = await sbatch(script, [
+      "--time=2",
+      "--mem=64M",
+      "--job-name=crash-pattern",
+      "--output=%x-%j.out",
+    ]);
+    const spool = await DiskSpool.open({ dir: join(dir, "pattern"), fsync: false });
+    try {
+      const client = slurmClient();
+      const controller = new SlurmController({
+        cluster: CLUSTER,
+        spool,
+        run: (command, args) => client.run(command, args),
+      });
+      // Polled as the controller polls: while the job runs (squeue), then until its end is sent.
+      const phase = (name: JobRecord["phase"], timeoutMs: number) =>
+        poll(
+          async () => {
+            await controller.poll();
+            const records = (await spool.peek({ maxRecords: 100_000 })).map((b) => b.value as JobRecord);
+            return records.find((r) => r.jobId === id && r.phase === name);
+          },
+          { what: `the ${name} record of job ${id}`, timeoutMs, intervalMs: 500 },
+        );
+      await phase("started", 60_000);
+      const ended = await phase("ended", 120_000);
+      expect(ended.outcome).toMatchObject({ state: "FAILED", exitCode: 1 });
+      expect(ended.outcome?.stderrTail?.path).toBe(join(client.cluster.jobsDir, `crash-pattern-${id}.out`));
+      expect(ended.outcome?.stderrTail?.text).toContain("Traceback (most recent call last):");
+      expect(ended.outcome?.stderrTail?.text).toContain("KeyError: 'batch_size'");
+    } finally {
+      await spool.close();
     }
   });
 });

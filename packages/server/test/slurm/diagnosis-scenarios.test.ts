@@ -92,8 +92,8 @@ describeSlurm("diagnosis scenarios: one real SLURM job per class, scored", () =>
       `--cpus-per-task=${cls.request.cpus}`,
       `--mem=${cls.request.memMb}M`,
       `--time=${cls.request.timeMinutes}`,
-      // Output to sbatch's default slurm-<id>.out: SLURM 22.05 records no output path, and that is
-      // where the controller looks for a failed job's stderr.
+      // Else sbatch's default slurm-<id>.out in the jobs folder.
+      ...(cls.output ? [`--output=${cls.output}`] : []),
       `--export=ALL,${env.join(",")}`,
     ]);
     ends.track(id);

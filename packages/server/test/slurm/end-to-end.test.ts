@@ -150,7 +150,13 @@ describeSlurm("real SLURM jobs through the collector, the server and its REST AP
       // sacct -P prints MaxRSS in KiB: the stored bytes agree to within that rounding.
       else expect(Math.abs(record.peaks!.memoryBytes! - truth.maxRssBytes), what).toBeLessThan(1024);
     }
-    for (const job of of("exitsOne")) expect(records.get(job.id)!.outcome).toMatchObject({ exitCode: 1 });
+    for (const job of of("exitsOne")) {
+      const outcome = records.get(job.id)!.outcome;
+      expect(outcome).toMatchObject({ exitCode: 1 });
+      // Its --output=%x-%j.out, which 22.05's sacct does not record: the controller had it from squeue.
+      expect(outcome?.stderrTail?.path, label(job)).toMatch(new RegExp(`-${job.id}\\.out$`));
+      expect(outcome?.stderrTail?.text, label(job)).toContain("about to fail");
+    }
     for (const job of of("overMemory")) {
       const record = records.get(job.id)!;
       expect(record.outcome).toMatchObject({ state: "OUT_OF_MEMORY", signal: 9 });
@@ -252,6 +258,18 @@ describeSlurm("real SLURM jobs through the collector, the server and its REST AP
       expect(d.state, label(job)).toBe("COMPLETED");
       expect(d.causeDetermined, label(job)).toBe(true);
       expect(failures(d), label(job)).toEqual([]);
+    }
+  });
+
+  it("lists the kernel log as unseen for every job, since the node collector runs with --kmsg false", () => {
+    for (const job of jobs) {
+      const kernelLog = diagnoses.get(job.id)!.unseen.filter((u) => u.source === "kernel-log");
+      expect(kernelLog, label(job)).toHaveLength(1);
+      // A job the node collector sampled was told of itself; one it never saw (it ran before the
+      // collector started) by another job's notice in its window, or by the node's silence.
+      const sampled = usage.get(job.id)!.samples.length > 0;
+      const told = "was not read (not watched: the collector runs with --kmsg false)";
+      expect(kernelLog[0].reason, label(job)).toContain(sampled ? told : "was not read");
     }
   });
 

@@ -174,6 +174,7 @@ function unreadableKernelLog(
   const out = new Set<string>();
   for (const node of nodes) {
     const events = input.events.filter((e) => e.node === node);
+    // Said per job: another job's notice in this job's window speaks for the node too.
     const refused = events.some((e) => e.kind === "source_unavailable" && e.source === "kmsg");
     // A node no collector reported from (no sample, no event) had its kernel log read by nobody.
     const silent = !series.has(node) && events.length === 0;

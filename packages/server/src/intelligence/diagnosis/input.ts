@@ -34,7 +34,8 @@ export interface SourcesSeen {
   /**
    * false: the kernel log (where OOM kills and GPU Xids are read) could not be read on the job's
    * nodes; true: it was read. Unset: unreadable only on nodes with a `source_unavailable` event
-   * (source `kmsg`), since the collector reports one whenever it cannot read the log.
+   * (source `kmsg`), since the collector reports one whenever it cannot read the log, and one per
+   * job while it does not read it (`--kmsg false` or unreadable).
    */
   readonly kernelLog?: boolean;
   /**

@@ -73,7 +73,7 @@ export function sourcesUnseen(ctx: RuleContext): Unseen[] {
       (e) => e.kind === "source_unavailable" && e.source === "kmsg" && e.node === node,
     );
     const how = why
-      ? `could not be read (${why.message})`
+      ? `was not read (${why.message})`
       : ctx.input.sourcesSeen.kernelLog === false
         ? "was not read"
         : "was not read: no collector reported from the node";

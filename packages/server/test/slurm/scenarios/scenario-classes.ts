@@ -34,6 +34,8 @@ export type ScenarioExpectation = {
   absent: readonly FindingKind[];
   /** Exactly these `unseen` sources: what was, truthfully, not observed. */
   unseen: readonly string[];
+  /** Text the findings' evidence must quote from the job's own output (its stderr tail). */
+  cites?: readonly string[];
 };
 
 /** One class of job: a real sbatch job, and what its diagnosis must say. */
@@ -43,6 +45,8 @@ export type ScenarioClass = {
   phase: ScenarioPhase;
   request: { cpus: number; memMb: number; timeMinutes: number };
   script: string;
+  /** sbatch's `--output` (relative to the jobs folder). @default `<jobs folder>/slurm-%j.out` */
+  output?: string;
   /** The generated GPU SLURM would have allocated the job, and what it reads while the job runs. */
   gpu?: { index: number; reading: GpuReading };
   fault?: ScenarioFault;
@@ -137,11 +141,18 @@ export const SCENARIO_CLASSES: readonly ScenarioClass[] = [
   },
   {
     name: "own-crash",
-    description: "stops on an uncaught KeyError after 4 s",
+    description: "stops on an uncaught KeyError after 4 s, its output in --output=%x-%j.out",
     phase: "proc",
     request: { cpus: 1, memMb: 64, timeMinutes: 2 },
     script: python(keyErrorAfter(4)),
-    expect: { present: ["job_error"], absent: ["oom_kill", "cancelled"], unseen: SHORT },
+    // Not sbatch's default file: SLURM 22.05's sacct records no path, only squeue knew this one.
+    output: "%x-%j.out",
+    expect: {
+      present: ["job_error"],
+      absent: ["oom_kill", "cancelled"],
+      unseen: SHORT,
+      cites: ["Traceback (most recent call last):", "KeyError: 'checkpoint_dir'"],
+    },
   },
   {
     name: "healthy",

@@ -8,7 +8,7 @@ export type ClassScore = {
   state: string;
   /** The node's sources generated for the class ("none": all real). */
   generated: string;
-  /** Expected finding kinds, and how many of them the diagnosis has. */
+  /** Expected finding kinds and citations, and how many of them the diagnosis has. */
   expected: number;
   present: number;
   missing: string[];
@@ -23,8 +23,9 @@ export type ClassScore = {
 };
 
 /**
- * Scores a diagnosis against its class: every expected finding present, no other finding (and none
- * citing evidence that is not in storage: `evidenceProblems`), `unseen` exactly the expected sources.
+ * Scores a diagnosis against its class: every expected finding present (and every expected line of
+ * the job's output cited), no other finding (and none citing evidence that is not in storage:
+ * `evidenceProblems`), `unseen` exactly the expected sources.
  *
  * @example
  * const score = scoreDiagnosis(cls, "42", diagnosis, [], 2100);
@@ -39,7 +40,12 @@ export function scoreDiagnosis(
 ): ClassScore {
   const kinds = d.findings.map((f) => f.kind as string);
   const want = new Set<string>(cls.expect.present);
-  const missing = [...want].filter((k) => !kinds.includes(k));
+  const cites = cls.expect.cites ?? [];
+  const quoted = (text: string) => d.findings.some((f) => f.evidence.some((e) => e.line?.includes(text)));
+  const missing = [
+    ...[...want].filter((k) => !kinds.includes(k)),
+    ...cites.filter((text) => !quoted(text)).map((text) => `citing "${text}"`),
+  ];
   const unsupported = [
     ...kinds
       .filter((k) => !want.has(k))
@@ -54,8 +60,8 @@ export function scoreDiagnosis(
     jobId,
     state: d.state ?? "?",
     generated: generatedSources(cls),
-    expected: want.size,
-    present: want.size - missing.length,
+    expected: want.size + cites.length,
+    present: want.size + cites.length - missing.length,
     missing,
     unsupported,
     unseenMissing,

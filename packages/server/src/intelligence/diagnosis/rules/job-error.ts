@@ -58,7 +58,7 @@ export const jobErrorRule: DiagnosisRule = {
     evidence.push(...derivedEvidence(ctx));
     const blind = blindSpots(ctx);
     const unseen = blind.length
-      ? ` ${capitalise(blind.join(" and "))} could not be read, so a kill or fault there may have gone unseen.`
+      ? ` ${capitalise(blind.join(" and "))} ${blind.length > 1 ? "were" : "was"} not read, so a kill or fault there may have gone unseen.`
       : "";
     const all = jobLogLines(ctx.input);
     const crash = crashSignature(all, o, ctx.record.steps);

@@ -164,7 +164,7 @@ function kernelLogUnreadable(): DiagnosisScenario {
       findings: ["job_error"],
       unseen: ["kernel-log"],
       causeDetermined: false,
-      claims: { job_error: ["The kernel log of gpu16", "could not be read"] },
+      claims: { job_error: ["The kernel log of gpu16 was not read"] },
     },
   };
 }
