@@ -1,11 +1,7 @@
-import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest, type RequestOptions } from "node:https";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { promisify } from "node:util";
 import {
   credentials,
   type handleUnaryCall,
@@ -16,66 +12,22 @@ import {
 import fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SecurityConfigError } from "./security-config-error.js";
+import { type TestPki, testPki } from "./test-support/test-pki.js";
 import { grpcServerCredentials, httpsServerOptions, loadTlsMaterial } from "./tls.js";
 
-const run = promisify(execFile);
-let dir: string;
-const file = (name: string) => join(dir, name);
+let pki: TestPki;
+const file = (name: string) => pki.file(name);
 
 // A CA, a server certificate for 127.0.0.1 and a client certificate, made with openssl.
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "jobsight-tls-"));
-  const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
-  await run("openssl", [
-    "req",
-    "-x509",
-    ...ec,
-    "-keyout",
-    file("ca.key"),
-    "-out",
-    file("ca.crt"),
-    "-days",
-    "2",
-    "-subj",
-    "/CN=Test CA",
-  ]);
-  for (const [name, ext] of [
-    ["server", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
-    ["client", "extendedKeyUsage=clientAuth"],
-  ]) {
-    await run("openssl", [
-      "req",
-      ...ec,
-      "-keyout",
-      file(`${name}.key`),
-      "-out",
-      file(`${name}.csr`),
-      "-subj",
-      `/CN=${name}`,
-    ]);
-    await writeFile(file(`${name}.ext`), `${ext}\n`);
-    await run("openssl", [
-      "x509",
-      "-req",
-      "-in",
-      file(`${name}.csr`),
-      "-CA",
-      file("ca.crt"),
-      "-CAkey",
-      file("ca.key"),
-      "-CAcreateserial",
-      "-out",
-      file(`${name}.crt`),
-      "-days",
-      "1",
-      "-extfile",
-      file(`${name}.ext`),
-    ]);
-  }
+  pki = await testPki();
+  await pki.ca("ca", "Test CA");
+  await pki.issue("server", "server", "ca", "IP:127.0.0.1,DNS:localhost");
+  await pki.issue("client", "client", "ca", undefined, "extendedKeyUsage=clientAuth");
 });
 
 afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
+  await pki.dispose();
 });
 
 function get(url: string, options: RequestOptions = {}): Promise<{ status: number; body: string }> {

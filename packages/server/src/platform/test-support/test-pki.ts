@@ -14,8 +14,11 @@ export type TestPki = {
   file(name: string): string;
   /** A self-signed CA `<name>.crt`/`<name>.key`. */
   ca(name: string, cn: string): Promise<void>;
-  /** `<name>.crt`/`<name>.key` (mode 0600) for `cn`, signed by CA `by`, with optional subjectAltName. */
-  issue(name: string, cn: string, by: string, san?: string): Promise<void>;
+  /**
+   * `<name>.crt`/`<name>.key` (mode 0600) for `cn`, signed by CA `by`, with an optional
+   * subjectAltName and further extension lines (e.g. `extendedKeyUsage=clientAuth`).
+   */
+  issue(name: string, cn: string, by: string, san?: string, extensions?: string): Promise<void>;
   dispose(): Promise<void>;
 };
 
@@ -50,7 +53,7 @@ export async function testPki(): Promise<TestPki> {
         `/CN=${cn}`,
       ]);
     },
-    async issue(name, cn, by, san) {
+    async issue(name, cn, by, san, extensions) {
       await run("openssl", [
         "req",
         ...EC,
@@ -61,8 +64,9 @@ export async function testPki(): Promise<TestPki> {
         "-subj",
         `/CN=${cn}`,
       ]);
-      const ext = san ? ["-extfile", file(`${name}.ext`)] : [];
-      if (san) await writeFile(file(`${name}.ext`), `subjectAltName=${san}\n`);
+      const lines = [...(san ? [`subjectAltName=${san}`] : []), ...(extensions ? [extensions] : [])];
+      const ext = lines.length > 0 ? ["-extfile", file(`${name}.ext`)] : [];
+      if (lines.length > 0) await writeFile(file(`${name}.ext`), `${lines.join("\n")}\n`);
       await run("openssl", [
         "x509",
         "-req",

@@ -1,13 +1,7 @@
-import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { promisify } from "node:util";
+import { readFile } from "node:fs/promises";
+import { testPki } from "../../../src/platform/test-support/test-pki.js";
 
-const run = promisify(execFile);
-const EC_KEY = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
-
-/** A throwaway PKI in a temporary directory, made with openssl as `src/security/tls.test.ts` does. */
+/** A throwaway PKI in a temporary directory (`testPki`, openssl). */
 export type TestCertificates = {
   /** PEM certificate of the CA that signed the server certificate. */
   ca: Buffer;
@@ -32,64 +26,20 @@ export type TestCertificates = {
  * ```
  */
 export async function createTestCertificates(): Promise<TestCertificates> {
-  const dir = await mkdtemp(join(tmpdir(), "jobsight-otlp-tls-"));
-  const file = (name: string) => join(dir, name);
+  const pki = await testPki();
   try {
-    for (const [name, cn] of [
-      ["ca", "Test CA"],
-      ["other-ca", "Other CA"],
-    ]) {
-      await run("openssl", [
-        "req",
-        "-x509",
-        ...EC_KEY,
-        "-keyout",
-        file(`${name}.key`),
-        "-out",
-        file(`${name}.crt`),
-        "-days",
-        "2",
-        "-subj",
-        `/CN=${cn}`,
-      ]);
-    }
-    await run("openssl", [
-      "req",
-      ...EC_KEY,
-      "-keyout",
-      file("server.key"),
-      "-out",
-      file("server.csr"),
-      "-subj",
-      "/CN=server",
-    ]);
-    await writeFile(file("server.ext"), "subjectAltName=IP:127.0.0.1,DNS:localhost\n");
-    await run("openssl", [
-      "x509",
-      "-req",
-      "-in",
-      file("server.csr"),
-      "-CA",
-      file("ca.crt"),
-      "-CAkey",
-      file("ca.key"),
-      "-CAcreateserial",
-      "-out",
-      file("server.crt"),
-      "-days",
-      "1",
-      "-extfile",
-      file("server.ext"),
-    ]);
+    await pki.ca("ca", "Test CA");
+    await pki.ca("other-ca", "Other CA");
+    await pki.issue("server", "server", "ca", "IP:127.0.0.1,DNS:localhost");
     return {
-      ca: await readFile(file("ca.crt")),
-      otherCa: await readFile(file("other-ca.crt")),
-      serverCertFile: file("server.crt"),
-      serverKeyFile: file("server.key"),
-      dispose: () => rm(dir, { recursive: true, force: true }),
+      ca: await readFile(pki.file("ca.crt")),
+      otherCa: await readFile(pki.file("other-ca.crt")),
+      serverCertFile: pki.file("server.crt"),
+      serverKeyFile: pki.file("server.key"),
+      dispose: () => pki.dispose(),
     };
   } catch (error) {
-    await rm(dir, { recursive: true, force: true });
+    await pki.dispose();
     throw error;
   }
 }
