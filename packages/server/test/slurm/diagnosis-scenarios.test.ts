@@ -15,6 +15,7 @@ import { describeSlurm, sbatch, slurmClient, slurmCluster } from "../../../../te
 import { loadDiagnosisInput } from "../../src/intelligence/diagnosis/diagnosis-input.js";
 import { checkEvidence } from "../../src/intelligence/diagnosis/evidence-check.js";
 import { type InProcessServer, startInProcessServer } from "./in-process-server.js";
+import { RestError, restApi } from "./rest-api.js";
 import { CgroupMirror } from "./scenarios/cgroup-mirror.js";
 import { DiagnosisWatch } from "./scenarios/diagnosis-latency.js";
 import { FAKE_GPUS, FakeNvidiaSmi } from "./scenarios/fake-gpus.js";
@@ -55,20 +56,14 @@ describeSlurm("diagnosis scenarios: one real SLURM job per class, scored", () =>
   const diagnoses = new Map<string, Diagnosis>();
   let scores: ClassScore[] = [];
 
-  async function api<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T | undefined> {
-    const response = await fetch(`${server.url}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${PLATFORM}`,
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  const call = restApi(() => server.url, PLATFORM);
+  // A 404 is an answer here (a diagnosis not there yet), not a failure.
+  const api = <T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T | undefined> =>
+    call<T>(method, path, body).catch((error) => {
+      if (error instanceof RestError && error.status === 404) return undefined;
+      throw error;
     });
-    const text = await response.text();
-    if (response.status === 404) return undefined;
-    if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 500)}`);
-    return JSON.parse(text) as T;
-  }
+
   const get = <T>(path: string) => api<T>("GET", path);
   const query = `cluster=${CLUSTER}`;
 

@@ -22,6 +22,7 @@ import { poll } from "../../../../test/slurm/poll.js";
 import type { TrainReport } from "../../src/intelligence/training/model-trainer.js";
 import { type EndToEndJob, submitCopies } from "./end-to-end-jobs.js";
 import { type InProcessServer, startInProcessServer } from "./in-process-server.js";
+import { restApi } from "./rest-api.js";
 import { type SlurmCollectors, startSlurmCollectors } from "./slurm-collectors.js";
 
 const CLUSTER = "e2e-slurm";
@@ -38,19 +39,8 @@ describeSlurm("real SLURM jobs through the collector, the server and its REST AP
   const diagnoses = new Map<string, Diagnosis>();
   let shipped: { controller: number; node: number };
 
-  async function api<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
-    const response = await fetch(`${server.url}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${PLATFORM}`,
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 500)}`);
-    return JSON.parse(text) as T;
-  }
+  const api = restApi(() => server.url, PLATFORM);
+
   const query = `cluster=${CLUSTER}`;
   const of = (kind: ReferenceJobName) => jobs.filter((job) => job.kind === kind);
   const label = (job: EndToEndJob) => `${job.own ? "copy of" : "reference"} ${job.kind} (${job.id})`;
