@@ -98,12 +98,14 @@ describe("collector delivery across backend outage and SIGKILL", () => {
     return child;
   }
 
+  // Usage batches only: the node also sends events (e.g. that it does not read the kernel log).
   const stored = (store: string): Stored[] =>
     existsSync(store)
       ? readFileSync(store, "utf8")
           .split("\n")
           .filter(Boolean)
           .map((l) => JSON.parse(l) as Stored)
+          .filter((b) => b.path === "/v1/usage")
       : [];
   const roundTimes = (store: string) => new Set(stored(store).flatMap((b) => b.items.map((s) => s.time)));
 

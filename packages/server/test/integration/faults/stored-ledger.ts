@@ -14,6 +14,8 @@ export type StoredState = {
   /** What the server had acknowledged before the read: all of it must be in the read. */
   ackedSamples: Map<number, AckedRecord[]>;
   ackedJobs: Map<number, AckedRecord[]>;
+  /** The node's spool also holds events (e.g. that it does not read the kernel log), sent apart. */
+  ackedEvents: Map<number, AckedRecord[]>;
   /** Natural keys of every sample forwarded to the server by the end of the read. */
   sentSamples: Set<string>;
 };
@@ -30,6 +32,7 @@ export function sampleKey(s: { jobId?: unknown; node?: unknown; step?: unknown; 
 export async function readStored(recorder: AckRecorder, url: string, cluster: string): Promise<StoredState> {
   const ackedSamples = recorder.snapshot("/v1/usage");
   const ackedJobs = recorder.snapshot("/v1/jobs");
+  const ackedEvents = recorder.snapshot("/v1/events");
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -61,6 +64,7 @@ export async function readStored(recorder: AckRecorder, url: string, cluster: st
         .map((r) => ({ jobId: r.job_id, rows: r.rows, summarised: r.summarised })),
       jobs: new Map(jobRows.map((r) => [r.job_id, { phase: r.phase, idempotencyKey: r.idempotency_key }])),
       ackedSamples,
+      ackedEvents,
       ackedJobs,
       sentSamples: new Set((recorder.forwarded.get("/v1/usage") ?? []).map(sampleKey)),
     };
@@ -103,7 +107,8 @@ export function checkSamples(stored: StoredState, lastSeq: number): LedgerReport
     naturalKeyCollisions: 0,
     ackedSamples: 0,
   };
-  for (let seq = 1; seq <= lastSeq; seq++) if (!acked.has(seq)) report.unacknowledged.push(seq);
+  for (let seq = 1; seq <= lastSeq; seq++)
+    if (!acked.has(seq) && !stored.ackedEvents.has(seq)) report.unacknowledged.push(seq);
   const keys = new Map<string, number>();
   for (const [seq, acks] of acked) {
     const key = sampleKey(acks[0].value);
@@ -154,7 +159,8 @@ export function checkJobs(
   }
   for (const jobId of stored.jobs.keys()) if (!expected.has(jobId)) report.invented.push(jobId);
   const acked = stored.ackedJobs;
-  for (let seq = 1; seq <= lastSeq; seq++) if (!acked.has(seq)) report.unacknowledged.push(seq);
+  for (let seq = 1; seq <= lastSeq; seq++)
+    if (!acked.has(seq) && !stored.ackedEvents.has(seq)) report.unacknowledged.push(seq);
   for (const acks of acked.values()) {
     const { jobId, phase } = acks[0].value as { jobId: string; phase: JobPhase };
     const row = stored.jobs.get(jobId);
