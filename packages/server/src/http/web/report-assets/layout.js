@@ -114,3 +114,8 @@ function capitalise(text) {
 export function loading(container, what) {
   fill(container, h("p", { class: "muted" }, `Loading ${what}…`));
 }
+
+/** The address of a job's page, from anything with `jobId` and `cluster`. */
+export function jobLink(job) {
+  return `jobs.html?${new URLSearchParams({ id: job.jobId, cluster: job.cluster })}`;
+}

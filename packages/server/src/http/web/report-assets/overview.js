@@ -2,7 +2,7 @@
 import { apiGet } from "./api.js";
 import { byId, fill, h, table } from "./dom.js";
 import { formatBytes, formatDuration, formatPercent, formatTime } from "./format.js";
-import { loading, showError, startPage } from "./layout.js";
+import { jobLink, loading, showError, startPage } from "./layout.js";
 import { readinessVerdict } from "./readiness.js";
 
 const HOUR = 3600;
@@ -92,10 +92,6 @@ async function loadWaste() {
   } catch (error) {
     showError(slot, error, "the waste report");
   }
-}
-
-function jobLink(job) {
-  return `jobs.html?${new URLSearchParams({ id: job.jobId, cluster: job.cluster })}`;
 }
 
 function runTime(job) {

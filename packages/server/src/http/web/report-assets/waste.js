@@ -3,7 +3,7 @@ import { apiGet } from "./api.js";
 import { BYTE_INCRS, barChart, COLORS } from "./charts.js";
 import { byId, fill, h, table } from "./dom.js";
 import { formatBytes, formatNumber, formatPercent } from "./format.js";
-import { loading, showError, startPage } from "./layout.js";
+import { jobLink, loading, showError, startPage } from "./layout.js";
 
 const HOUR = 3600;
 const GROUPINGS = ["user", "account", "partition"];
@@ -167,14 +167,13 @@ function idlestJobs(rows, resource) {
     .slice(0, 10);
   if (jobs.length === 0)
     return h("p", { class: "muted small" }, `No job has idle time measured from ${what}.`);
-  const link = (job) => `jobs.html?${new URLSearchParams({ id: job.jobId, cluster: job.cluster })}`;
   return h(
     "div",
     { class: "idle-jobs" },
     h("h3", {}, `Idlest jobs, from ${what}`),
     table(
       [
-        { label: "Job", value: (j) => h("a", { href: link(j), class: "job-link" }, j.jobId) },
+        { label: "Job", value: (j) => h("a", { href: jobLink(j), class: "job-link" }, j.jobId) },
         { label: "Cluster", value: (j) => j.cluster },
         { label: "Idle", class: "num", value: (j) => resource.format(seconds(j)) },
       ],
