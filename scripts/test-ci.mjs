@@ -15,7 +15,7 @@
 import { spawn } from "node:child_process";
 import { mkdir, readFile, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { delimiter, dirname, join, resolve } from "node:path";
+import { delimiter, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { NODE_24, nodeFromNpm } from "./node-from-npm.mjs";
 
@@ -107,6 +107,22 @@ async function testOn(version, vitestArgs) {
   const passed = statuses.filter((status) => status === "passed").length;
   let failed = statuses.filter((status) => status === "failed").length;
   const skipped = statuses.length - passed - failed;
+  // Named again at the end of the log: CI often shows only its tail.
+  const failures = files.flatMap((file) =>
+    (file.assertionResults ?? [])
+      .filter((test) => test.status === "failed")
+      .map((test) => {
+        const message = (test.failureMessages ?? []).join(" ").replace(/\s+/g, " ").slice(0, 400);
+        return `${relative(root, file.name)} > ${test.fullName}: ${message}`;
+      }),
+  );
+  for (const file of files) {
+    if (file.status === "failed" && !(file.assertionResults ?? []).some((t) => t.status === "failed")) {
+      failures.push(
+        `${relative(root, file.name)}: ${(file.message ?? "did not run").replace(/\s+/g, " ").slice(0, 400)}`,
+      );
+    }
+  }
   // A file that fails to load or whose hooks throw has no failed test, only a failed file.
   const brokenFiles = files.filter(
     (file) => file.status === "failed" && !(file.assertionResults ?? []).some((t) => t.status === "failed"),
@@ -121,7 +137,7 @@ async function testOn(version, vitestArgs) {
     console.error(`test-ci: ${label}: no test ran`);
     failed = 1;
   }
-  return { label, passed, failed, skipped };
+  return { label, passed, failed, skipped, failures };
 }
 
 async function main() {
@@ -136,6 +152,9 @@ async function main() {
   const line = (r) =>
     `${r.passed} passed, ${r.failed} failed${r.skipped > 0 ? `, ${r.skipped} skipped` : ""}`;
   console.log("");
+  for (const r of runs) {
+    for (const failure of r.failures ?? []) console.log(`FAILED on ${r.label}: ${failure}`);
+  }
   for (const r of runs) console.log(`${r.label}: ${line(r)}`);
   const total = runs.reduce(
     (sum, r) => ({
