@@ -20,12 +20,12 @@ export function yamlDocuments(file: string): Manifest[] {
 
 // The parts of a Kustomization this resolver implements; anything else fails instead of being
 // ignored, so what the tests check is what `kubectl apply -k` would apply.
-const KNOWN_KEYS = new Set(["apiVersion", "kind", "resources", "patches"]);
+const KNOWN_KEYS = new Set(["apiVersion", "kind", "resources", "components", "patches"]);
 
 /**
  * The objects `kubectl kustomize dir` builds, for the subset of Kustomize the examples use:
- * `resources` (files and folders with their own kustomization.yaml) and JSON 6902 `patches`
- * with a `target`.
+ * `resources` (files and folders with their own kustomization.yaml), `components` (their
+ * patches applied after the resources') and JSON 6902 `patches` with a `target`.
  */
 export function kustomize(dir: string): Manifest[] {
   const k = parse(readFileSync(join(dir, "kustomization.yaml"), "utf8"), { version: "1.1" }) as Manifest;
@@ -33,14 +33,25 @@ export function kustomize(dir: string): Manifest[] {
     if (!KNOWN_KEYS.has(key))
       throw new Error(`${dir}: kustomization key ${key} is not handled by the test resolver`);
   }
-  const objects = (k.resources as string[]).flatMap((r) => {
+  const objects = ((k.resources ?? []) as string[]).flatMap((r) => {
     const path = join(dir, r);
     return statSync(path).isDirectory() ? kustomize(path) : yamlDocuments(path);
   });
+  for (const component of (k.components ?? []) as string[]) {
+    applyPatches(join(dir, component), objects);
+  }
+  applyPatches(dir, objects, k);
+  return objects;
+}
+
+/** Applies the `patches` of the kustomization in `dir` (or of `k`, already read) to `objects`. */
+function applyPatches(dir: string, objects: Manifest[], k?: Manifest): void {
+  k ??= parse(readFileSync(join(dir, "kustomization.yaml"), "utf8"), { version: "1.1" }) as Manifest;
+  if (k.kind === "Component" && k.resources) throw new Error(`${dir}: component resources are not handled`);
   for (const patch of (k.patches ?? []) as Manifest[]) {
-    const ops = (
-      patch.path ? parse(readFileSync(join(dir, patch.path), "utf8")) : parse(patch.patch)
-    ) as Manifest[];
+    const ops = parse(patch.path ? readFileSync(join(dir, patch.path), "utf8") : patch.patch, {
+      version: "1.1",
+    }) as Manifest[];
     const targets = objects.filter((o) => matches(o, patch.target ?? {}));
     if (targets.length === 0)
       throw new Error(`${dir}: a patch matches no object (${JSON.stringify(patch.target)})`);
@@ -49,7 +60,6 @@ export function kustomize(dir: string): Manifest[] {
       objects[objects.indexOf(target)] = patched;
     }
   }
-  return objects;
 }
 
 function matches(object: Manifest, target: Manifest): boolean {

@@ -1,16 +1,8 @@
-import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { request } from "node:https";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { Pod } from "kubernetes-models/v1";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Policy } from "../../../packages/schemas/src/index.js";
-import { buildApp } from "../../../packages/server/src/app.js";
-import { parseServerConfig } from "../../../packages/server/src/config/parse-config.js";
-import { schedulerHandlers } from "../../../packages/server/src/http/routes/scheduler-handlers.js";
-import type { IntelligenceService } from "../../../packages/server/src/intelligence/intelligence-service.js";
 import {
   admissionReview,
   argoWorkflow,
@@ -24,26 +16,13 @@ import {
   openTestStorage,
   type StorageFixture,
 } from "../../../packages/server/test/integration/storage-fixture.js";
-import { serverContainerConfig } from "./cli-references.js";
-import { kustomize, type Manifest } from "./kustomize.js";
+import { kustomize } from "./kustomize.js";
+import { ADMIN_TOKEN, deployedServerConfig, POLICY, startWebhookServer } from "./webhook-server.js";
 
 // The webhook as the API server meets it: the server started with the overlay's own flags and
 // variables, serving TLS with a certificate for jobsight.jobsight.svc from a CA the client trusts
 // (the caBundle), and AdmissionReview v1 requests exactly as the API server sends them: no
 // Authorization header. The predictions are fixed, so the patch can be checked to the byte.
-
-const GiB = 2 ** 30;
-const ADMIN_TOKEN = "guide-admin-token-0123456789abcdef";
-
-/** The server.json of the guide's step 2, made by running its own command. */
-function guideServerJson(dir: string): Record<string, unknown> {
-  const readme = readFileSync(join(import.meta.dirname, "..", "README.md"), "utf8");
-  const command = /^\s*(printf '\{"auth".*> server\.json)$/m.exec(readme)?.[1];
-  expect(command, "README step 2 makes server.json").toBeDefined();
-  execFileSync("bash", ["-c", command!], { cwd: dir, env: { ...process.env, ADMIN_TOKEN } });
-  return JSON.parse(readFileSync(join(dir, "server.json"), "utf8"));
-}
-const POLICY: Policy = { name: "site", caps: { memory: 12 * GiB } };
 
 /** A Deployment's pod as the ReplicaSet controller creates it: no name, a generateName, an owner. */
 function deploymentPod(): Json {
@@ -80,7 +59,7 @@ function deploymentPod(): Json {
 describe("the admission webhook over TLS, called as the Kubernetes API server calls it", () => {
   let pki: TestPki;
   let fx: StorageFixture;
-  let app: Awaited<ReturnType<typeof buildApp>>;
+  let app: Awaited<ReturnType<typeof startWebhookServer>>["app"];
   let ca: Buffer;
   let port: number;
 
@@ -126,47 +105,12 @@ describe("the admission webhook over TLS, called as the Kubernetes API server ca
     );
     ca = await readFile(pki.file("ca.crt"));
     fx = await openTestStorage("k8s_webhook");
-    const server = kustomize(join(import.meta.dirname, "..", "overlays", "embedded-database"))
-      .find((o) => o.kind === "Deployment" && o.metadata.name === "jobsight-server")!
-      .spec.template.spec.containers.find((c: Manifest) => c.name === "server");
-    const { config, problems } = serverContainerConfig(server, guideServerJson(pki.dir));
-    expect(problems).toEqual([]);
-    const local = parseServerConfig({
-      objectStore: { dir: pki.file("objects") },
-      http: { logLevel: "silent" },
-    });
-    const service = {
-      policy: () => POLICY,
-      mode: () => ({ mode: "live" }),
-      predictRecorded: async () => ({
-        answer: { id: "p-1", modelVersion: "m-7", mode: "live" },
-        resources: [
-          {
-            resource: "memory",
-            status: "ok",
-            unit: "bytes",
-            value: 6 * GiB,
-            confidence: 0.97,
-            evidence: { group: "g", jobs: 40 },
-          },
-        ],
-        recommendations: [{ resource: "memory", value: 6 * GiB }],
-      }),
-    } as unknown as IntelligenceService;
-    app = await buildApp({
-      config: {
-        ...config!,
-        http: { ...config!.http, host: "127.0.0.1", port: 0, logLevel: "silent" },
-        tls: { ...config!.tls!, certFile: pki.file("tls.crt"), keyFile: pki.file("tls.key") },
-        rateLimit: { ...config!.rateLimit, enabled: false },
-        objectStore: local.objectStore,
-      },
-      storage: fx.storage,
-      intelligence: false,
-      handlers: () => schedulerHandlers(service, { audit: { record: async () => {} } }),
-    });
-    await app.listen({ host: "127.0.0.1", port: 0 });
-    port = (app.server.address() as AddressInfo).port;
+    const config = deployedServerConfig(
+      kustomize(join(import.meta.dirname, "..", "overlays", "embedded-database")),
+      pki.dir,
+    );
+    const tls = { ...config.tls!, certFile: pki.file("tls.crt"), keyFile: pki.file("tls.key") };
+    ({ app, port } = await startWebhookServer(config, tls, fx, pki.file("objects")));
   });
 
   afterAll(async () => {
