@@ -45,7 +45,7 @@ export async function startWebhookServer(
   tls: NonNullable<ServerConfig["tls"]>,
   fx: StorageFixture,
   objectsDir: string,
-) {
+): Promise<{ app: Awaited<ReturnType<typeof buildApp>>; port: number }> {
   const local = parseServerConfig({ objectStore: { dir: objectsDir }, http: { logLevel: "silent" } });
   const service = {
     policy: () => POLICY,
