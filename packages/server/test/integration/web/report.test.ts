@@ -93,6 +93,9 @@ describe.skipIf(!executablePath)("web report in headless Chromium", () => {
       ),
     ).toBe(TOKENS.platform);
     expect(await page.locator("#readiness-verdict").getAttribute("data-ready")).toBe("false");
+    // Leaving the page while its other tables still load would abort their requests (as a user
+    // may), which the error watch would count; this test is about the token, not that race.
+    await page.waitForLoadState("networkidle");
     await page.locator("a.job-link", { hasText: SHOWCASE.jobId }).click();
     await page.waitForURL(/jobs\.html\?id=7001&cluster=hpc1$/);
     await page.locator("#job-head h1").waitFor();

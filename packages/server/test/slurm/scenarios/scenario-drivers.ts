@@ -26,14 +26,17 @@ export type ScenarioJob = { id: string; cls: ScenarioClass };
 /** How long a GPU job trains before its fault: long enough for every use rule to judge it. */
 const TRAIN_SECONDS = 36;
 
-/** The pid the job wrote to `$SCENARIO_DIR/pid-<id>`. */
+/**
+ * The pid the job wrote to `$SCENARIO_DIR/pid-<id>`. Generous: a job may wait for cores behind its
+ * phase's others, and a loaded machine starts Python slowly.
+ */
 export async function jobPid(dir: string, jobId: string): Promise<number> {
   return poll(
     async () => {
       const text = await readFile(join(dir, `pid-${jobId}`), "utf8").catch(() => "");
       return text ? Number(text) : undefined;
     },
-    { what: `the pid of job ${jobId}`, timeoutMs: 60_000, intervalMs: 100 },
+    { what: `the pid of job ${jobId}`, timeoutMs: 180_000, intervalMs: 100 },
   );
 }
 
