@@ -16,7 +16,8 @@ export type TlsReloadOptions = {
 /**
  * Serves rotated certificates without a restart: reads the certificate, key and CA files every
  * `intervalMs` and, when their bytes changed, checks them like at start and puts them in force
- * for new connections (`server.setSecureContext`). cert-manager and the kubelet replace a
+ * for new connections (`server.setSecureContext`, or a function given the new material, for
+ * listeners that are not a Node TLS server, such as gRPC's). cert-manager and the kubelet replace a
  * Secret's files in place, so the webhook keeps answering across a renewal. A half-written
  * rotation (a key that is not the certificate's yet) keeps the old material until the next tick.
  *
@@ -27,7 +28,7 @@ export type TlsReloadOptions = {
  * ```
  */
 export function reloadTlsOnChange(
-  server: Pick<TlsServer, "setSecureContext">,
+  server: Pick<TlsServer, "setSecureContext"> | ((material: TlsMaterial) => void),
   files: TlsOptions,
   options: TlsReloadOptions = {},
 ): { stop(): void; check(): Promise<boolean> } {
@@ -55,7 +56,8 @@ export function reloadTlsOnChange(
       const now = await digest();
       if (now === last) return false;
       const material = await loadTlsMaterial(files);
-      server.setSecureContext(httpsServerOptions(material));
+      if (typeof server === "function") server(material);
+      else server.setSecureContext(httpsServerOptions(material));
       last = now;
       options.log?.info(
         { subject: material.subject, notAfter: material.notAfter },

@@ -2,18 +2,11 @@ import { readFile } from "node:fs/promises";
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest, type RequestOptions } from "node:https";
 import type { AddressInfo } from "node:net";
-import {
-  credentials,
-  type handleUnaryCall,
-  makeGenericClientConstructor,
-  Server,
-  type ServiceDefinition,
-} from "@grpc/grpc-js";
 import fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SecurityConfigError } from "./security-config-error.js";
 import { type TestPki, testPki } from "./test-support/test-pki.js";
-import { grpcServerCredentials, httpsServerOptions, loadTlsMaterial } from "./tls.js";
+import { httpsServerOptions, loadTlsMaterial } from "./tls.js";
 
 let pki: TestPki;
 const file = (name: string) => pki.file(name);
@@ -117,55 +110,6 @@ describe("HTTPS listener", () => {
       expect((await get(`https://127.0.0.1:${port}/healthz`, client)).status).toBe(200);
     } finally {
       await app.close();
-    }
-  });
-});
-
-describe("gRPC listener", () => {
-  const service: ServiceDefinition = {
-    ping: {
-      path: "/jobsight.test.Ping/Ping",
-      requestStream: false,
-      responseStream: false,
-      requestSerialize: (b: Buffer) => b,
-      requestDeserialize: (b: Buffer) => b,
-      responseSerialize: (b: Buffer) => b,
-      responseDeserialize: (b: Buffer) => b,
-    },
-  };
-  const ping: handleUnaryCall<Buffer, Buffer> = (call, callback) =>
-    callback(null, Buffer.from(`pong:${call.request}`));
-
-  it("accepts TLS clients that trust the CA and refuses plaintext ones", async () => {
-    const tls = await loadTlsMaterial({ certFile: file("server.crt"), keyFile: file("server.key") });
-    const server = new Server();
-    server.addService(service, { ping });
-    const port = await new Promise<number>((resolve, reject) =>
-      server.bindAsync("127.0.0.1:0", grpcServerCredentials(tls), (e, p) => (e ? reject(e) : resolve(p))),
-    );
-    const Client = makeGenericClientConstructor(service, "Ping");
-    const call = (creds: ReturnType<typeof credentials.createInsecure>) =>
-      new Promise<string>((resolve, reject) => {
-        // TLS server names must be host names (RFC 6066), so the channel names the certificate's DNS entry.
-        const client = new Client(`127.0.0.1:${port}`, creds, {
-          "grpc.ssl_target_name_override": "localhost",
-        });
-        const deadline = new Date(Date.now() + 3000);
-        (
-          client as unknown as {
-            ping: (r: Buffer, o: object, cb: (e: Error | null, v?: Buffer) => void) => void;
-          }
-        ).ping(Buffer.from("hi"), { deadline }, (e, v) => {
-          client.close();
-          if (e) reject(e);
-          else resolve(String(v));
-        });
-      });
-    try {
-      expect(await call(credentials.createSsl(await readFile(file("ca.crt"))))).toBe("pong:hi");
-      await expect(call(credentials.createInsecure())).rejects.toThrow();
-    } finally {
-      server.forceShutdown();
     }
   });
 });

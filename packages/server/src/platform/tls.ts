@@ -1,7 +1,6 @@
 import { createPrivateKey, X509Certificate } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import type { SecureContextOptions } from "node:tls";
-import { ServerCredentials } from "@grpc/grpc-js";
 import { SecurityConfigError } from "./security-config-error.js";
 
 /** Where the listeners' certificate and key are, and whether clients must present one. */
@@ -110,22 +109,6 @@ export function httpsServerOptions(material: TlsMaterial): SecureContextOptions 
     requestCert: material.ca !== undefined,
     rejectUnauthorized: material.requireClientCertificate,
   };
-}
-
-/**
- * Credentials for the gRPC (OTLP) listener: `server.bindAsync(addr, grpcServerCredentials(tls), …)`.
- *
- * @example
- * ```ts
- * server.bindAsync("0.0.0.0:4317", grpcServerCredentials(await loadTlsMaterial(config.tls)), cb);
- * ```
- */
-export function grpcServerCredentials(material: TlsMaterial): ServerCredentials {
-  return ServerCredentials.createSsl(
-    material.ca ?? null,
-    [{ private_key: material.key, cert_chain: material.cert }],
-    material.requireClientCertificate,
-  );
 }
 
 async function readPem(file: string, path: string): Promise<Buffer> {

@@ -6,7 +6,8 @@ import {
   METRICS_EXPORT_PATH,
   REJECTED_SAMPLES_METADATA_KEY,
 } from "@jobsight/otel-bridge";
-import { grpcServerCredentials, type TlsMaterial } from "../../platform/tls.js";
+import { ReloadableGrpcCredentials } from "../../platform/grpc-tls-credentials.js";
+import type { TlsMaterial } from "../../platform/tls.js";
 import { otlpFailure } from "./otlp-failure.js";
 import type { OtlpIngest } from "./otlp-ingest.js";
 import type { OtlpLogger } from "./otlp-logger.js";
@@ -36,6 +37,8 @@ export type GrpcReceiver = {
   /** `https://host:port` (`http://` without TLS), as OTLP gRPC exporters take it. */
   url: string;
   port: number;
+  /** Serves new connections with renewed material (TLS listeners only; ignored without TLS). */
+  setTls(material: TlsMaterial): void;
   /** Stops taking calls, lets the ones in flight finish (up to `timeoutMs`, then cuts them off). */
   close(timeoutMs?: number): Promise<void>;
 };
@@ -119,9 +122,8 @@ export async function startGrpcReceiver(options: GrpcReceiverOptions): Promise<G
   server.addService(exportDefinition, { export: handler });
   const host = options.host ?? "127.0.0.1";
   const address = host.includes(":") ? `[${host}]` : host;
-  const credentials = options.tls
-    ? grpcServerCredentials(options.tls)
-    : grpc.ServerCredentials.createInsecure();
+  const reloadable = options.tls ? new ReloadableGrpcCredentials(options.tls) : undefined;
+  const credentials = reloadable ?? grpc.ServerCredentials.createInsecure();
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${address}:${options.port ?? 4317}`, credentials, (e, p) =>
       e ? reject(e) : resolve(p),
@@ -130,6 +132,7 @@ export async function startGrpcReceiver(options: GrpcReceiverOptions): Promise<G
   return {
     url: `${options.tls ? "https" : "http"}://${address}:${port}`,
     port,
+    setTls: (material) => reloadable?.update(material),
     close: (timeoutMs = 20_000) =>
       new Promise<void>((resolve) => {
         const timer = setTimeout(() => {

@@ -1,4 +1,5 @@
 import type { AddressInfo } from "node:net";
+import type { Server as TlsServer } from "node:tls";
 import {
   encodeExportMetricsResponse,
   encodeExportMetricsResponseJson,
@@ -42,6 +43,8 @@ export type HttpReceiver = {
   /** `https://host:port/v1/metrics` (`http://` without TLS), as OTLP HTTP exporters take it. */
   url: string;
   port: number;
+  /** Serves new connections with renewed material (TLS listeners only; ignored without TLS). */
+  setTls(material: TlsMaterial): void;
   /**
    * Stops taking requests and waits for the ones in flight (their connections are closed after
    * the answer); connections still open after `timeoutMs` are cut. @default 20000
@@ -157,6 +160,9 @@ export async function startHttpReceiver(options: HttpReceiverOptions): Promise<H
   return {
     url: `${options.tls ? "https" : "http"}://${host}:${address.port}/v1/metrics`,
     port: address.port,
+    setTls: (material) => {
+      if (options.tls) (app.server as unknown as TlsServer).setSecureContext(httpsServerOptions(material));
+    },
     close: async (timeoutMs = 20_000) => {
       closing = true;
       const timer = setTimeout(() => app.server.closeAllConnections(), timeoutMs);

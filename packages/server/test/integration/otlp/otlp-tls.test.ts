@@ -176,4 +176,28 @@ describe("OTLP receivers with TLS configured", () => {
     }
     expect(await stored("tls-untrusted-1")).toEqual([]);
   });
+
+  // Last: it changes the certificate the receivers serve.
+  it("serve a renewed certificate on both listeners without a restart", async () => {
+    await certs.renewFromOtherCa();
+    expect(await receivers.reloadTls()).toBe(true);
+    const grpcSamples = richSamples("hpc1", "tls-renewed-grpc", 3);
+    const httpSamples = richSamples("hpc1", "tls-renewed-http", 3);
+    const renewed = [
+      ...(await exportSamples(
+        grpcExporter(grpcUrl("https"), credentials.createSsl(certs.otherCa)),
+        grpcSamples,
+      )),
+      ...(await exportSamples(httpExporter(JsonExporter, httpUrl("https"), certs.otherCa), httpSamples)),
+    ];
+    expect(renewed.map((r) => r.code)).toEqual(renewed.map(() => ExportResultCode.SUCCESS));
+    expect(await stored("tls-renewed-grpc")).toEqual(byTime(grpcSamples));
+    expect(await stored("tls-renewed-http")).toEqual(byTime(httpSamples));
+    const old = await exportSamples(
+      grpcExporter(grpcUrl("https"), credentials.createSsl(certs.ca), REFUSED_TIMEOUT_MS),
+      richSamples("hpc1", "tls-renewed-old", 1),
+    );
+    expect(old.map((r) => r.code)).toEqual([ExportResultCode.FAILED]);
+    expect(await receivers.reloadTls()).toBe(false);
+  });
 });

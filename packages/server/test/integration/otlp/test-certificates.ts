@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { copyFile, readFile } from "node:fs/promises";
 import { testPki } from "../../../src/platform/test-support/test-pki.js";
 
 /** A throwaway PKI in a temporary directory (`testPki`, openssl). */
@@ -10,6 +10,11 @@ export type TestCertificates = {
   /** Server certificate (for IP 127.0.0.1 and DNS localhost) and its key, as files for `tls` config. */
   serverCertFile: string;
   serverKeyFile: string;
+  /**
+   * Replaces the server certificate and key files in place with new ones signed by the other CA,
+   * as cert-manager rewrites a mounted Secret on renewal.
+   */
+  renewFromOtherCa(): Promise<void>;
   /** Removes the directory. */
   dispose(): Promise<void>;
 };
@@ -36,6 +41,11 @@ export async function createTestCertificates(): Promise<TestCertificates> {
       otherCa: await readFile(pki.file("other-ca.crt")),
       serverCertFile: pki.file("server.crt"),
       serverKeyFile: pki.file("server.key"),
+      async renewFromOtherCa() {
+        await pki.issue("renewed", "server", "other-ca", "IP:127.0.0.1,DNS:localhost");
+        await copyFile(pki.file("renewed.key"), pki.file("server.key"));
+        await copyFile(pki.file("renewed.crt"), pki.file("server.crt"));
+      },
       dispose: () => pki.dispose(),
     };
   } catch (error) {
