@@ -3,8 +3,8 @@
 export type { TestBucket } from "./test-bucket.js";
 export { createTestBucket } from "./test-bucket.js";
 export type { TestDatabase } from "./test-database.js";
-export { createTestDatabase } from "./test-database.js";
+export { createTestDatabase, createTimescaleTestDatabase } from "./test-database.js";
 export { testServices } from "./test-services.js";
 export type { TestServicesErrorCode } from "./test-services-error.js";
 export { TestServicesError } from "./test-services-error.js";
-export type { PostgresServiceInfo, S3ServiceInfo, TestServices } from "./types.js";
+export type { PostgresServiceInfo, S3ServiceInfo, TestServices, TimescaleServiceState } from "./types.js";

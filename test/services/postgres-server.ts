@@ -104,17 +104,20 @@ export async function startEmbeddedPostgres(): Promise<RunningService<PostgresSe
 
 /**
  * Describes an already running server given as `postgres://user:password@host:port/db`
- * (the `JOBSIGHT_TEST_PG_URL` override); nothing is started or stopped.
+ * (the `JOBSIGHT_TEST_PG_URL` override, or `variable`); nothing is started or stopped.
  */
-export function externalPostgres(url: string): RunningService<PostgresServiceInfo> {
+export function externalPostgres(
+  url: string,
+  variable = "JOBSIGHT_TEST_PG_URL",
+): RunningService<PostgresServiceInfo> {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch (cause) {
-    throw new TestServicesError("INVALID_OVERRIDE", "JOBSIGHT_TEST_PG_URL is not a URL", { cause });
+    throw new TestServicesError("INVALID_OVERRIDE", `${variable} is not a URL`, { cause });
   }
   if (parsed.protocol !== "postgres:" && parsed.protocol !== "postgresql:") {
-    throw new TestServicesError("INVALID_OVERRIDE", "JOBSIGHT_TEST_PG_URL must start with postgres://");
+    throw new TestServicesError("INVALID_OVERRIDE", `${variable} must start with postgres://`);
   }
   return {
     info: {

@@ -1,5 +1,6 @@
 import pg from "pg";
 import { testServices } from "./test-services.js";
+import { TestServicesError } from "./test-services-error.js";
 import { uniqueName } from "./unique-name.js";
 
 /** A database made for one test (or one suite) on the shared PostgreSQL server. */
@@ -22,16 +23,40 @@ export type TestDatabase = {
  * try { ... } finally { await pool.end(); await db.drop(); }
  */
 export async function createTestDatabase(prefix = "jobsight"): Promise<TestDatabase> {
-  const { postgres } = testServices();
+  return createDatabaseOn(testServices().postgres.url, prefix);
+}
+
+/**
+ * Creates a fresh, uniquely named, empty database on the run's shared TimescaleDB server (Debian's
+ * PostgreSQL 15, TimescaleDB 2.28.3 preloaded, extension not yet created in it).
+ *
+ * @throws {TestServicesError} `TIMESCALE_UNAVAILABLE` with the reason when the global setup could
+ *   not start that server: a test that needs TimescaleDB fails, it is never skipped.
+ * @example
+ * const db = await createTimescaleTestDatabase("compression");
+ * const { storage } = await openStorage({ url: db.url, timescale: "require" });
+ */
+export async function createTimescaleTestDatabase(prefix = "jobsight"): Promise<TestDatabase> {
+  const { timescale } = testServices();
+  if (!timescale.available) {
+    throw new TestServicesError(
+      "TIMESCALE_UNAVAILABLE",
+      `The TimescaleDB test server did not start, so this test cannot run: ${timescale.reason}`,
+    );
+  }
+  return createDatabaseOn(timescale.url, prefix);
+}
+
+async function createDatabaseOn(adminUrl: string, prefix: string): Promise<TestDatabase> {
   const name = uniqueName(prefix, { separator: "_", maxLength: 63 });
-  await withAdmin(postgres.url, (client) => client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`));
-  const url = new URL(postgres.url);
+  await withAdmin(adminUrl, (client) => client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`));
+  const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
     name,
     drop: async () => {
-      await withAdmin(postgres.url, (client) =>
+      await withAdmin(adminUrl, (client) =>
         client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`),
       );
     },

@@ -3,6 +3,9 @@ export type TestServicesErrorCode =
   | "TEST_SERVICES_MISSING"
   | "POSTGRES_START_FAILED"
   | "S3_START_FAILED"
+  | "TIMESCALE_INSTALL_FAILED"
+  | "TIMESCALE_START_FAILED"
+  | "TIMESCALE_UNAVAILABLE"
   | "INVALID_OVERRIDE";
 
 /** Raised by the shared integration-test services (start-up, overrides, helpers). */

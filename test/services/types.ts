@@ -21,10 +21,20 @@ export type S3ServiceInfo = {
   embedded: boolean;
 };
 
+/**
+ * The TimescaleDB server (Debian's PostgreSQL 15 with TimescaleDB 2.28.3 preloaded) shared by one
+ * integration run, or why the global setup could not start it (the tests that need it then fail
+ * with that reason).
+ */
+export type TimescaleServiceState =
+  | ({ available: true } & PostgresServiceInfo)
+  | { available: false; reason: string };
+
 /** Everything the global setup hands to the test workers through `project.provide`. */
 export type TestServices = {
   postgres: PostgresServiceInfo;
   s3: S3ServiceInfo;
+  timescale: TimescaleServiceState;
 };
 
 /** The `provide`/`inject` key under which {@link TestServices} travel. */
