@@ -1,5 +1,8 @@
 import type { SqlPool } from "./database.js";
 
+// Sample retention and compression policies: one replica applies them at a time.
+export const SAMPLE_POLICIES_LOCK = 0x706f6c73; // "pols"
+
 /** What {@link withTryAdvisoryLock} returns: the work's result, or that another session holds the lock. */
 export type LockedResult<T> = { locked: true; value: T } | { locked: false };
 

@@ -2,6 +2,7 @@ import { COMPARISON_THRESHOLDS } from "../accuracy/compare-backtests.js";
 import { BackgroundLoop } from "../background-loop.js";
 import type { ActiveModel } from "../registry/active-model.js";
 import type { ModelRegistry } from "../registry/model-registry.js";
+import { lineageOf } from "../registry/model-version.js";
 import type { IntelligenceServiceOptions, ServiceLogger } from "../service-options.js";
 import { type RecalibrationReport, recalibrateAndRegister } from "./model-recalibrator.js";
 import { type TrainReport, type TrainSettings, trainAndRegister } from "./model-trainer.js";
@@ -18,6 +19,30 @@ export type ModelUpkeepOptions = {
   now: () => Date;
 };
 
+// How often a schedule looks whether its task is due: a replica that took the lease over runs what
+// the dead leader owed within this, not a whole interval after its own start.
+const SCHEDULE_CHECK_MS = 600_000;
+
+/**
+ * Whether a scheduled task is due: `intervalMs` after the later of the last one recorded in the
+ * registry (by any replica) and the last one this server tried (a training with too few jobs
+ * records nothing, and is not retried at every check). Times in ms since the epoch.
+ *
+ * @example
+ * ```ts
+ * isDue(Date.parse(newest.createdAt), undefined, 86_400_000, Date.now());
+ * ```
+ */
+export function isDue(
+  lastRecorded: number | undefined,
+  lastTried: number | undefined,
+  intervalMs: number,
+  now: number,
+): boolean {
+  const last = Math.max(lastRecorded ?? Number.NEGATIVE_INFINITY, lastTried ?? Number.NEGATIVE_INFINITY);
+  return now - last >= intervalMs;
+}
+
 /** One asked-for training. */
 export type TrainAsk = {
   trigger?: string;
@@ -29,7 +54,7 @@ export type TrainAsk = {
  * Keeps the model in service current: trains a new one on a schedule and on demand (the previous
  * one stays when the new one backtests worse), and between trainings refits the calibration of the
  * one in service on the jobs that ended since. One task at a time per server; across servers, the
- * training lock.
+ * training lock, and the schedules run on the leader of the replicas only (`isLeader`).
  *
  * @example
  * ```ts
@@ -47,6 +72,8 @@ export class ModelUpkeep {
   readonly #recalibrateMs: number;
   #task: Promise<TrainReport | RecalibrationReport> | undefined;
   #training: Promise<TrainReport> | undefined;
+  #triedTrain: number | undefined;
+  #triedRecalibrate: number | undefined;
 
   constructor(options: ModelUpkeepOptions) {
     this.#o = options;
@@ -55,13 +82,21 @@ export class ModelUpkeep {
     this.#recalibrateMs = o.recalibrateIntervalMs ?? 21_600_000;
     this.#retrainLoop = new BackgroundLoop({
       // 0 turns the schedule off (see start); the loop itself still trains on demand.
-      intervalMs: this.#retrainMs || 86_400_000,
-      run: async () => void (await this.train({ trigger: "schedule" })),
+      intervalMs: Math.min(this.#retrainMs || 86_400_000, SCHEDULE_CHECK_MS),
+      run: async () => {
+        if (!this.#leads() || !(await this.#due("train"))) return;
+        this.#triedTrain = this.#o.now().getTime();
+        await this.train({ trigger: "schedule" });
+      },
       onError: (error, failures) => options.log.error({ err: error, failures }, "scheduled training failed"),
     });
     this.#recalibrateLoop = new BackgroundLoop({
-      intervalMs: this.#recalibrateMs || 21_600_000,
-      run: async () => void (await this.recalibrate("schedule")),
+      intervalMs: Math.min(this.#recalibrateMs || 21_600_000, SCHEDULE_CHECK_MS),
+      run: async () => {
+        if (!this.#leads() || !(await this.#due("recalibrate"))) return;
+        this.#triedRecalibrate = this.#o.now().getTime();
+        await this.recalibrate("schedule");
+      },
       onError: (error, failures) =>
         options.log.error({ err: error, failures }, "scheduled recalibration failed"),
     });
@@ -71,12 +106,20 @@ export class ModelUpkeep {
   start(trainNow: boolean): void {
     if (this.#retrainMs > 0) this.#retrainLoop.start();
     if (this.#recalibrateMs > 0) this.#recalibrateLoop.start();
-    if (trainNow) void this.#retrainLoop.runNow();
+    if (trainNow) this.#trainInBackground();
   }
 
   /** Trains at once in the background (a model of another feature set is in the registry). */
   retrainSoon(): void {
-    if (!this.#o.signal.aborted) void this.#retrainLoop.runNow();
+    if (!this.#o.signal.aborted) this.#trainInBackground();
+  }
+
+  // On any replica, leader or not (the training lock keeps it to one at a time): with no servable
+  // model, predictions wait for one, and the lease may not be settled yet at start.
+  #trainInBackground(): void {
+    this.train({ trigger: "schedule" }).catch((error) =>
+      this.#o.log.error({ err: error, failures: 1 }, "scheduled training failed"),
+    );
   }
 
   /** Stops the schedules and waits for the task in progress (ended by the service's signal). */
@@ -101,6 +144,22 @@ export class ModelUpkeep {
    */
   recalibrate(trigger = "demand"): Promise<RecalibrationReport> {
     return this.#after(() => this.#recalibrate(trigger));
+  }
+
+  // Of several replicas on one database, only the leader keeps the schedule (the training lock
+  // alone would let each replica train once per interval, one after the other).
+  #leads(): boolean {
+    return this.#o.service.isLeader?.() ?? true;
+  }
+
+  // Trainings count from the newest trained model (revision 0), recalibrations from the newest row.
+  async #due(task: "train" | "recalibrate"): Promise<boolean> {
+    const rows = await this.#o.registry.list(50);
+    const last = task === "train" ? rows.find((r) => lineageOf(r.version).revision === 0) : rows[0];
+    const recorded = last ? Date.parse(last.createdAt) : undefined;
+    return task === "train"
+      ? isDue(recorded, this.#triedTrain, this.#retrainMs, this.#o.now().getTime())
+      : isDue(recorded, this.#triedRecalibrate, this.#recalibrateMs, this.#o.now().getTime());
   }
 
   #after<T extends TrainReport | RecalibrationReport>(next: () => Promise<T>): Promise<T> {
