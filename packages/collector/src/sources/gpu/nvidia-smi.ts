@@ -3,6 +3,7 @@ import { type Logger, silentLogger } from "../../log/logger.js";
 import { tiedCommand, trackChild } from "../../util/tied-child.js";
 import type { GpuUsage } from "../usage-parts.js";
 import { type GpuFault, parseGpuLost } from "./gpu-lost.js";
+import type { GpuSource } from "./gpu-source.js";
 import {
   COMPUTE_APPS_FIELDS,
   type ComputeApp,
@@ -54,7 +55,9 @@ export type NvidiaSmiStatus = "stopped" | "starting" | "running" | "unavailable"
  * await gpus.stop();
  * ```
  */
-export class NvidiaSmi {
+export class NvidiaSmi implements GpuSource {
+  /** nvidia-smi sees whole GPUs, their processes and losses; MIG instances are not read. */
+  readonly cannotSee = ["MIG instances (read as their whole GPU)"] as const;
   private readonly command: string;
   private readonly intervalMs: number;
   private readonly restartDelayMs: number;
