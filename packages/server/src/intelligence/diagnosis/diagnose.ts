@@ -29,8 +29,9 @@ export interface DiagnoseOptions {
   readonly rules?: readonly DiagnosisRule[];
 }
 
-/** An oversubscription finding that counted the runnable threads (not pressure alone). */
-const countsThreads = (f: Finding) => f.evidence.some((e) => e.metric === "cpu.runnableThreads");
+/** An oversubscription finding that counted runnable threads, the job's or its lone node's (not pressure alone). */
+const countsThreads = (f: Finding) =>
+  f.evidence.some((e) => e.metric === "cpu.runnableThreads" || e.metric === "cpu.nodeRunnable");
 
 /** When `winner` is present (and `when` holds of the two), `loser` says nothing more and is dropped. */
 const SUPERSEDES: readonly {

@@ -24,7 +24,8 @@ const UNITS: Record<string, string> = {
 export function metricUnit(metric: MetricName): string | undefined {
   if (metric.startsWith("pressure.") || metric.endsWith("utilizationPercent")) return "%";
   if (metric === "pids") return "{task}";
-  if (metric === "cpu.threads" || metric === "cpu.runnableThreads") return "{thread}";
+  if (["cpu.threads", "cpu.runnableThreads", "cpu.nodeRunnable", "cpu.nodeLoad1"].includes(metric))
+    return "{thread}";
   for (const [suffix, unit] of Object.entries(UNITS)) if (metric.endsWith(suffix)) return unit;
   return undefined;
 }

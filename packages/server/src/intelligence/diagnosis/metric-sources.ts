@@ -17,12 +17,20 @@ const stat = (field: string): ReadFrom => ({ source: "cgroup:memory.stat", field
 const cpuStat = (field: string): ReadFrom => ({ source: "cgroup:cpu.stat", field });
 const psi = (file: string, field: string): ReadFrom => ({ source: `cgroup:${file}`, field });
 
-/** Thread counts come from /proc whatever the cgroup layout (the collector's `job-threads.ts`). */
+/**
+ * Thread counts come from /proc whatever the cgroup layout (the collector's `job-threads.ts`), and
+ * so does the node's load of a job alone on its node (`load-average.ts`).
+ */
 const THREADS: Readonly<Record<string, ReadFrom>> = {
   "cpu.threads": { source: "proc:/proc/<pid>/stat", field: "num_threads, summed over the job's processes" },
   "cpu.runnableThreads": {
     source: "proc:/proc/<pid>/task/<tid>/stat",
     field: "state R, counted over the job's threads",
+  },
+  "cpu.nodeLoad1": { source: "proc:/proc/loadavg", field: "1-minute load average (field 1)" },
+  "cpu.nodeRunnable": {
+    source: "proc:/proc/loadavg",
+    field: "running tasks (field 4, before the slash), less the collector's reading thread",
   },
 };
 

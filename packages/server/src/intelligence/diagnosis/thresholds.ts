@@ -86,6 +86,12 @@ export interface DiagnosisThresholds {
    */
   readonly runnableThreadsPerCore: number;
   /**
+   * The node's runnable tasks (or, failing a count, its 1-minute load average) at or above this
+   * many per reserved core, on a node the job has to itself, mean its threads queue for a core. The
+   * node's daemons and the collector add a task or two; half again as many as cores is well above.
+   */
+  readonly nodeLoadPerCore: number;
+  /**
    * CPU time above this multiple of the reserved cores between two samples means the job's threads
    * ran on cores it did not reserve (no cpuset or quota held it): it oversubscribes the node.
    * The 10% margin covers counter and clock jitter between two readings.
@@ -173,6 +179,7 @@ export const DIAGNOSIS_THRESHOLDS: DiagnosisThresholds = Object.freeze({
   cpuPressureSomePercent: 40,
   cpuOversubscribedShare: 0.5,
   runnableThreadsPerCore: 1.5,
+  nodeLoadPerCore: 1.5,
   cpuAboveReservedShare: 1.1,
   walltimeUsedShare: 0.1,
   walltimeMinRequestSeconds: 3600,

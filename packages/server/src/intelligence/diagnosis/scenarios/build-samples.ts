@@ -30,6 +30,9 @@ export interface SampleShape {
   /** Threads of the job's processes and those in state R at the sample's instant (from /proc). */
   readonly threads?: number;
   readonly runnableThreads?: number;
+  /** The node's 1-minute load and tasks in state R (/proc/loadavg), sent for a job alone on its node. */
+  readonly nodeLoad1?: number;
+  readonly nodeRunnable?: number;
   readonly pressure?: UsageSample["pressure"];
   /** Utilisation (%) and memory in use per GPU, by GPU index. */
   readonly gpus?: readonly { readonly index: number; readonly util: number; readonly memoryUsed: number }[];
@@ -136,6 +139,8 @@ export function buildSeries(spec: SeriesSpec): UsageSample[] {
           : {}),
         ...(shape.threads !== undefined ? { threads: shape.threads } : {}),
         ...(shape.runnableThreads !== undefined ? { runnableThreads: shape.runnableThreads } : {}),
+        ...(shape.nodeLoad1 !== undefined ? { nodeLoad1: shape.nodeLoad1 } : {}),
+        ...(shape.nodeRunnable !== undefined ? { nodeRunnable: shape.nodeRunnable } : {}),
       },
       ...(spec.procOnly ? {} : { io: { readBytes: state.read, writeBytes: state.write } }),
       ...(shape.pids !== undefined ? { pids: shape.pids } : {}),

@@ -130,6 +130,54 @@ function threadsUnderQuota(): DiagnosisScenario {
 }
 
 /**
+ * `make -j48` in a 16-core cpuset, alone on a cgroup v1 node whose collector scans no processes
+ * (no thread counts, no PSI): only the node's load, from /proc/loadavg, shows the queue.
+ */
+function loadOnExclusiveNode(): DiagnosisScenario {
+  const { record, samples } = steadyJob({
+    jobId: "8380",
+    node: "cn064",
+    user: "paul",
+    jobName: "build-llvm",
+    executable: "make",
+    start: "2026-11-14T17:00:00Z",
+    runSeconds: 3600,
+    cores: 16,
+    coresUsed: 15.9,
+    memoryBytes: 32 * GIB,
+    memoryUsed: 20 * GIB,
+    walltimeSeconds: 2 * 3600,
+    shape: (i, _e, base) => ({
+      ...base,
+      processes: undefined,
+      pressure: undefined,
+      nodeRunnable: Math.round(46 + wobble(i, 43) * 3),
+      nodeLoad1: Math.round((45.5 + wobble(i, 44) * 1.5) * 100) / 100,
+    }),
+  });
+  return {
+    name: "cpu-oversubscribed-node-load",
+    description:
+      "make -j48 in a 16-core cpuset, alone on a cgroup v1 node without thread counts: ~46 runnable tasks in /proc/loadavg.",
+    input: { record, samples: samples.map(asCgroupV1), events: [], sourcesSeen: {} },
+    expect: {
+      findings: ["cpu_oversubscribed"],
+      unseen: [],
+      causeDetermined: true,
+      claims: {
+        cpu_oversubscribed: [
+          /on cn064, 4\d tasks running or waiting for a core on the node \(median; up to 4\d, 1-minute load 4\d(\.\d)?; \/proc\/loadavg, the job alone on the node\) on 16 cores for 9\d% of the run/,
+          "seen only through the node's load, which counts every task on the node",
+          "not seen there: runnable-thread counts",
+          "OMP_NUM_THREADS",
+        ],
+      },
+      neverClaims: ["runnable threads (median", "CPU pressure (some) averaged"],
+    },
+  };
+}
+
+/**
  * A busy 8-core job on a cgroup v1 node whose collector counted no threads: every core busy, but
  * nothing says whether 8 threads or 80 shared them.
  */
@@ -163,9 +211,13 @@ function contentionUnseen(): DiagnosisScenario {
   };
 }
 
-/** Oversubscription seen through counted runnable threads, and not judged where nothing could see it. */
+/**
+ * Oversubscription seen through counted runnable threads or a lone node's load, and not judged
+ * where nothing could see it.
+ */
 export const cpuContentionScenarios: readonly DiagnosisScenario[] = [
   threadsWithoutPressure(),
   threadsUnderQuota(),
+  loadOnExclusiveNode(),
   contentionUnseen(),
 ];

@@ -125,6 +125,8 @@ function finalShape(last: SampleShape): SampleShape {
     processes: undefined,
     threads: undefined,
     runnableThreads: undefined,
+    nodeLoad1: undefined,
+    nodeRunnable: undefined,
     gpus: last.gpus?.map((g) => ({ index: g.index, util: 0, memoryUsed: 0 })),
   };
 }

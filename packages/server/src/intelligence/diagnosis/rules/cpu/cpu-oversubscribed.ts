@@ -1,19 +1,12 @@
 import type { EvidenceRef, Unseen, UsageSample } from "@jobsight/schemas";
 import type { RuleContext } from "../../context.js";
-import { coverage, cpuCoverage, enough } from "../../coverage.js";
+import { cpuCoverage } from "../../coverage.js";
 import { metricEvidence, present, schedulerEvidence } from "../../evidence.js";
-import { formatDuration, formatShare, ms, trim } from "../../explain/format.js";
-import { cpuRates, medianInterval, quantileOf } from "../../series.js";
+import { formatDuration, formatShare, trim } from "../../explain/format.js";
+import { cpuRates, quantileOf } from "../../series.js";
 import { type DiagnosisRule, NOTHING } from "../rule.js";
-
-/** What one way of seeing contention found on a node. */
-interface Signal {
-  readonly text: string;
-  /** It shows threads waiting for a core (counted or by pressure), not only CPU time beyond the cores. */
-  readonly queued: boolean;
-  readonly evidence: readonly EvidenceRef[];
-  readonly confidence: number;
-}
+import { type ContentionSignal as Signal, sustainedCount } from "./contention-signal.js";
+import { LOAD_ONLY, nodeLoad } from "./node-load-signal.js";
 
 /** What the lenses saw on one node, and which of them it lacked. */
 interface NodeVerdict {
@@ -22,15 +15,16 @@ interface NodeVerdict {
   readonly throttle: { readonly text: string; readonly evidence: readonly EvidenceRef[] } | undefined;
   /** A cgroup quota (`cpu.max`) limits the job, so contention also shows as throttling. */
   readonly quota: boolean;
-  /** Whether any lens could have seen threads queue inside the reservation (thread counts, PSI, a quota). */
+  /** Whether any lens could have seen threads queue inside the reservation (thread counts, PSI, load, a quota). */
   readonly judged: boolean;
   readonly notSeen: readonly string[];
 }
 
 /**
- * CPU oversubscribed: more runnable threads than reserved cores. Seen four ways, each where the
+ * CPU oversubscribed: more runnable threads than reserved cores. Seen five ways, each where the
  * node offers it: runnable threads counted from `/proc/<pid>/task/<tid>/stat` (state R) against the
  * cores, on any cgroup version; `cpu.pressure some` high while every core is busy (cgroup v2 PSI);
+ * the node's runnable tasks or load from `/proc/loadavg` when the job had the node to itself;
  * CPU time above the cores reserved (no cpuset held the threads); and the quota's throttled time,
  * cited beside them. Judged only where the CPU samples cover enough of the run; a node where none
  * of the lenses that see inside a cpuset was available is `unseen`.
@@ -57,12 +51,16 @@ export const cpuOversubscribedRule: DiagnosisRule = {
         if (!v.judged) unseen.push(notJudged(ctx, node, cores));
         continue;
       }
-      countedThreads ||= v.signals.some((s) => s.evidence.some((e) => e.metric === "cpu.runnableThreads"));
+      countedThreads ||= v.signals.some((s) => s.evidence.some((e) => COUNTS.has(e.metric ?? "")));
       queued ||= v.signals.some((s) => s.queued);
       confidence = Math.max(confidence, ...v.signals.map((s) => s.confidence));
       const throttle = v.throttle ? `; throttled ${v.throttle.text}${v.quota ? "" : " (no CPU quota)"}` : "";
       const missing = v.notSeen.length ? `; not seen there: ${v.notSeen.join(", ")}` : "";
-      parts.push(`on ${node}, ${v.signals.map((s) => s.text).join("; ")}${throttle}${missing}`);
+      // The node's load counts every task on the node: when it is all there is, the claim says so.
+      const loadOnly = v.signals.every((s) => s.evidence.some((e) => e.metric?.startsWith("cpu.node")));
+      parts.push(
+        `on ${node}, ${v.signals.map((s) => s.text).join("; ")}${loadOnly ? `; ${LOAD_ONLY}` : ""}${throttle}${missing}`,
+      );
       for (const s of v.signals) evidence.push(...s.evidence);
       evidence.push(...(v.throttle?.evidence ?? []));
     }
@@ -93,6 +91,9 @@ export const cpuOversubscribedRule: DiagnosisRule = {
   },
 };
 
+/** Evidence that counted threads (the job's, or the node's with the job alone on it). */
+const COUNTS = new Set(["cpu.runnableThreads", "cpu.nodeRunnable"]);
+
 function readCores(ctx: RuleContext): string {
   return String(ctx.record.allocated?.cores ?? ctx.record.spec.requested.cores ?? "?");
 }
@@ -111,6 +112,9 @@ function judgeNode(
   const psi = pressure(ctx, node, samples, cores);
   if (psi === "absent") notSeen.push("cpu.pressure (cgroup v1, or PSI off)");
   else if (psi) signals.push(psi);
+  // Only on a node the job had to itself; elsewhere the collector sends no load and none is missed.
+  const load = nodeLoad(ctx, node, samples, cores);
+  if (load && load !== "absent") signals.push(load);
   // Cores per node are the job's cores split evenly, unless a quota says: a scheduler may give
   // one node more than another, so CPU time above an even share proves nothing on its own.
   const quota = samples.some((s) => s.cpu?.limitCores !== undefined);
@@ -123,7 +127,8 @@ function judgeNode(
     signals,
     throttle,
     quota,
-    judged: threads !== "absent" || psi !== "absent" || (quota && throttle !== undefined),
+    judged:
+      threads !== "absent" || psi !== "absent" || load !== "absent" || (quota && throttle !== undefined),
     notSeen,
   };
 }
@@ -136,22 +141,10 @@ function runnableThreads(
   cores: number,
 ): Signal | "absent" | undefined {
   const t = ctx.thresholds;
-  const counted = samples.filter((s) => s.cpu?.runnableThreads !== undefined);
-  const cover = coverage(ctx, counted, "readings", samples);
-  if (!enough(ctx, cover)) return "absent";
   const bar = t.runnableThreadsPerCore * cores;
-  const isOver = (s: UsageSample) => s.cpu!.runnableThreads! >= bar;
-  const over = counted.filter(isOver);
-  if (over.length / counted.length < t.cpuOversubscribedShare) return undefined;
-  // The time each over-full reading stands for: the interval it ends, where that is no gap.
-  const gap = t.gapIntervalMultiple * (medianInterval(samples) ?? Number.POSITIVE_INFINITY);
-  let seconds = 0;
-  for (let i = 1; i < counted.length; i++) {
-    const dt = (ms(counted[i].time) - ms(counted[i - 1].time)) / 1000;
-    if (dt <= gap && isOver(counted[i])) seconds += dt;
-  }
-  const run = cover.runSeconds;
-  const share = run !== undefined && run > 0 ? Math.min(1, seconds / run) : over.length / counted.length;
+  const seen = sustainedCount(ctx, samples, (s) => s.cpu?.runnableThreads, bar);
+  if (seen === undefined || seen === "absent") return seen;
+  const { counted, over, share } = seen;
   const values = over.map((s) => s.cpu!.runnableThreads!);
   const median = quantileOf(values, 0.5);
   const most = Math.max(...values);
@@ -296,7 +289,7 @@ function throttled(
 function notJudged(ctx: RuleContext, node: string, cores: number): Unseen {
   return {
     source: "cpu-contention",
-    reason: `Whether more threads ran than the ${trim(cores)} cores reserved on ${node} was not judged: its samples carry no runnable-thread counts (/proc/<pid>/task/<tid>/stat) and no cpu.pressure, and no CPU quota throttled the job; CPU time alone cannot tell ${trim(cores)} busy threads from many more sharing ${trim(cores)} cores.`,
+    reason: `Whether more threads ran than the ${trim(cores)} cores reserved on ${node} was not judged: its samples carry no runnable-thread counts (/proc/<pid>/task/<tid>/stat), no cpu.pressure and no node load (/proc/loadavg, sent only for a job alone on its node), and no CPU quota throttled the job; CPU time alone cannot tell ${trim(cores)} busy threads from many more sharing ${trim(cores)} cores.`,
     ...(ctx.window ? { window: ctx.window } : {}),
   };
 }
