@@ -14,8 +14,17 @@ export type {
   DecodeObservationsOptions,
   ObservationRejections,
   RejectedSample,
+  SkippedPoints,
+  SkipReason,
 } from "./decode/decoded-observations.js";
 export { MAX_PROTOBUF_DEPTH } from "./decode/protobuf-validate.js";
+export {
+  JOB_ATTRIBUTE_ORDER,
+  type StandardIdentity,
+  standardIdentity,
+} from "./decode/standard/standard-identity.js";
+export { type InputScope, type StandardInput, standardInputs } from "./decode/standard/standard-inputs.js";
+export { standardInputsMarkdown } from "./decode/standard/standard-inputs-table.js";
 export {
   type AggregateGroupKey,
   type EncodeAggregatedObservationsOptions,
@@ -55,6 +64,11 @@ export {
   rejectedSampleKey,
 } from "./grpc/rejected-samples-metadata.js";
 export { anyValueOf, type ScalarAttribute, scalarOf } from "./mapping/attribute-values.js";
+export {
+  type CgroupJobIdentity,
+  jobFromCgroupPath,
+  jobFromProcCgroup,
+} from "./mapping/cgroup-job-path.js";
 export {
   AggregateMetricNames,
   aggregateMetricDefinitions,

@@ -14,11 +14,14 @@ export type HealthServerOptions = {
   onEpilog?: (jobId: string) => Promise<boolean>;
   /** Structured log. @default silent */
   logger?: Logger;
+  /** Serves `GET /metrics` (the Prometheus text format) when given. @default none (404) */
+  metrics?: { contentType: string; render(): Promise<string> };
 };
 
 /**
  * The collector's own small HTTP endpoint: `GET /healthz` (status, lag, spool and shipping figures;
- * 200 when ok or degraded, 503 when failing) and `POST /v1/epilog?job=<id>` for the epilog hook.
+ * 200 when ok or degraded, 503 when failing), `GET /metrics` (the same figures for Prometheus) and
+ * `POST /v1/epilog?job=<id>` for the epilog hook.
  *
  * @example
  * ```ts
@@ -62,6 +65,11 @@ export class HealthServer {
     if (req.method === "GET" && url.pathname === "/healthz") {
       const report = this.o.report();
       send(res, report.status === "failing" ? 503 : 200, report);
+      return;
+    }
+    if (req.method === "GET" && url.pathname === "/metrics" && this.o.metrics) {
+      const body = await this.o.metrics.render();
+      res.writeHead(200, { "content-type": this.o.metrics.contentType }).end(body);
       return;
     }
     if (req.method === "POST" && url.pathname === "/v1/epilog" && this.o.onEpilog) {

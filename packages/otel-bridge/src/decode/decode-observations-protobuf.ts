@@ -8,6 +8,7 @@ import { ProtobufReader } from "./protobuf-reader.js";
 import { readMetric } from "./read-protobuf.js";
 import { readAnyValue, readKeyValue, readResource, readScope, T, uint32 } from "./read-protobuf-common.js";
 import { readExemplar, readGauge, readSum } from "./read-protobuf-points.js";
+import { isStandardInput } from "./standard/standard-mappings.js";
 
 const NO_VALUE = OtlpDataPointFlags.NO_RECORDED_VALUE_MASK;
 const DATA_MEMBERS: Record<number, "gauge" | "sum" | "histogram" | "exponentialHistogram" | "summary"> = {
@@ -47,6 +48,22 @@ function readScalar(r: ProtobufReader, end: number): ScalarAttribute | undefined
     }
   }
   return scalar;
+}
+
+/** The `aggregation_temporality` of the Sum whose field starts at `at` (its last value wins). */
+function sumTemporality(r: ProtobufReader, at: number, end: number): number {
+  r.pos = at;
+  r.field(T.metric, end);
+  let temporality = 0;
+  r.message(end, "sum", -1, (rr, e) => {
+    while (rr.pos < e) {
+      const id = rr.field(T.sum, e);
+      if (id === 2) temporality = rr.varint(e);
+      else if (id === 1) rr.pos = rr.delimited(e);
+      else if (id === 3) rr.varint(e);
+    }
+  });
+  return temporality;
 }
 
 /**
@@ -116,6 +133,7 @@ class ObservationWalker {
     // last data member (a repeated one replaces the earlier, as in the object reader).
     const start = r.pos;
     let name = "";
+    let unit = "";
     let member = 0;
     let dataAt = -1;
     let metadata = 0;
@@ -123,7 +141,8 @@ class ObservationWalker {
       const at = r.pos;
       const id = r.field(T.metric, end);
       if (id === 1) name = r.string(end);
-      else if (id === 2 || id === 3) r.string(end);
+      else if (id === 3) unit = r.string(end);
+      else if (id === 2) r.string(end);
       else if (id === 12) r.message(end, "metadata", metadata++, readKeyValue);
       else if (DATA_MEMBERS[id]) {
         if (member !== 0 && member !== id) {
@@ -135,13 +154,15 @@ class ObservationWalker {
       }
     }
     const kind = DATA_MEMBERS[member];
-    const mapping = this.#collector.mappingOf(name);
+    // A standard counter's temporality decides whether its points can be used at all.
+    const temporality = kind === "sum" && isStandardInput(name) ? sumTemporality(r, dataAt, end) : undefined;
+    const mapping = this.#collector.mappingOf(name, unit, temporality);
     r.pos = start;
     if (!mapping || (kind !== "gauge" && kind !== "sum")) {
-      // Rejected whole: read (and so check) it the ordinary way, to count its points.
+      // Set aside whole: read (and so check) it the ordinary way, to count its points.
       const points = pointCount(readMetric(r, end));
       if (mapping) this.#collector.rejectWrongType(name, points);
-      else this.#collector.rejectUnmapped(name, points);
+      else this.#collector.skipUnmapped(name, points);
       return;
     }
     this.#mapping = mapping;

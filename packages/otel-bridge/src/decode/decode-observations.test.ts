@@ -1,11 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { usageSamples } from "../../test/usage-samples.js";
+import { encodeExportMetricsRequest } from "../encode/encode.js";
 import { encodeObservations } from "../encode/encode-observations.js";
 import { keyValues, type ScalarAttribute } from "../mapping/attribute-values.js";
 import { JobMetricNames as M } from "../mapping/metric-names.js";
 import { usageSampleKey } from "../mapping/sample-key.js";
 import type { ExportMetricsServiceRequest, Metric, NumberDataPoint } from "../otlp/otlp-types.js";
 import { decodeObservations, describeRejections } from "./decode-observations.js";
+import { decodeObservationsProtobuf } from "./decode-observations-protobuf.js";
 
 const T = 1_796_229_000_000_000_000n;
 
@@ -102,6 +104,30 @@ describe("decodeObservations", () => {
     expect(samples[0].cpu).toEqual({ usageSeconds: 120.5, limitCores: 8, threads: 70, runnableThreads: 23 });
   });
 
+  it("carries the node's load of a job alone on its node through OTLP (JSON and protobuf) and back", () => {
+    const cpu = { usageSeconds: 120.5, limitCores: 8, nodeLoad1: 23.87, nodeRunnable: 24 };
+    const request = encodeObservations([{ ...usageSamples()[0], cpu }]);
+    const metrics = request.resourceMetrics[0].scopeMetrics[0].metrics;
+    const load = metrics.find((m) => m.name === M.nodeLoad1m);
+    expect(load?.unit).toBe("{thread}");
+    expect(load?.gauge?.dataPoints[0].asDouble).toBe(23.87);
+    expect(metrics.find((m) => m.name === M.nodeThreadRunnable)?.gauge?.dataPoints[0].asInt).toBe(24n);
+    const json = decodeObservations(request);
+    expect(json.rejected.count).toBe(0);
+    expect(json.samples[0].cpu).toEqual(cpu);
+    const proto = decodeObservationsProtobuf(encodeExportMetricsRequest(request));
+    expect(proto.samples[0].cpu).toEqual(cpu);
+    // A fractional runnable count is no count: refused, not rounded.
+    const bad = encodeObservations([{ ...usageSamples()[0], cpu }]);
+    const runnable = bad.resourceMetrics[0].scopeMetrics[0].metrics.find(
+      (m) => m.name === M.nodeThreadRunnable,
+    )!;
+    runnable.gauge!.dataPoints[0] = { ...runnable.gauge!.dataPoints[0], asInt: undefined, asDouble: 2.5 };
+    const refused = decodeObservations(bad);
+    expect(refused.rejected.count).toBe(1);
+    expect(refused.samples[0].cpu).toEqual({ usageSeconds: 120.5, limitCores: 8, nodeLoad1: 23.87 });
+  });
+
   it("finds identity attributes on points as well as on the resource, and GPU indexes sent as strings", () => {
     const bare: ExportMetricsServiceRequest = {
       resourceMetrics: [
@@ -158,7 +184,7 @@ describe("decodeObservations", () => {
         ],
       },
     };
-    const { samples, rejected } = decodeObservations(
+    const { samples, rejected, skipped } = decodeObservations(
       request(
         gauge("http.server.duration", point({ asDouble: 1 }, job), point({ asDouble: 2 }, job)),
         gauge("jobsight.jobs.count", point({ asInt: 4n }, {})),
@@ -175,8 +201,9 @@ describe("decodeObservations", () => {
       ),
     );
     expect(samples).toEqual([]);
+    // An unknown metric is skipped, not refused: a gateway forwards whatever it scrapes.
+    expect(skipped).toEqual({ count: 2, byReason: { unknown_metric: { "http.server.duration": 2 } } });
     expect(rejected.reasons).toEqual({
-      "unknown metric: http.server.duration": 2,
       "aggregate metric, not a per-job sample: jobsight.jobs.count": 1,
       "jobsight.job.memory.usage: expected a gauge or a sum": 1,
       "memory metrics need jobsight.job.memory.usage": 1,
@@ -187,10 +214,8 @@ describe("decodeObservations", () => {
       "jobsight.job.cpu.time: point has no value": 1,
       "gpu metrics need jobsight.job.gpu.utilization and jobsight.job.gpu.memory.usage": 1,
     });
-    expect(rejected.count).toBe(11);
-    expect(describeRejections(rejected)).toMatch(
-      /^11 data points rejected: unknown metric: http.server.duration \(2\); /,
-    );
+    expect(rejected.count).toBe(9);
+    expect(describeRejections(rejected)).toMatch(/^9 data points rejected: /);
   });
 
   it("rejects every point of a sample the schema refuses, and keeps the others", () => {
@@ -234,12 +259,14 @@ describe("decodeObservations", () => {
       keys: [],
       rejected: { count: 0, reasons: {} },
       rejectedSamples: [],
+      skipped: { count: 0, byReason: {} },
     });
     const many = Array.from({ length: 5 }, (_, i) => gauge(`other.${i}`, point({ asInt: 1n }, job)));
-    const { rejected } = decodeObservations(request(...many), { maxReasons: 2 });
-    expect(rejected).toEqual({
+    const { rejected, skipped } = decodeObservations(request(...many), { maxReasons: 2 });
+    expect(rejected).toEqual({ count: 0, reasons: {} });
+    expect(skipped).toEqual({
       count: 5,
-      reasons: { "unknown metric: other.0": 1, "unknown metric: other.1": 1, "other reasons": 3 },
+      byReason: { unknown_metric: { "other.0": 1, "other.1": 1, other: 3 } },
     });
   });
 

@@ -17,10 +17,13 @@ function pointCount(metric: Metric): number {
 /**
  * Turns a decoded OTLP request back into usage samples: points with the same cluster, job,
  * node, step and time form one sample. Attributes are looked up on the point, then the scope,
- * then the resource, so it does not matter at which level a gateway put them. Points of unknown
- * or aggregate metrics, points without a job identity and points that would make an invalid
- * sample are rejected and counted with their reason, for the OTLP partial-success response.
- * Points flagged "no recorded value" are skipped without being counted.
+ * then the resource, so it does not matter at which level a gateway put them. Besides Jobsight's
+ * own metrics it reads the OpenTelemetry semantic-convention inputs of `standardInputs`, finding
+ * their job from resource attributes. Points of aggregate metrics, points without a job identity
+ * and points that would make an invalid sample are rejected and counted with their reason, for
+ * the OTLP partial-success response; points of unknown metrics and standard inputs that name no
+ * job are counted as skipped (`skipped`), not rejected. Points flagged "no recorded value" are
+ * skipped without being counted.
  *
  * @example
  * ```ts
@@ -42,9 +45,9 @@ export function decodeObservations(
       mergeAttributes(scopeAttributes, sm.scope?.attributes);
       const attributes = new PointAttributes(scopeAttributes);
       for (const metric of sm.metrics) {
-        const mapping = collector.mappingOf(metric.name);
+        const mapping = collector.mappingOf(metric.name, metric.unit, metric.sum?.aggregationTemporality);
         if (!mapping) {
-          collector.rejectUnmapped(metric.name, pointCount(metric));
+          collector.skipUnmapped(metric.name, pointCount(metric));
           continue;
         }
         const points = metric.gauge?.dataPoints ?? metric.sum?.dataPoints;

@@ -16,6 +16,23 @@ export interface RejectedSample {
   reason: string;
 }
 
+/**
+ * Why points were skipped: a metric Jobsight does not read (`unknown_metric`), a standard input
+ * whose resource names no job Jobsight can find (`unattributed`), or a point of a standard input
+ * that feeds no sample field (`not_applicable`, e.g. `cpu.mode` `idle`).
+ */
+export type SkipReason = "unknown_metric" | "unattributed" | "not_applicable";
+
+/**
+ * Points left aside without an error: they are not rejections (the OTLP answer does not count
+ * them), since a site's gateway sends whatever its receivers scrape and most of it is not for
+ * Jobsight. Counted by reason, then metric name.
+ */
+export interface SkippedPoints {
+  count: number;
+  byReason: Partial<Record<SkipReason, Record<string, number>>>;
+}
+
 /** What the decoders (`decodeObservations`, `decodeObservationsProtobuf`) found in one request. */
 export interface DecodedObservations {
   /** One sample per (cluster, job, node, step, time), in order of first appearance. */
@@ -30,6 +47,8 @@ export interface DecodedObservations {
    * none (of unknown metrics, or missing an identity attribute) and those of further samples.
    */
   rejectedSamples: RejectedSample[];
+  /** Points skipped without an error (unknown metrics, unattributed standard inputs). */
+  skipped: SkippedPoints;
 }
 
 /** Options of the decoders (`decodeObservations`, `decodeObservationsProtobuf`). */

@@ -1,11 +1,6 @@
 import type { UsageSample } from "@jobsight/schemas";
 import { aggregateMetricDefinitions, ObservationAttributes as O } from "../mapping/metric-names.js";
-import {
-  type ObservationMapping,
-  observationMappings,
-  requiredFields,
-  type SampleDraft,
-} from "../mapping/observation-mapping.js";
+import { type ObservationMapping, observationMappings } from "../mapping/observation-mapping.js";
 import {
   CLUSTER,
   FINAL,
@@ -17,10 +12,13 @@ import {
 } from "../mapping/point-attributes.js";
 import { checkBuiltSample } from "../mapping/sample-check.js";
 import { usageSampleKeyAt } from "../mapping/sample-key.js";
-import { unixNanoToRfc3339 } from "../otlp/unix-nano.js";
 import type { DecodedObservations, DecodeObservationsOptions } from "./decoded-observations.js";
 import { Pending, type Series, Times } from "./pending-samples.js";
 import { Rejections, SampleRejections } from "./rejections.js";
+import { buildSample, dropIncompleteSections, pointsOf, TimeTexts } from "./sample-assembly.js";
+import { Skipped } from "./skipped-points.js";
+import { standardIdentity } from "./standard/standard-identity.js";
+import { type StandardMapping, standardMapping } from "./standard/standard-mappings.js";
 
 const mappingsByName = new Map<string, ObservationMapping>(
   observationMappings.map((m) => [m.definition.name, m]),
@@ -31,85 +29,6 @@ function identityText(attributes: IdentityLookup, slot: number): string | undefi
   const value = attributes.identity(slot);
   if (typeof value === "number") return String(value);
   return typeof value === "string" && value !== "" ? value : undefined;
-}
-
-function pointsOf(draft: SampleDraft): number {
-  let n = 0;
-  for (const key in draft.points) n += draft.points[key];
-  return n;
-}
-
-const CHECKED_SECTIONS = ["memory", "cpu", "io"] as const;
-
-function lacksField(section: Record<string, unknown>, fields: readonly string[]): boolean {
-  for (const field of fields) if (section[field] === undefined) return true;
-  return false;
-}
-
-/** Drops sections the schema cannot accept (a required field is missing) and counts their points. */
-function dropIncompleteSections(draft: SampleDraft, reject: (points: number, reason: string) => void): void {
-  for (const name of CHECKED_SECTIONS) {
-    const rule = requiredFields[name];
-    const section = draft[name];
-    if (section && lacksField(section, rule.fields)) {
-      reject(draft.points[name] ?? 0, rule.because);
-      draft.points[name] = 0;
-      draft[name] = undefined;
-    }
-  }
-  if (!draft.gpus) return;
-  for (const [index, gpu] of draft.gpus) {
-    if (lacksField(gpu, requiredFields.gpu.fields)) {
-      reject(draft.points[`gpu:${index}`] ?? 0, requiredFields.gpu.because);
-      draft.points[`gpu:${index}`] = 0;
-      draft.gpus.delete(index);
-    }
-  }
-}
-
-function buildSample(pending: Pending, times: TimeTexts): UsageSample | undefined {
-  const { draft } = pending;
-  // A section is there exactly when a point filled it and it was not dropped since.
-  if (pointsOf(draft) === 0) return undefined;
-  const sample: Record<string, unknown> = {
-    cluster: pending.cluster,
-    jobId: pending.jobId,
-    node: pending.node,
-  };
-  if (pending.step !== undefined) sample.step = pending.step;
-  sample.time = times.text(pending.timeLo, pending.timeHi);
-  if (pending.user !== undefined) sample.user = pending.user;
-  if (draft.memory) sample.memory = draft.memory;
-  if (draft.cpu) sample.cpu = draft.cpu;
-  if (draft.io) sample.io = draft.io;
-  if (draft.pressure) sample.pressure = draft.pressure;
-  if (draft.pids !== undefined) sample.pids = draft.pids;
-  if (draft.gpus && draft.gpus.size > 0) sample.gpus = [...draft.gpus.values()];
-  if (draft.processes && draft.processes.size > 0) sample.processes = [...draft.processes.values()];
-  if (pending.final) sample.final = true;
-  return sample as UsageSample;
-}
-
-/**
- * {@link unixNanoToRfc3339} of `hi · 2^32 + lo`, each distinct millisecond formatted once per
- * body: samples of many nodes and jobs share their collectors' ticks, and formatting a date was
- * a twentieth of decoding. Whole milliseconds (nearly every sample) need no BigInt: split so that
- * every intermediate stays an exact integer below 2^53.
- */
-class TimeTexts {
-  readonly #byMillisecond = new Map<number, string>();
-
-  text(lo: number, hi: number): string {
-    const below = hi * 967_296 + lo; // 2^32 = 4294 · 10^6 + 967296
-    if (below % 1_000_000 !== 0) return unixNanoToRfc3339((BigInt(hi) << 32n) | BigInt(lo));
-    const ms = hi * 4294 + below / 1_000_000;
-    let text = this.#byMillisecond.get(ms);
-    if (text === undefined) {
-      text = new Date(ms).toISOString();
-      this.#byMillisecond.set(ms, text);
-    }
-    return text;
-  }
 }
 
 /** The value of an integer point, or why it cannot be used. */
@@ -126,6 +45,7 @@ export function intPointValue(value: bigint): number | string {
  */
 export class ObservationCollector {
   readonly #rejections: Rejections;
+  readonly #skipped: Skipped;
   readonly #bySample = new SampleRejections();
   readonly #cluster: string | undefined;
   // Entries in order of first appearance, found by identity and then by time.
@@ -137,18 +57,26 @@ export class ObservationCollector {
 
   constructor(options: DecodeObservationsOptions = {}) {
     this.#rejections = new Rejections(options.maxReasons ?? 20);
+    this.#skipped = new Skipped(options.maxReasons ?? 20);
     this.#cluster = options.cluster;
   }
 
-  /** The mapping of a per-job metric; `undefined` for unknown and aggregate metrics. */
-  mappingOf(name: string): ObservationMapping | undefined {
-    return mappingsByName.get(name);
+  /**
+   * The mapping of a per-job metric: Jobsight's own, else a standard input sent in `unit` (and,
+   * for a Sum, `temporality`); `undefined` for unknown and aggregate metrics.
+   */
+  mappingOf(name: string, unit = "", temporality?: number): ObservationMapping | undefined {
+    return mappingsByName.get(name) ?? standardMapping(name, unit, temporality);
   }
 
-  /** Counts the points of a metric without a mapping (unknown, or an aggregate) as rejected. */
-  rejectUnmapped(name: string, points: number): void {
-    const why = aggregateNames.has(name) ? "aggregate metric, not a per-job sample" : "unknown metric";
-    this.#rejections.add(points, `${why}: ${name}`);
+  /**
+   * Counts the points of a metric without a mapping: an aggregate (a Jobsight collector sending
+   * to the wrong place) as rejected, anything else as skipped, since a gateway forwards all it has.
+   */
+  skipUnmapped(name: string, points: number): void {
+    if (aggregateNames.has(name))
+      this.#rejections.add(points, `aggregate metric, not a per-job sample: ${name}`);
+    else this.#skipped.add(points, "unknown_metric", name);
   }
 
   /** Counts the points of a known metric sent as something else than a gauge or a sum. */
@@ -182,6 +110,10 @@ export class ObservationCollector {
     timeHi: number,
     attributes: IdentityLookup,
   ): void {
+    if ("standard" in mapping) {
+      this.#addStandard(mapping as StandardMapping, value, timeLo, timeHi, attributes);
+      return;
+    }
     const cluster = identityText(attributes, CLUSTER);
     const jobId = identityText(attributes, JOB_ID);
     const node = identityText(attributes, NODE);
@@ -204,6 +136,53 @@ export class ObservationCollector {
       this.#rejections.add(1, `missing ${O.cluster}, ${O.jobId} or ${O.node}`);
       return;
     }
+    const user = identityText(attributes, USER);
+    this.#place(mapping, value, timeLo, timeHi, attributes, cluster, jobId, node, step, user);
+  }
+
+  /** A standard input's point: its job found from resource attributes, or counted as unattributed. */
+  #addStandard(
+    mapping: StandardMapping,
+    value: number | string,
+    timeLo: number,
+    timeHi: number,
+    attributes: IdentityLookup,
+  ): void {
+    const found = standardIdentity(attributes, this.#cluster);
+    if (typeof found === "string") {
+      this.#skipped.add(1, "unattributed", mapping.definition.name);
+      return;
+    }
+    const { cluster, jobId, node, step, user } = found;
+    if (this.#cluster !== undefined && cluster !== this.#cluster) {
+      const why = `cluster ${cluster} is not this sender's cluster (${this.#cluster})`;
+      this.#rejectPoint(why, cluster, jobId, node, step, timeLo, timeHi);
+      return;
+    }
+    if (typeof value === "string") {
+      this.#rejectPoint(`${mapping.definition.name}: ${value}`, cluster, jobId, node, step, timeLo, timeHi);
+      return;
+    }
+    if (timeLo === 0 && timeHi === 0) {
+      this.#rejectPoint("time_unix_nano is 0", cluster, jobId, node, step, timeLo, timeHi);
+      return;
+    }
+    this.#place(mapping, value, timeLo, timeHi, attributes, cluster, jobId, node, step, user);
+  }
+
+  /** Puts a point with a checked identity and value into its sample. */
+  #place(
+    mapping: ObservationMapping,
+    value: number,
+    timeLo: number,
+    timeHi: number,
+    attributes: IdentityLookup,
+    cluster: string,
+    jobId: string,
+    node: string,
+    step: string | undefined,
+    user: string | undefined,
+  ): void {
     // Consecutive points mostly belong to the same job: reuse its identity and time index then.
     const s = step ?? "";
     let last = this.#last;
@@ -223,13 +202,11 @@ export class ObservationCollector {
       last.times.add(entry);
       this.#entries.push(entry);
     }
-    if (entry.user === undefined) {
-      const user = identityText(attributes, USER);
-      if (user !== undefined && !user.includes("\u0000")) entry.user = user;
-    }
+    if (entry.user === undefined && user !== undefined && !user.includes("\u0000")) entry.user = user;
     if (attributes.identity(FINAL) === true) entry.final = true;
     const outcome = mapping.apply(entry.draft, value, attributes);
     if ("reject" in outcome) this.#rejectPoint(outcome.reject, cluster, jobId, node, step, timeLo, timeHi);
+    else if ("skip" in outcome) this.#skipped.add(1, outcome.skip, mapping.definition.name);
     else {
       const points = entry.draft.points;
       points[outcome.section] = (points[outcome.section] ?? 0) + 1;
@@ -299,6 +276,7 @@ export class ObservationCollector {
       samples,
       rejected: this.#rejections.result,
       rejectedSamples: this.#bySample.list(),
+      skipped: this.#skipped.result,
     } as DecodedObservations;
     Object.defineProperty(result, "keys", {
       enumerable: true,

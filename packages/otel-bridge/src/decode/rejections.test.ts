@@ -38,7 +38,7 @@ describe("rejected samples", () => {
     }
   });
 
-  it("names the sample a valueless point and its dropped section belong to, and not an unknown metric's points", () => {
+  it("names the sample a valueless point and its dropped section belong to, and skips an unknown metric's points", () => {
     const [first] = usageSamples();
     const request = encodeObservations([first]);
     const metric = request.resourceMetrics[0].scopeMetrics[0].metrics[0];
@@ -46,7 +46,7 @@ describe("rejected samples", () => {
     const template = { ...points[0] };
     points[0].asInt = undefined;
     points[0].asDouble = undefined;
-    // An unknown metric's points name no sample the receiver could check.
+    // An unknown metric's points are skipped: neither rejected nor named under a sample.
     request.resourceMetrics[0].scopeMetrics[0].metrics.push({
       name: "site.unknown",
       description: "",
@@ -61,10 +61,11 @@ describe("rejected samples", () => {
     expect(decoded.rejectedSamples).toEqual([
       {
         key: usageSampleKey(first),
-        points: decoded.rejected.count - 1,
+        points: decoded.rejected.count,
         reason: `${metric.name}: point has no value`,
       },
     ]);
+    expect(decoded.skipped).toEqual({ count: 1, byReason: { unknown_metric: { "site.unknown": 1 } } });
     expect(decodeObservations(request).rejectedSamples).toEqual(decoded.rejectedSamples);
   });
 });

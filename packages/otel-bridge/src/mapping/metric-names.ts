@@ -67,6 +67,9 @@ export const JobMetricNames = {
   cpuLimit: "jobsight.job.cpu.limit",
   threadCount: "jobsight.job.thread.count",
   threadRunnable: "jobsight.job.thread.runnable",
+  /** The node's load, sent only for a job alone on its node. */
+  nodeLoad1m: "jobsight.job.node.load_1m",
+  nodeThreadRunnable: "jobsight.job.node.thread.runnable",
   diskIo: "jobsight.job.disk.io",
   diskOperations: "jobsight.job.disk.operations",
   processCount: "jobsight.job.process.count",
@@ -167,6 +170,22 @@ export const jobMetricDefinitions: readonly MetricDefinition[] = [
     "int",
     "cpu.runnableThreads",
     "Threads in state R: running or waiting for a core.",
+  ),
+  def(
+    M.nodeLoad1m,
+    "{thread}",
+    "gauge",
+    "double",
+    "cpu.nodeLoad1",
+    "The node's 1-minute load average (/proc/loadavg), for a job alone on its node.",
+  ),
+  def(
+    M.nodeThreadRunnable,
+    "{thread}",
+    "gauge",
+    "int",
+    "cpu.nodeRunnable",
+    "The node's threads in state R (/proc/loadavg), for a job alone on its node.",
   ),
   def(M.diskIo, "By", "counter", "int", "io.readBytes / io.writeBytes", "Bytes read and written.", [
     S.ioDirection,

@@ -39,8 +39,11 @@ export interface SampleDraft {
   points: Record<string, number>;
 }
 
-/** What became of one received point: the section it filled, or why it was refused. */
-export type ApplyOutcome = { section: string } | { reject: string };
+/**
+ * What became of one received point: the section it filled, why it was refused, or that it
+ * feeds no field (a standard input's idle CPU mode: skipped, not refused).
+ */
+export type ApplyOutcome = { section: string } | { reject: string } | { skip: "not_applicable" };
 
 /** How one metric maps to and from a sample. */
 export interface ObservationMapping {
@@ -49,7 +52,7 @@ export interface ObservationMapping {
   apply(draft: SampleDraft, value: number, attributes: AttributeLookup): ApplyOutcome;
 }
 
-type Kind = "int" | "double" | "signed" | "ratio";
+export type Kind = "int" | "double" | "signed" | "ratio";
 
 // The sample holds percent, OTLP a ratio (semantic conventions). Rounding to 15 significant
 // digits undoes the binary error of the division both ways: 57 -> 0.57 -> 57, 0.57 -> 0.0057.
@@ -57,7 +60,7 @@ const toRatio = (percent: number): number => Number((percent / 100).toPrecision(
 const toPercent = (ratio: number): number => Number((ratio * 100).toPrecision(15));
 
 /** Turns a received number into a sample field value, or says why it cannot be one. */
-function accept(value: number, kind: Kind): number | string {
+export function accept(value: number, kind: Kind): number | string {
   if (!Number.isFinite(value)) return "value is not a finite number";
   if (kind === "signed") return value;
   if (value < 0) return "value is negative";
@@ -271,6 +274,8 @@ export const observationMappings: readonly ObservationMapping[] = [
   scalar(M.cpuLimit, "cpu", "limitCores", "double"),
   scalar(M.threadCount, "cpu", "threads", "int"),
   scalar(M.threadRunnable, "cpu", "runnableThreads", "int"),
+  scalar(M.nodeLoad1m, "cpu", "nodeLoad1", "double"),
+  scalar(M.nodeThreadRunnable, "cpu", "nodeRunnable", "int"),
   byDirection(M.diskIo, { read: "readBytes", write: "writeBytes" }),
   byDirection(M.diskOperations, { read: "readOps", write: "writeOps" }),
   pids,

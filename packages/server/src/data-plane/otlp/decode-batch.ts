@@ -6,6 +6,7 @@ import {
   describeRejections,
   type OtlpHttpEncoding,
   type RejectedSample,
+  type SkippedPoints,
 } from "@jobsight/otel-bridge";
 import {
   type PreparedSamples,
@@ -22,6 +23,8 @@ export type DecodedBatch = {
    * those points belong to, where they name one (see `DecodedObservations.rejectedSamples`).
    */
   rejected: { count: number; description: string; samples: RejectedSample[] };
+  /** Points set aside without an error: unknown metrics, standard inputs that name no job. */
+  skipped: SkippedPoints;
   /**
    * Gives the COPY text's buffer back to where it came from, for a later batch: call it once the
    * batch is stored (committed), never before, and not after a failed write (the connection may
@@ -49,11 +52,12 @@ export function decodeBatch(
   options: DecodeObservationsOptions,
   prepare: PrepareSamplesOptions = {},
 ): DecodedBatch {
-  const { samples, rejected, rejectedSamples } =
+  const { samples, rejected, rejectedSamples, skipped } =
     encoding === "json" ? decodeJson(body, options) : decodeObservationsProtobuf(body, options);
   return {
     prepared: prepareSamples(samples, prepare),
     rejected: { count: rejected.count, description: describeRejections(rejected), samples: rejectedSamples },
+    skipped,
   };
 }
 
@@ -66,5 +70,6 @@ function decodeJson(body: Uint8Array, options: DecodeObservationsOptions) {
     samples: decoded.samples,
     rejected: mergeRejections(decoded.rejected, dropped),
     rejectedSamples: decoded.rejectedSamples,
+    skipped: decoded.skipped,
   };
 }

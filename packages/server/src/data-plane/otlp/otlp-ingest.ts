@@ -4,6 +4,7 @@ import {
   type ExportMetricsServiceResponse,
   type OtlpHttpEncoding,
   type RejectedSample,
+  type SkippedPoints,
 } from "@jobsight/otel-bridge";
 import { ForbiddenError, RateLimitedError, UnauthenticatedError } from "../../errors.js";
 import { hashApiToken } from "../../platform/identity/api-token-hash.js";
@@ -42,7 +43,22 @@ export type OtlpIngestOptions = {
   decodeThreads?: number;
   /** Where a decode worker's failure is logged. @default silent */
   log?: OtlpLogger;
+  /** Counts what each export stored, rejected and skipped (the server's metrics). @default none */
+  metrics?: OtlpExportObserver;
 };
+
+/** What one export did, for the server's metrics. */
+export type OtlpExportFigures = {
+  accepted: number;
+  duplicates: number;
+  rejected: number;
+  skipped: SkippedPoints;
+};
+
+/** Told about every stored export (`ServerMetrics` is one). */
+export interface OtlpExportObserver {
+  observeOtlpExport(figures: OtlpExportFigures): void;
+}
 
 /** What one export stored and answered. */
 export type OtlpExportOutcome = {
@@ -56,6 +72,8 @@ export type OtlpExportOutcome = {
   rejected: number;
   /** The samples those points belong to, where they name one (the gRPC receiver sends them back). */
   rejectedSamples: RejectedSample[];
+  /** Data points skipped without an error (unknown metrics, standard inputs naming no job). */
+  skipped: number;
 };
 
 /**
@@ -149,20 +167,36 @@ export class OtlpIngest {
     this.#inFlight++;
     try {
       return await this.#options.ingestGate.run(async () => {
-        const { prepared, rejected, release } = await decode({ cluster: principal.cluster });
+        const { prepared, rejected, skipped, release } = await decode({ cluster: principal.cluster });
         const stored = await this.#options.storage.samples.insertPrepared(prepared);
         release?.();
+        this.#observe({
+          accepted: stored.accepted,
+          duplicates: stored.duplicates,
+          rejected: rejected.count,
+          skipped,
+        });
         return {
           response: createExportMetricsResponse(rejected.count, rejected.description),
           accepted: stored.accepted,
           duplicates: stored.duplicates,
           rejected: rejected.count,
           rejectedSamples: rejected.samples,
+          skipped: skipped.count,
         };
       });
     } finally {
       this.#inFlight--;
       if (this.#inFlight === 0) for (const resolve of this.#idle.splice(0)) resolve();
+    }
+  }
+
+  // Telemetry never fails the export it describes.
+  #observe(figures: OtlpExportFigures): void {
+    try {
+      this.#options.metrics?.observeOtlpExport(figures);
+    } catch (error) {
+      this.#options.log?.warn({ err: error }, "counting an OTLP export failed");
     }
   }
 

@@ -2,13 +2,14 @@ import type { ServerConfig } from "../../config/server-config.js";
 import { ApiTokenVerifier } from "../../platform/identity/api-token-verifier.js";
 import type { TokenVerifier } from "../../platform/identity/principal.js";
 import { loadTlsMaterial } from "../../platform/tls.js";
+import { reloadTlsOnChange } from "../../platform/tls-reload.js";
 import { IngestGate } from "../ingest-gate.js";
 import type { DataPlaneStorage } from "../storage/storage.js";
 import type { RateLimitStore } from "../stores/rate-limit-store.js";
 import { ClusterRegistry } from "./cluster-registry.js";
 import { type GrpcReceiver, startGrpcReceiver } from "./grpc-receiver.js";
 import { type HttpReceiver, startHttpReceiver } from "./http-receiver.js";
-import { OtlpIngest } from "./otlp-ingest.js";
+import { type OtlpExportObserver, OtlpIngest } from "./otlp-ingest.js";
 import type { OtlpLogger } from "./otlp-logger.js";
 
 /** Options of {@link startOtlpReceivers}. */
@@ -31,6 +32,10 @@ export type OtlpReceiversOptions = {
   verifiers?: readonly TokenVerifier[];
   /** Logger (the app's). @default silent */
   log?: OtlpLogger;
+  /** Counts exports (the app's `app.metrics`, served by `GET /metrics`). @default not counted */
+  metrics?: OtlpExportObserver;
+  /** How often the TLS files are read again for a renewal, in milliseconds. @default 30000 */
+  tlsReloadIntervalMs?: number;
 };
 
 /** Both OTLP listeners and the ingest behind them. */
@@ -38,6 +43,8 @@ export type OtlpReceivers = {
   grpc: GrpcReceiver;
   http: HttpReceiver;
   ingest: OtlpIngest;
+  /** Reads the TLS files now and serves them if they changed; true when new ones were put in force. */
+  reloadTls(): Promise<boolean>;
   /**
    * Graceful stop: no new exports, the ones in flight finish and commit (gRPC calls still running
    * after `timeoutMs` are cut off; their senders resend).
@@ -87,6 +94,7 @@ export async function startOtlpReceivers(options: OtlpReceiversOptions): Promise
       : {}),
     decodeThreads: config.otlp.decodeThreads,
     ...(log ? { log } : {}),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
   });
   const common = {
     ingest,
@@ -108,11 +116,28 @@ export async function startOtlpReceivers(options: OtlpReceiversOptions): Promise
     await ingest.close();
     throw error;
   }
+  // Renewed certificates reach both listeners without a restart, as they reach the API's.
+  const reload =
+    tls && config.tls
+      ? reloadTlsOnChange(
+          (material) => {
+            grpc.setTls(material);
+            http.setTls(material);
+          },
+          config.tls,
+          {
+            ...(log ? { log } : {}),
+            ...(options.tlsReloadIntervalMs ? { intervalMs: options.tlsReloadIntervalMs } : {}),
+          },
+        )
+      : undefined;
   return {
     grpc,
     http,
     ingest,
+    reloadTls: async () => (await reload?.check()) ?? false,
     close: async (timeoutMs = 20_000) => {
+      reload?.stop();
       await Promise.all([grpc.close(timeoutMs), http.close(timeoutMs)]);
       await ingest.drained();
       await ingest.close();

@@ -2,6 +2,16 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { LicenceState } from "../licence/licence.js";
 import { MetricsRegistry } from "./metrics-registry.js";
 
+/** What one OTLP export did (the OTLP ingest's `OtlpExportFigures`). */
+export type OtlpExportCounts = {
+  accepted: number;
+  duplicates: number;
+  rejected: number;
+  skipped: { byReason: Partial<Record<string, Record<string, number>>> };
+};
+
+// Metric names a sender chooses become label values: past this many, they count as "other".
+const MAX_SKIPPED_NAMES = 200;
 const LICENCE_STATES: readonly LicenceState[] = ["valid", "grace", "expired", "missing", "invalid"];
 // Seconds: API answers are ms-scale, batch ingest and training reads seconds-scale.
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -14,6 +24,8 @@ export type ServerMetricsSources = {
   pool?: () => { total: number; idle: number; waiting: number };
   /** The model being served and the prediction mode. @default not reported */
   model?: () => { version: string | undefined; mode: string };
+  /** Whether this replica leads the scheduled work of the replicas on its database. @default not reported */
+  leader?: () => boolean;
 };
 
 /**
@@ -42,6 +54,21 @@ export class ServerMetrics {
     ["operation"],
     DURATION_BUCKETS,
   );
+  readonly #otlpSamples = this.#registry.counter(
+    "jobsight_otlp_samples_total",
+    "Usage samples received over OTLP: newly stored (accepted) or already stored (duplicate).",
+    ["outcome"],
+  );
+  readonly #otlpRejected = this.#registry.counter(
+    "jobsight_otlp_points_rejected_total",
+    "OTLP data points refused (counted in the partial-success answer).",
+  );
+  readonly #otlpSkipped = this.#registry.counter(
+    "jobsight_otlp_points_skipped_total",
+    "OTLP data points set aside without an error, by reason and metric name (unknown_metric, unattributed, not_applicable).",
+    ["reason", "metric"],
+  );
+  readonly #skippedNames = new Set<string>();
   readonly #loopDelay = monitorEventLoopDelay({ resolution: 20 });
 
   constructor(sources: ServerMetricsSources = {}) {
@@ -65,7 +92,7 @@ export class ServerMetrics {
     r.gauge("nodejs_eventloop_delay_p99_seconds", "99th percentile event-loop delay since start.", [], () =>
       one(this.#loopDelay.percentile(99) / 1e9),
     );
-    const { pool, licence, model } = sources;
+    const { pool, licence, model, leader } = sources;
     if (pool) {
       r.gauge("jobsight_db_pool_connections", "Database pool connections by state.", ["state"], () => {
         const p = pool();
@@ -87,6 +114,14 @@ export class ServerMetrics {
         },
       );
     }
+    if (leader) {
+      r.gauge(
+        "jobsight_leader",
+        "1 when this replica holds the leader lease (runs the scheduled work), else 0.",
+        [],
+        () => one(leader() ? 1 : 0),
+      );
+    }
     if (model) {
       r.gauge(
         "jobsight_model_info",
@@ -104,6 +139,21 @@ export class ServerMetrics {
   observeRequest(operation: string, status: number, seconds: number): void {
     this.#requests.inc({ operation, status: String(status) });
     this.#durations.observe({ operation }, seconds);
+  }
+
+  /** Count what one OTLP export stored, refused and skipped. */
+  observeOtlpExport(counts: OtlpExportCounts): void {
+    this.#otlpSamples.inc({ outcome: "accepted" }, counts.accepted);
+    this.#otlpSamples.inc({ outcome: "duplicate" }, counts.duplicates);
+    this.#otlpRejected.inc(counts.rejected);
+    for (const [reason, byName] of Object.entries(counts.skipped.byReason)) {
+      for (const [name, points] of Object.entries(byName ?? {})) {
+        if (!this.#skippedNames.has(name) && this.#skippedNames.size < MAX_SKIPPED_NAMES)
+          this.#skippedNames.add(name);
+        const metric = this.#skippedNames.has(name) ? name : "other";
+        this.#otlpSkipped.inc({ reason, metric }, points);
+      }
+    }
   }
 
   /** The Prometheus text exposition; a source that throws leaves only its own metric out. */

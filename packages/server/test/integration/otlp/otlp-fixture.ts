@@ -1,6 +1,7 @@
 import type { UsageSample } from "@jobsight/schemas";
 import { parseServerConfig } from "../../../src/config/parse-config.js";
 import type { IngestGate } from "../../../src/data-plane/ingest-gate.js";
+import type { OtlpExportObserver } from "../../../src/data-plane/otlp/otlp-ingest.js";
 import { type OtlpReceivers, startOtlpReceivers } from "../../../src/data-plane/otlp/otlp-receivers.js";
 import { openTestStorage, type StorageFixture } from "../storage-fixture.js";
 
@@ -34,7 +35,7 @@ export type OtlpFixture = {
  */
 export async function startOtlpFixture(
   prefix: string,
-  overrides: { maxMessageBytes?: number; ingestGate?: IngestGate } = {},
+  overrides: { maxMessageBytes?: number; ingestGate?: IngestGate; metrics?: OtlpExportObserver } = {},
 ): Promise<OtlpFixture> {
   const storage = await openTestStorage(prefix);
   const config = parseServerConfig({
@@ -56,6 +57,7 @@ export async function startOtlpFixture(
     config,
     storage: storage.storage,
     ...(overrides.ingestGate ? { ingestGate: overrides.ingestGate } : {}),
+    ...(overrides.metrics ? { metrics: overrides.metrics } : {}),
   });
   return {
     storage,
