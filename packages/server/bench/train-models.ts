@@ -1,10 +1,10 @@
-// Trains the full model (every resource with usage) on LANL-CM5 and reports time and peak memory.
-// Run: npx tsx packages/server/bench/train.bench.ts [trace]
+// The training of `train.bench.ts`, run as its own bundled process: trains the full model (every
+// resource with usage) on a trace and prints time and peak memory.
 import { loadSwfHistory } from "../src/intelligence/accuracy/backtest/swf-history-loader.js";
 import { trainJobModels } from "../src/intelligence/training/train-job-models.js";
 
-const trace =
-  process.argv[2] ?? new URL("../../../data/traces/LANL-CM5-1994-4.1-cln.swf.gz", import.meta.url).pathname;
+const trace = process.argv[2];
+if (!trace) throw new Error("usage: train-models <trace.swf.gz>");
 const { jobs } = await loadSwfHistory(trace);
 const started = performance.now();
 const cpu0 = process.cpuUsage();

@@ -27,7 +27,8 @@ export class FeatureBins {
     rowIndex?: ArrayLike<number>,
   ) {
     this.edges = [];
-    this.bins = new Uint8Array(rows * features);
+    // Shared, so the thread that trains the second ensemble reads these bins instead of a copy.
+    this.bins = new Uint8Array(new SharedArrayBuffer(rows * features));
     const maxEdges = maxBins - 2;
     const sampleEvery = Math.max(1, Math.floor(rows / 20_000));
     const sample = new Float64Array(Math.ceil(rows / sampleEvery) + 1);

@@ -4,6 +4,7 @@ import type { TreeEnsemble } from "../model/tree-ensemble.js";
 import type { FeatureBins } from "./feature-bins.js";
 import type { GbdtWorkerAnswer, GbdtWorkerData } from "./gbdt-worker.js";
 import { type QuantileGbdtOptions, trainQuantileGbdt } from "./quantile-gbdt.js";
+import { TRAINING_THREAD_LIMITS } from "./training-heap.js";
 
 /** Options of {@link trainEnsembles}. */
 export type TrainEnsemblesOptions = {
@@ -72,7 +73,11 @@ function startHelper(data: EnsembleData, options: QuantileGbdtOptions): Helper |
   };
   let worker: Worker | undefined;
   try {
-    worker = startModuleWorker("gbdt-worker", import.meta.url, { workerData, transferList: [port2] });
+    worker = startModuleWorker("gbdt-worker", import.meta.url, {
+      workerData,
+      transferList: [port2],
+      resourceLimits: TRAINING_THREAD_LIMITS,
+    });
   } catch {
     worker = undefined;
   }

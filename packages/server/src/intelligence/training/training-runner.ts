@@ -2,6 +2,7 @@ import type { Worker } from "node:worker_threads";
 import { startModuleWorker } from "../../platform/workers/start-module-worker.js";
 import type { HistoryJob } from "../history-job.js";
 import type { CandidateResult, TrainCandidateOptions } from "./train-candidate.js";
+import { TRAINING_THREAD_LIMITS } from "./training-heap.js";
 import { performTask, type TaskResult, type TrainingTask } from "./training-task.js";
 import type { TrainingWorkerInput } from "./training-worker.js";
 
@@ -95,7 +96,7 @@ function post(worker: Worker, message: TrainingWorkerInput): void {
 
 /** The training worker beside this module or bundle (see {@link startModuleWorker}). */
 function startWorker(): Worker | undefined {
-  return startModuleWorker("training-worker", import.meta.url);
+  return startModuleWorker("training-worker", import.meta.url, { resourceLimits: TRAINING_THREAD_LIMITS });
 }
 
 /** The training worker failed; the message and stack are the worker's. */
