@@ -20,6 +20,8 @@ Configure in /etc/slurm/jobsight.conf (key = value lines) or the environment:
   types = sbatch                        (which commands to adjust: sbatch, salloc, srun)
 The cli_filter runs as the submitting user: the token must be one that may only ask for advice.
 A user can skip the filter for one submission with JOBSIGHT_DISABLE=1.
+When the server answers hold=1 (a repeat offender's submission, alerts.actions.holdRepeatOffenders)
+the job is submitted held (--hold) and the user told why; `scontrol release <id>` lets it run.
 ]]
 
 local OPTION_KEYS = {
@@ -228,6 +230,11 @@ local function adjust(options, pack_offset)
   local answer = post(conf, curl, json_object(request))
   local advice = parse_advice(answer)
   local problem = explain(answer, advice)
+  -- A hold stands even when the rest of the advice failed open.
+  if advice and advice.hold == "1" then
+    options["hold"] = "set"
+    tell(advice["hold.message"] or "jobsight: submitted held for confirmation")
+  end
   if problem then return note(problem) end
   if advice.status ~= "changed" or advice.count == 0 then return end
   for key, value in pairs(advice.set) do options[key] = value end

@@ -14,6 +14,8 @@ IMPORTANT: job_submit runs inside slurmctld while it holds the job write lock; e
 here stalls the whole controller. Keep `timeout` short (the default is 1 s, curl's --max-time), put
 the Jobsight server close to the controller, and prefer cli_filter.lua where bypassing is acceptable.
 Do not run both filters on one cluster: the job would be adjusted twice.
+When the server answers hold=1 (a repeat offender's submission, alerts.actions.holdRepeatOffenders)
+the job is queued held (priority 0) and the user told why; `scontrol release <id>` lets it run.
 
 Install: copy next to slurm.conf as job_submit.lua and set JobSubmitPlugins=lua.
 Configure in /etc/slurm/jobsight.conf (key = value lines) or slurmctld's environment:
@@ -271,6 +273,11 @@ local function adjust(job_desc, submit_uid)
   local answer = post(conf, curl, json_object(request))
   local advice = parse_advice(answer)
   local problem = explain(answer, advice)
+  -- A hold stands even when the rest of the advice failed open.
+  if advice and advice.hold == "1" then
+    job_desc.priority = 0
+    tell(advice["hold.message"] or "jobsight: submitted held for confirmation")
+  end
   if problem then return note(problem) end
   if advice.status ~= "changed" or advice.count == 0 then return end
   -- GPUs per node are sent as "gres"; a --gpus-per-node answer cannot be set back here.

@@ -56,6 +56,8 @@ const wholeJob: UsageSample = {
     limitCores: 8,
     threads: 12,
     runnableThreads: 9,
+    nodeLoad1: 9.5,
+    nodeRunnable: 9,
   },
   io: { readBytes: 1e9, writeBytes: 2e9, readOps: 1000, writeOps: 2000 },
   pids: 12,

@@ -12,6 +12,8 @@ export const collectorErrorCodes = {
   PARSE_FAILED: "An external command's output could not be parsed.",
   KUBELET_UNAVAILABLE:
     "The kubelet's PodResources API (its unix socket) is missing, failed or answered what we cannot read; pods' GPUs are then attributed from the processes on them only.",
+  SOURCE_MALFORMED:
+    "A kernel file (such as /proc/loadavg) does not read as the kernel writes it; the fields taken from it are left out of the samples.",
 } as const;
 
 /** A stable error code of the collector. */
@@ -68,6 +70,16 @@ export class CommandError extends CollectorError {
   constructor(code: "COMMAND_FAILED" | "PARSE_FAILED", message: string, options?: { cause?: unknown }) {
     super(code, message, options);
     this.name = "CommandError";
+  }
+}
+
+/** A kernel file did not read as the kernel writes it; `path` names the file. */
+export class SourceFormatError extends CollectorError {
+  readonly path: string;
+  constructor(path: string, message: string) {
+    super("SOURCE_MALFORMED", `${path}: ${message}`);
+    this.path = path;
+    this.name = "SourceFormatError";
   }
 }
 

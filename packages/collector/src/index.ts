@@ -11,6 +11,7 @@ export {
   collectorErrorCodes,
   KubeletError,
   SinkError,
+  SourceFormatError,
   SpoolError,
 } from "./errors.js";
 export type { HealthServerOptions } from "./health/health-server.js";

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { CollectorConfig } from "./config/collector-config.js";
+import { CollectorMetrics } from "./health/collector-metrics.js";
 import { HealthServer } from "./health/health-server.js";
 import type { Logger } from "./log/logger.js";
 import type { KubernetesCluster } from "./modes/kubernetes-cluster.js";
@@ -11,7 +12,8 @@ import { HttpJsonSink } from "./ship/http-json-sink.js";
 import { Shipper } from "./ship/shipper.js";
 import type { Sink } from "./ship/sink.js";
 import { detectCgroupVersion } from "./sources/cgroup-layout.js";
-import { NvidiaSmi } from "./sources/gpu/nvidia-smi.js";
+import { createGpuSource } from "./sources/gpu/create-gpu-source.js";
+import type { GpuSource } from "./sources/gpu/gpu-source.js";
 import { KernelLog } from "./sources/kernel-log.js";
 import { ProcReader } from "./sources/proc-reader.js";
 import { DiskSpool } from "./spool/disk-spool.js";
@@ -106,7 +108,7 @@ export async function startCollector(options: StartCollectorOptions): Promise<Ru
   let node: NodeMode | undefined;
   let controller: SlurmController | undefined;
   let kubernetes: KubernetesCluster | undefined;
-  let gpus: NvidiaSmi | undefined;
+  let gpus: GpuSource | undefined;
   let kernelLog: KernelLog | undefined;
   const sources: Record<string, string> = {};
   if (config.mode === "node") {
@@ -115,8 +117,7 @@ export async function startCollector(options: StartCollectorOptions): Promise<Ru
       config.cgroup.version === "auto" ? detectCgroupVersion(config.cgroup.root) : config.cgroup.version;
     sources.cgroup = version;
     if (config.gpu.mode !== "off") {
-      gpus = new NvidiaSmi({
-        command: config.gpu.command,
+      gpus = createGpuSource(config.gpu, {
         intervalMs,
         logger: log.child({ part: "gpu" }),
         onUnavailable: (m) => node?.sourceUnavailable("gpu", m),
@@ -213,6 +214,7 @@ export async function startCollector(options: StartCollectorOptions): Promise<Ru
       host: config.health.host,
       port: config.health.port,
       report,
+      metrics: await CollectorMetrics.create(report),
       onEpilog: node ? (job) => node!.finalReading(job) : undefined,
       logger: log.child({ part: "health" }),
     });

@@ -19,6 +19,19 @@ export type { AdviceCause, AdviceEntry, AdvisingModel } from "./intelligence/adv
 export { AdviceHistory } from "./intelligence/advice-history.js";
 export type { AlertRule, AlertState } from "./intelligence/alert.js";
 export { Alert, AlertList, AlertQuery } from "./intelligence/alert.js";
+export {
+  AlertAction,
+  AlertActionKind,
+  AlertActionList,
+  AlertActionOutcome,
+  AlertActionQuery,
+} from "./intelligence/alert-action.js";
+export type { AlertChannelName, QuietHours } from "./intelligence/alert-preferences.js";
+export {
+  AlertPreferences,
+  AlertPreferencesQuery,
+  AlertPreferencesUpdate,
+} from "./intelligence/alert-preferences.js";
 export type { EvidenceRef, FindingKind, Unseen } from "./intelligence/diagnosis.js";
 export {
   Diagnosis,
@@ -71,7 +84,7 @@ export {
 } from "./jobs/quantity-format.js";
 export type { QuantitySection, QuantityWrite, WrittenQuantities } from "./jobs/quantity-writes.js";
 export { planQuantityWrites } from "./jobs/quantity-writes.js";
-export { UsageBatch, UsageSample } from "./jobs/usage-sample.js";
+export { JobProgress, UsageBatch, UsageSample } from "./jobs/usage-sample.js";
 export type { WasteJob, WasteRow } from "./jobs/waste-report.js";
 export { WasteReport } from "./jobs/waste-report.js";
 export { ApiToken, ApiTokenList, ApiTokenRequest, IssuedApiToken, RoleName } from "./platform/api-token.js";

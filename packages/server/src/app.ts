@@ -14,8 +14,11 @@ import { licenceStatusPlugin } from "./http/plugins/licence-status.js";
 import { objectStorePlugin } from "./http/plugins/object-store.js";
 import { postgresPlugin } from "./http/plugins/postgres.js";
 import { rateLimitPlugin } from "./http/plugins/rate-limit.js";
+import { replicasPlugin } from "./http/plugins/replicas.js";
 import { serverMetricsPlugin } from "./http/plugins/server-metrics.js";
 import { adminHandlers } from "./http/routes/admin/admin-handlers.js";
+import { alertActionRoutes } from "./http/routes/alert-actions.js";
+import { alertPreferenceRoutes } from "./http/routes/alert-preferences.js";
 import { alertRoutes } from "./http/routes/alerts.js";
 import { artifactRoutes } from "./http/routes/artifacts.js";
 import { clusterRoutes } from "./http/routes/clusters.js";
@@ -32,7 +35,9 @@ import type { RouteHandlers } from "./http/routes/route-handler.js";
 import { usageRoutes } from "./http/routes/usage.js";
 import { wasteReportHandlers } from "./http/routes/waste-report.js";
 import { webReportPlugin } from "./http/web/web-report-plugin.js";
+import { submissionHoldFromConfig } from "./intelligence/alerts/actions/actions-from-config.js";
 import { alertMonitorFromConfig } from "./intelligence/alerts/alerts-from-config.js";
+import { digestSenderFromConfig } from "./intelligence/alerts/digest/digest-from-config.js";
 import { IntelligenceService } from "./intelligence/intelligence-service.js";
 import type { IntelligenceServiceOptions } from "./intelligence/service-options.js";
 import type { TokenVerifier } from "./platform/identity/principal.js";
@@ -147,6 +152,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   );
   // After the pool: the counts of every replica on the database limit together.
   await app.register(rateLimitPlugin, { ...config.rateLimit, pool: app.storage.pool });
+  // Several replicas on one database: one leads the scheduled work, all hear of a promoted model.
+  await app.register(replicasPlugin, {});
   await app.register(
     objectStorePlugin,
     options.objectStore ? { store: options.objectStore } : { config: config.objectStore },
@@ -177,6 +184,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     version: SERVER_VERSION,
     licence: () => app.licence.status(),
   };
+  const holdSubmission = submissionHoldFromConfig(config.alerts, app.storage);
+  if (holdSubmission) deps.holdSubmission = holdSubmission;
   let service: IntelligenceService | undefined;
   let model: ReturnType<typeof modelReadiness> | undefined;
   if (options.intelligence instanceof IntelligenceService) {
@@ -188,6 +197,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       storage: app.storage,
       objectStore: app.objectStore,
       log: options.intelligence.log ?? app.log.child({ component: "intelligence" }),
+      isLeader: options.intelligence.isLeader ?? (() => app.leadership.isLeader),
     });
     const started = service;
     const startup = started.start();
@@ -198,8 +208,13 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       await started.stop();
     });
   }
+  if (service) {
+    const listening = service;
+    app.sharedChanges.on((change) => void listening.reloadShared(change));
+  }
   const pool = app.storage.pool;
   await app.register(serverMetricsPlugin, {
+    leader: () => app.leadership.isLeader,
     licence: () => app.licence.status().state,
     pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     ...(service ? { model: () => ({ version: service.activeVersion, mode: service.mode().mode }) } : {}),
@@ -217,6 +232,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       ...adminHandlers(deps),
       ...wasteReportHandlers(deps),
       ...alertRoutes(deps),
+      ...alertPreferenceRoutes(deps),
+      ...alertActionRoutes(deps),
       ...metricsRoutes(app.metrics),
       ...(service ? intelligenceHandlers(deps, service) : {}),
       ...extra,
@@ -227,6 +244,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const alerts = alertMonitorFromConfig(config.alerts, app.storage, app.log.child({ component: "alerts" }));
   alerts?.start();
   if (alerts) app.addHook("preClose", () => alerts.stop());
+  const digests = digestSenderFromConfig(config.alerts, app.storage, app.log.child({ component: "digest" }));
+  digests?.start();
+  if (digests) app.addHook("preClose", () => digests.stop());
   // The report's pages hold no data (every figure comes from the authenticated API), so they are
   // served without a token.
   await app.register(webReportPlugin);

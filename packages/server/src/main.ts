@@ -91,6 +91,7 @@ async function serve(args: string[]): Promise<void> {
         ingestGate,
         rateLimits: app.rateLimits,
         log: app.log.child({ component: "otlp" }),
+        metrics: app.metrics,
       });
     }
   } catch (error) {
@@ -104,6 +105,7 @@ async function serve(args: string[]): Promise<void> {
     config: config.controlPlane,
     storage: app.storage,
     licence: app.licence,
+    leader: () => app.leadership.isLeader,
     log: app.log.child({ component: "heartbeat" }),
   });
   app.addHook("onClose", async () => heartbeat.stop());

@@ -7,7 +7,13 @@ export type CollectorConfig = {
   cgroup: { root: string; version: "auto" | "v2" | "v1" | "none" };
   procRoot: string;
   processes: { top: number };
-  gpu: { mode: "auto" | "on" | "off"; command: string };
+  gpu: {
+    mode: "auto" | "on" | "off";
+    command: string;
+    source: "nvidia-smi" | "dcgm" | "rocm-smi";
+    dcgmUrl: string;
+    rocmSmi: string;
+  };
   kubelet: { podResourcesSocket: string; podLogsDir: string };
   kernelLog: { enabled: boolean; path: string };
   spool: { dir: string; maxMegabytes: number };

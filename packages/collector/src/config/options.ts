@@ -106,6 +106,32 @@ export const optionSpecs: readonly OptionSpec[] = [
     description: "The nvidia-smi command.",
   },
   {
+    path: "gpu.source",
+    flag: "--gpu-source",
+    env: "JOBSIGHT_GPU_SOURCE",
+    type: "enum",
+    values: ["nvidia-smi", "dcgm", "rocm-smi"],
+    default: "nvidia-smi",
+    description:
+      "Where GPU readings come from: nvidia-smi, a local NVIDIA dcgm-exporter (MIG instances as their own devices, tied to pods by its Kubernetes mapping; no per-process view), or AMD's rocm-smi.",
+  },
+  {
+    path: "gpu.dcgmUrl",
+    flag: "--dcgm-url",
+    env: "JOBSIGHT_DCGM_URL",
+    type: "string",
+    default: "http://127.0.0.1:9400/metrics",
+    description: "dcgm-exporter's metrics endpoint (with --gpu-source dcgm).",
+  },
+  {
+    path: "gpu.rocmSmi",
+    flag: "--rocm-smi",
+    env: "JOBSIGHT_ROCM_SMI",
+    type: "string",
+    default: "rocm-smi",
+    description: "The rocm-smi command (with --gpu-source rocm-smi).",
+  },
+  {
     path: "kubelet.podResourcesSocket",
     flag: "--pod-resources-socket",
     env: "JOBSIGHT_POD_RESOURCES_SOCKET",
@@ -201,7 +227,7 @@ export const optionSpecs: readonly OptionSpec[] = [
     env: "JOBSIGHT_HEALTH",
     type: "boolean",
     default: true,
-    description: "Serve GET /healthz and the epilog endpoint.",
+    description: "Serve GET /healthz, GET /metrics and the epilog endpoint.",
   },
   {
     path: "health.port",

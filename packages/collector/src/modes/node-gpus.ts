@@ -1,10 +1,11 @@
 import type { NodeEvent } from "@jobsight/schemas/light";
 import { type Logger, silentLogger } from "../log/logger.js";
 import type { GpuFault } from "../sources/gpu/gpu-lost.js";
+import type { GpuSource } from "../sources/gpu/gpu-source.js";
 import { KubernetesGpuAllocation } from "../sources/gpu/kubernetes-gpu-allocation.js";
-import type { NvidiaSmi } from "../sources/gpu/nvidia-smi.js";
 import { shortPciBusId } from "../sources/gpu/nvidia-smi-csv.js";
 import { SlurmGpuAllocation } from "../sources/gpu/slurm-gpu-allocation.js";
+import { DEFAULT_POD_LOGS_DIR, podUidsByName } from "../sources/kubelet/pod-log-dirs.js";
 import type { JobProcesses } from "../sources/proc-job-attribution.js";
 import type { ProcReader } from "../sources/proc-reader.js";
 import { assignGpus, type GpuAssignment } from "./job-gpus.js";
@@ -16,7 +17,7 @@ const LOSS_XIDS = new Set([79, 74, 48, 94, 95, 63, 64, 92]);
 export type NodeGpusOptions = {
   cluster: string;
   node: string;
-  smi: NvidiaSmi;
+  smi: GpuSource;
   proc: ProcReader;
   /** The cgroup v1 mount, for SLURM jobs' device allow-lists; unset on cgroup v2. @default none */
   cgroupV1Root?: string;
@@ -114,6 +115,7 @@ export class NodeGpus {
       allocated,
       known: this.o.smi.known(),
     });
+    this.addPodDevices(result, pods);
     for (const o of result.outside) {
       const key = `${o.jobId}\0${o.gpu.index}`;
       if (this.outsideSaid.has(key)) continue;
@@ -145,6 +147,22 @@ export class NodeGpus {
     const out = [...kernel];
     for (const f of this.o.smi.takeFaults()) out.push(this.lostEvent(f));
     return out;
+  }
+
+  // Devices the source itself ties to a pod (dcgm-exporter's mapping): MIG instances reach their pod only this way.
+  private addPodDevices(result: GpuAssignment, pods: ReadonlySet<string>): void {
+    const byName = this.o.smi.podDevices?.();
+    if (!byName || byName.size === 0 || pods.size === 0) return;
+    const uids = podUidsByName(this.o.podLogsDir ?? DEFAULT_POD_LOGS_DIR);
+    byName.forEach((devices, name) => {
+      for (const uid of uids?.get(name) ?? []) {
+        if (!pods.has(uid)) continue;
+        const list = result.byJob.get(uid) ?? [];
+        for (const d of devices) if (!list.includes(d)) list.push(d);
+        list.sort((a, b) => a.index - b.index);
+        result.byJob.set(uid, list);
+      }
+    });
   }
 
   /** Close the connection to the kubelet, if one was opened. */

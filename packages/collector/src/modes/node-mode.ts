@@ -2,7 +2,7 @@ import type { NodeEvent, UsageSample } from "@jobsight/schemas/light";
 import { type Logger, silentLogger } from "../log/logger.js";
 import { type CgroupSource, type CgroupVersion, cgroupSource } from "../sources/cgroup-layout.js";
 import type { CgroupUsage } from "../sources/cgroup-usage.js";
-import type { NvidiaSmi } from "../sources/gpu/nvidia-smi.js";
+import type { GpuSource } from "../sources/gpu/gpu-source.js";
 import { countJobThreads } from "../sources/job-threads.js";
 import type { KernelLog } from "../sources/kernel-log.js";
 import { kernelLogUnread, kernelLogUnreadEvent } from "../sources/kernel-log-unread.js";
@@ -12,6 +12,7 @@ import type { DiskSpool } from "../spool/disk-spool.js";
 import type { SpoolKind } from "../spool/frame.js";
 import { HeldRecords } from "../spool/held-records.js";
 import { HeapTrim } from "../util/heap-trim.js";
+import { ExclusiveNodeLoad, withoutInstantReadings } from "./instant-readings.js";
 import { attributeXid, NodeGpus } from "./node-gpus.js";
 import { sanitiseSample } from "./sample-sanitiser.js";
 
@@ -37,7 +38,7 @@ export type NodeModeOptions = {
    * The GPU source, if GPUs are watched: each job gets the GPUs SLURM or the kubelet allocated it
    * and those its processes use, and GPUs found lost become events on the job holding them. @default none
    */
-  gpus?: NvidiaSmi;
+  gpus?: GpuSource;
   /** The kubelet's PodResources unix socket, asked which GPUs pods hold. @default "/var/lib/kubelet/pod-resources/kubelet.sock" */
   podResourcesSocket?: string;
   /** The kubelet's pod log folder, whose `<namespace>_<name>_<uid>` folders tie pods to their cgroups. @default "/var/log/pods" */
@@ -78,10 +79,10 @@ type Tracked = { sample: UsageSample; finalised: boolean; dir?: string; kmsgUnre
 
 /**
  * The node collector: every interval it discovers the running jobs, reads each job's cgroup (or,
- * without cgroups, sums its processes from /proc), adds notable processes and GPUs, drains the
- * kernel log, and appends everything to the spool in one durable write. A job whose cgroup
- * disappeared gets one final sample (`final: true`); the epilog hook can ask for that final reading
- * at once. While the disk is full, events and final readings wait in memory for a later round and
+ * without cgroups, sums its processes from /proc), adds notable processes and GPUs (and, for a job
+ * alone on the node, the node's load from /proc/loadavg), drains the kernel log, and appends
+ * everything to the spool in one durable write. A job whose cgroup disappeared gets one final
+ * sample (`final: true`); the epilog hook can ask for that final reading at once. While the disk is full, events and final readings wait in memory for a later round and
  * routine samples are dropped and counted (`droppedSamples`). Rounds never throw into the host and
  * a round is skipped while the previous one runs.
  *
@@ -98,6 +99,7 @@ export class NodeMode {
   private readonly cgroups: CgroupSource | undefined;
   private readonly attribution: ProcJobAttribution | undefined;
   private readonly gpus: NodeGpus | undefined;
+  private readonly load: ExclusiveNodeLoad;
   private readonly tracked = new Map<string, Tracked>();
   private readonly queuedEvents: NodeEvent[] = [];
   private readonly heap: HeapTrim | undefined;
@@ -129,6 +131,7 @@ export class NodeMode {
       this.cgroups = cgroupSource(options.cgroupVersion, options.cgroupRoot ?? "/sys/fs/cgroup");
     }
     if (options.trimHeap !== false) this.heap = new HeapTrim();
+    this.load = new ExclusiveNodeLoad({ procRoot: options.proc.root, logger: this.log });
     const top = options.topProcesses ?? 5;
     // GPU allocations are read from the job's processes' environments, so GPUs need the scan too.
     if (options.cgroupVersion === "none" || top > 0 || options.gpus) {
@@ -243,6 +246,8 @@ export class NodeMode {
 
     const records: { kind: SpoolKind; value: unknown }[] = [];
     const top = this.o.topProcesses ?? 5;
+    // The node's load is the job's only while the job is alone on the node.
+    const load = this.load.read(usage.size);
     usage.forEach(({ usage: u, node, dir }, jobId) => {
       const sample: UsageSample = { cluster: this.o.cluster, jobId, node, time, ...u };
       const g = gpus?.byJob.get(jobId);
@@ -251,6 +256,7 @@ export class NodeMode {
       // Threads and how many are runnable, beside the job's CPU counters: more runnable threads
       // than cores is oversubscription, whatever cgroup version or PSI the node has.
       if (procs && sample.cpu) sample.cpu = { ...sample.cpu, ...countJobThreads(procs, this.o.proc) };
+      if (load && sample.cpu) sample.cpu = { ...sample.cpu, ...load };
       if (procs && top > 0) {
         const notable = notableProcesses(procs, this.o.proc, top);
         if (notable.length > 0) sample.processes = notable;
@@ -266,7 +272,7 @@ export class NodeMode {
     // Jobs seen before and gone now: their last reading becomes the final one.
     this.tracked.forEach((t, jobId) => {
       if (usage.has(jobId)) return;
-      if (!t.finalised) this.push(records, { ...withoutThreads(t.sample), time, final: true });
+      if (!t.finalised) this.push(records, { ...withoutInstantReadings(t.sample), time, final: true });
       if (t.dir) this.cgroups?.reader.forget(t.dir);
       this.tracked.delete(jobId);
     });
@@ -313,7 +319,7 @@ export class NodeMode {
     const t = this.tracked.get(jobId);
     if (!t || t.finalised) return false;
     const time = new Date(this.now()).toISOString();
-    let sample: UsageSample = { ...withoutThreads(t.sample), time, final: true };
+    let sample: UsageSample = { ...withoutInstantReadings(t.sample), time, final: true };
     const dir = this.cgroups?.discover().find((j) => j.jobId === jobId)?.dir;
     const fresh = dir ? this.cgroups!.reader.read(dir) : undefined;
     if (fresh) sample = { ...sample, ...fresh };
@@ -328,14 +334,4 @@ export class NodeMode {
   stats(): NodeModeStats {
     return { ...this.figures, heldRecords: this.out.count };
   }
-}
-
-/**
- * A sample without its thread counts: a final reading re-stamps the last sample, and the threads
- * counted then are no reading of the moment the job ended.
- */
-function withoutThreads(sample: UsageSample): UsageSample {
-  if (sample.cpu?.threads === undefined && sample.cpu?.runnableThreads === undefined) return sample;
-  const { threads: _threads, runnableThreads: _runnable, ...cpu } = sample.cpu;
-  return { ...sample, cpu };
 }

@@ -63,8 +63,9 @@ const cpuNumbers = [
   "systemSeconds",
   "throttledSeconds",
   "limitCores",
+  "nodeLoad1",
 ] as const;
-const cpuInts = ["periods", "throttledPeriods", "threads", "runnableThreads"] as const;
+const cpuInts = ["periods", "throttledPeriods", "threads", "runnableThreads", "nodeRunnable"] as const;
 const ioInts = ["readBytes", "writeBytes", "readOps", "writeOps"] as const;
 const pressure = ["cpuSome", "memorySome", "memoryFull", "ioSome", "ioFull"] as const;
 

@@ -101,6 +101,25 @@ export class ProcTree {
     writeFileSync(join(this.root, "stat"), `${lines.join("\n")}\n`);
   }
 
+  /**
+   * Write `/proc/loadavg` as `fs/proc/loadavg.c` prints it (`%lu.%02lu %lu.%02lu %lu.%02lu %u/%d %d`):
+   * the 1, 5 and 15-minute load averages, running/existing scheduling entities, the last pid.
+   */
+  setLoadAverage(load: {
+    one: number;
+    five?: number;
+    fifteen?: number;
+    running: number;
+    total?: number;
+  }): void {
+    const f = (v: number) => v.toFixed(2);
+    const { one, five = one, fifteen = one, running, total = 412 } = load;
+    writeFileSync(
+      join(this.root, "loadavg"),
+      `${f(one)} ${f(five)} ${f(fifteen)} ${running}/${total} 12345\n`,
+    );
+  }
+
   /** A process exits. */
   remove(pid: number): void {
     rmSync(join(this.root, String(pid)), { recursive: true, force: true });

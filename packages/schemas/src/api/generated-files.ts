@@ -3,6 +3,8 @@ import { ApiError } from "../api-error.js";
 import { AccuracyReport } from "../intelligence/accuracy.js";
 import { AdviceHistory } from "../intelligence/advice-history.js";
 import { AlertList } from "../intelligence/alert.js";
+import { AlertActionList } from "../intelligence/alert-action.js";
+import { AlertPreferences, AlertPreferencesUpdate } from "../intelligence/alert-preferences.js";
 import { Diagnosis } from "../intelligence/diagnosis.js";
 import { ModelChange, ModelStatus } from "../intelligence/model-version.js";
 import {
@@ -35,7 +37,10 @@ export const wireSchemas: Record<string, TSchema> = {
   AdmissionReviewRequest,
   AdmissionReviewResponse,
   AdviceHistory,
+  AlertActionList,
   AlertList,
+  AlertPreferences,
+  AlertPreferencesUpdate,
   ApiError,
   ApiTokenList,
   ApiTokenRequest,

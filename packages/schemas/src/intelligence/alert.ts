@@ -4,10 +4,16 @@ import { EvidenceRef } from "./diagnosis.js";
 
 /** The live rules the server evaluates over running jobs. */
 export const AlertRule = Type.Union(
-  [Type.Literal("gpus-idle"), Type.Literal("memory-near-limit"), Type.Literal("cores-idle")],
+  [
+    Type.Literal("gpus-idle"),
+    Type.Literal("memory-near-limit"),
+    Type.Literal("cores-idle"),
+    Type.Literal("walltime-overrun"),
+    Type.Literal("repeated-oom"),
+  ],
   {
     description:
-      "gpus-idle: every GPU of the job below the utilisation threshold for the idle period; memory-near-limit: memory close to its limit and rising, the limit projected within minutes; cores-idle: CPU use below the threshold of the reserved cores for the idle period.",
+      "gpus-idle: every GPU of the job below the utilisation threshold for the idle period; memory-near-limit: memory close to its limit and rising, the limit projected within minutes; cores-idle: CPU use below the threshold of the reserved cores for the idle period; walltime-overrun: at the progress the job reports, it ends after its walltime; repeated-oom: the user's jobs of the same shape were OOM-killed repeatedly in the window.",
   },
 );
 export type AlertRule = Static<typeof AlertRule>;
@@ -53,7 +59,8 @@ export const Alert = Type.Object(
     projectedAt: Type.Optional(
       Type.String({
         format: "date-time",
-        description: "memory-near-limit: when memory reaches its limit at the recent rate of growth.",
+        description:
+          "memory-near-limit: when memory reaches its limit at the recent rate of growth; walltime-overrun: when the job finishes at its recent rate of progress.",
       }),
     ),
     message: Type.String({ minLength: 1, maxLength: 2048, description: "What holds, in one sentence." }),

@@ -56,8 +56,26 @@ export const CpuUsage = Type.Object(
           "Threads of the job in state R (running, or waiting for a core) at the sample's instant: field 3 of /proc/<pid>/task/<tid>/stat, counted over every thread. Absent when not every thread could be read.",
       }),
     ),
+    nodeLoad1: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        description:
+          "The node's 1-minute load average (field 1 of /proc/loadavg): tasks running, waiting for a core or in uninterruptible sleep (state D), averaged. Present only when the collector saw this job alone on the node (exclusive), so the load is the job's.",
+      }),
+    ),
+    nodeRunnable: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description:
+          "Tasks of the node in state R (running, or waiting for a core) at the sample's instant: field 4 of /proc/loadavg before the slash, less the collector's own reading thread. Present only when the collector saw this job alone on the node (exclusive).",
+      }),
+    ),
   },
-  { additionalProperties: false, description: "CPU of the job's cgroup, and its threads from /proc." },
+  {
+    additionalProperties: false,
+    description:
+      "CPU of the job's cgroup, its threads from /proc and, when the job is alone on its node, the node's load.",
+  },
 );
 
 /** Block I/O of a job's cgroup (cumulative, summed over devices from io.stat). */
@@ -113,6 +131,21 @@ export const ProcessSnapshot = Type.Object(
   { additionalProperties: false, description: "A notable process of the job." },
 );
 
+/** How far the job has got through its own work, as the job itself counts it (steps, epochs, files). */
+export const JobProgress = Type.Object(
+  {
+    done: Type.Number({ minimum: 0, description: "Units of work done so far (cumulative)." }),
+    total: Type.Number({ exclusiveMinimum: 0, description: "Units of work the job has to do in all." }),
+    unit: Type.Optional(Name("What a unit of work is, e.g. step, epoch, file.", 64)),
+  },
+  {
+    additionalProperties: false,
+    description:
+      "Progress the job reports of its own work; the walltime-overrun alert projects the job's end from it and stays silent without it.",
+  },
+);
+export type JobProgress = Static<typeof JobProgress>;
+
 /**
  * What one job used on one node at one instant. Cumulative counters (CPU, I/O) are as read; rates
  * are derived by the reader.
@@ -133,6 +166,7 @@ export const UsageSample = Type.Object(
     pids: Type.Optional(Type.Integer({ minimum: 0, description: "pids.current: tasks in the cgroup." })),
     pressure: Type.Optional(PressureStall),
     gpus: Type.Optional(Type.Array(GpuUsage, { maxItems: 64, description: "The job's GPUs." })),
+    progress: Type.Optional(JobProgress),
     processes: Type.Optional(
       Type.Array(ProcessSnapshot, {
         maxItems: 32,

@@ -89,6 +89,14 @@ Options:
   --json               print {"alerts": [...]} with each alert's evidence instead of the table
   -h, --help           show this help
 
+Usage: jobsight alerts preferences [--alerts on|off] [--channels email,webhook] [--digest on|off]
+                                   [--quiet HH:MM-HH:MM [--time-zone <IANA zone>] | --no-quiet]
+
+Prints how live alerts and the weekly digest reach you (JSON); any option changes that setting
+and keeps the others. Alerts in the quiet hours (on your clock: --time-zone, e.g. Europe/Berlin,
+default this machine's) are held and sent when they end, if still firing.
+  --for-user <name>    another user's (platform token only)
+
 Exit codes: 0 ok, 2 usage or configuration error (or refused by the server), 3 server unreachable.
 
 ${connection}

@@ -37,7 +37,10 @@ export type OperationId =
   | "getModelStatus"
   | "promoteModel"
   | "rollbackModel"
-  | "listAlerts";
+  | "listAlerts"
+  | "listAlertActions"
+  | "getAlertPreferences"
+  | "setAlertPreferences";
 
 const byOperation = new Map(apiRoutes.map((route) => [route.operationId, route]));
 

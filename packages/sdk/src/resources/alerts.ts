@@ -1,5 +1,6 @@
-import type { Alert, AlertList, AlertState } from "@jobsight/schemas";
+import type { Alert, AlertAction, AlertActionList, AlertList, AlertState } from "@jobsight/schemas";
 import type { RequestOptions, Transport } from "../http/transport.js";
+import { AlertPreferencesResource } from "./alert-preferences.js";
 
 /** Which alerts to list; every field narrows the answer. */
 export type AlertListQuery = {
@@ -13,9 +14,26 @@ export type AlertListQuery = {
   limit?: number;
 };
 
+/** Which actions under policy to list; every field narrows the answer. */
+export type AlertActionQuery = {
+  /** Only this cluster's jobs. */
+  cluster?: string;
+  /** Only this user's jobs (a researcher's token sees only their own anyway). */
+  user?: string;
+  /** Only this job. */
+  jobId?: string;
+  /** Most actions answered, 1 to 1000. @default 100 */
+  limit?: number;
+};
+
 /** Live alerts over running jobs: GPUs idle, memory near its limit, cores idle. */
 export class AlertsResource {
-  constructor(private readonly transport: Transport) {}
+  /** How alerts and the weekly digest reach a user (opt-out, channels, quiet hours). */
+  readonly preferences: AlertPreferencesResource;
+
+  constructor(private readonly transport: Transport) {
+    this.preferences = new AlertPreferencesResource(transport);
+  }
 
   /**
    * The alerts the caller may see, most recently seen first: a researcher's own jobs', or every
@@ -33,5 +51,24 @@ export class AlertsResource {
       options,
     });
     return answer.alerts;
+  }
+
+  /**
+   * The audit log of actions under policy (idle-GPU jobs cancelled, dry-run decisions), newest
+   * first, each with the evidence it rests on: a researcher's own jobs', or every job's for the
+   * platform team.
+   *
+   * @example
+   * ```ts
+   * for (const a of await client.alerts.actions({ cluster: "hpc1" })) console.log(a.jobId, a.outcome, a.detail);
+   * ```
+   */
+  async actions(query: AlertActionQuery = {}, options?: RequestOptions): Promise<AlertAction[]> {
+    const answer = await this.transport.request<AlertActionList>({
+      operationId: "listAlertActions",
+      query: { cluster: query.cluster, user: query.user, jobId: query.jobId, limit: query.limit },
+      options,
+    });
+    return answer.actions;
   }
 }

@@ -25,7 +25,12 @@ import {
   fakeRevokeToken,
   fakeRollbackModel,
 } from "./fake-admin-routes.js";
-import { fakeListAlerts } from "./fake-alert-routes.js";
+import {
+  fakeGetAlertPreferences,
+  fakeListAlertActions,
+  fakeListAlerts,
+  fakeSetAlertPreferences,
+} from "./fake-alert-routes.js";
 import { fakeDiagnose, renderDiagnosisMarkdown } from "./fake-diagnosis.js";
 import { fakeAdmission, fakePolicyAudit, fakeSimulatePolicy, fakeSlurmAdvice } from "./fake-policy-routes.js";
 import { apiError, type FakeAnswer, type FakeRouteContext } from "./fake-route-context.js";
@@ -265,6 +270,9 @@ export const fakeRoutes: Record<OperationId, (ctx: FakeRouteContext) => FakeAnsw
   promoteModel: fakePromoteModel,
   rollbackModel: fakeRollbackModel,
   listAlerts: fakeListAlerts,
+  listAlertActions: fakeListAlertActions,
+  getAlertPreferences: fakeGetAlertPreferences,
+  setAlertPreferences: fakeSetAlertPreferences,
 };
 
 // Requested against used of the stored ended jobs, grouped like the real server groups them.

@@ -1,5 +1,7 @@
 import type {
   Alert,
+  AlertAction,
+  AlertPreferences,
   ApiToken,
   Artifact,
   Cluster,
@@ -34,6 +36,10 @@ export class FakeStore {
   readonly models: ModelVersion[] = [];
   /** Live alerts; the fake evaluates no rules, tests seed them. */
   readonly alerts: Alert[] = [];
+  /** The audit log of actions under policy; the fake takes no action, tests seed it. */
+  readonly alertActions: AlertAction[] = [];
+  /** Alert preferences set, by user. */
+  readonly alertPreferences = new Map<string, AlertPreferences>();
   private predictionCounter = 0;
 
   /**
@@ -87,6 +93,7 @@ export class FakeStore {
     this.tokens.length = 0;
     this.models.length = 0;
     this.alerts.length = 0;
+    this.alertPreferences.clear();
     this.predictionCounter = 0;
   }
 }

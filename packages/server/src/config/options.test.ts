@@ -84,6 +84,15 @@ const SAMPLES: Partial<Record<OptionPath, string>> = {
   "admission.clientNames": "kube-apiserver",
   "admission.sources": "10.0.0.0/24",
   "alerts.webhook.urls": "https://chat.example.org/hooks/x1",
+  "alerts.publicUrl": "https://jobsight.lab.example.org",
+  "alerts.email.domain": "physics.example.org",
+  "alerts.email.addresses": "alice=alice@physics.example.org",
+  "alerts.alertmanager.urls": "http://alertmanager:9093",
+  "alerts.actions.clusters": "hpc1",
+  "alerts.actions.users": "alice",
+  "alerts.actions.accounts": "physics",
+  "alerts.actions.partitions": "gpu",
+  "alerts.actions.kubernetes.apiUrl": "https://kubernetes.default.svc",
 };
 
 /** Variables the rules need beside the one under test (TLS needs both files, S3 a bucket…). */
@@ -105,6 +114,14 @@ function companions(path: string): Record<string, string> {
     };
   if (path.startsWith("oidc."))
     return { JOBSIGHT_OIDC_ISSUER: "https://idp.example.org", JOBSIGHT_OIDC_AUDIENCE: "jobsight" };
+  if (path.startsWith("alerts.email."))
+    return {
+      JOBSIGHT_ALERTS_EMAIL_SMTP_HOST: "smtp.lab.example.org",
+      JOBSIGHT_ALERTS_EMAIL_SMTP_USER: "jobsight",
+      JOBSIGHT_ALERTS_EMAIL_FROM: "jobsight@lab.example.org",
+      JOBSIGHT_ALERTS_EMAIL_DOMAIN: "lab.example.org",
+      // Each option's own variable, set by the test after these, wins.
+    };
   if (path.startsWith("intelligence.llm."))
     return { JOBSIGHT_INTELLIGENCE_LLM_BASE_URL: "http://10.0.0.5/v1", JOBSIGHT_INTELLIGENCE_LLM_MODEL: "m" };
   if (path.startsWith("objectStore.") && path !== "objectStore.dir")
@@ -238,6 +255,8 @@ describe("the option table", () => {
       "auth.tokens[].token",
       "licence.jws",
       "alerts.webhook.urls",
+      "alerts.email.smtp.password",
+      "alerts.alertmanager.urls",
     ]);
   });
 });

@@ -1,3 +1,5 @@
+import { alertActionOptions } from "./alerts/options-alert-actions.js";
+import { alertChannelOptions } from "./alerts/options-alert-channels.js";
 import { alertOptions } from "./alerts/options-alerts.js";
 import type { OptionSpec } from "./option-spec.js";
 import { admissionOptions } from "./options-admission.js";
@@ -18,6 +20,8 @@ export const serverOptions = [
   ...platformOptions,
   ...admissionOptions,
   ...alertOptions,
+  ...alertChannelOptions,
+  ...alertActionOptions,
 ] as const satisfies readonly OptionSpec[];
 
 type Spec = (typeof serverOptions)[number];

@@ -277,6 +277,20 @@ export class IntelligenceService {
     this.#policy = (await loadPolicy(this.#o.storage.pool)) ?? DEFAULT_POLICY;
   }
 
+  /**
+   * Reads again what another replica changed (told by the database: `ChangeListener`): the active
+   * model, the policy, or both (`*`). Never rejects; a failure waits for the next refresh.
+   */
+  async reloadShared(change: "models" | "policies" | "*"): Promise<void> {
+    if (this.#abort.signal.aborted) return;
+    try {
+      if (change !== "policies") await this.#model.refresh();
+      if (change !== "models") this.#policy = (await loadPolicy(this.#o.storage.pool)) ?? DEFAULT_POLICY;
+    } catch (error) {
+      this.#log.warn({ err: error, change }, "reloading a change of another replica failed");
+    }
+  }
+
   #context(requestedBy: string): PredictionContext {
     return {
       state: this.#feed.state,

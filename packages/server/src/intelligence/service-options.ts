@@ -60,6 +60,12 @@ export type IntelligenceServiceOptions = {
   comparison?: Partial<ComparisonThresholds>;
   /** Milliseconds between refreshes of the job history, the active model and the policy. @default 10000 */
   refreshIntervalMs?: number;
+  /**
+   * Whether this server leads the replicas on its database (a `LeaderLease`): only the leader
+   * runs the scheduled training and recalibration; every replica still trains on demand.
+   * @default () => true
+   */
+  isLeader?: () => boolean;
   /** Steps each scheduler takes resources in. @default SLURM: 1 MiB, 1 core, 60 s; Kubernetes: 1 MiB, 1 millicore, 60 s */
   rounding?: RoundingOptions;
   /** Write-behind recording of predictions. @default PredictionRecorder's defaults */

@@ -39,6 +39,9 @@ describe("migrations", () => {
       { version: 8, flavour: "common" },
       { version: 9, flavour: "common" },
       { version: 10, flavour: "common" },
+      { version: 11, flavour: "common" },
+      { version: 12, flavour: "common" },
+      { version: 13, flavour: "common" },
     ]);
     // Rate-limit counts live two windows and skip the WAL.
     const unlogged = await pool.query(

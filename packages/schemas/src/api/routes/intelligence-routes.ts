@@ -3,6 +3,12 @@ import { ClusterId, Timestamp } from "../../common.js";
 import { AccuracyReport } from "../../intelligence/accuracy.js";
 import { AdviceHistory } from "../../intelligence/advice-history.js";
 import { AlertList, AlertQuery } from "../../intelligence/alert.js";
+import { AlertActionList, AlertActionQuery } from "../../intelligence/alert-action.js";
+import {
+  AlertPreferences,
+  AlertPreferencesQuery,
+  AlertPreferencesUpdate,
+} from "../../intelligence/alert-preferences.js";
 import {
   Prediction,
   PredictionBatch,
@@ -82,6 +88,39 @@ export const intelligenceRoutes: ApiRoute[] = [
     roles: ["researcher", "platform"],
     query: AlertQuery,
     response: AlertList,
+  },
+  {
+    method: "GET",
+    path: "/v1/alerts/actions",
+    operationId: "listAlertActions",
+    summary:
+      "The audit log of actions under policy (cancelled idle jobs, held submissions, dry-run decisions) with their evidence, newest first; a researcher sees only actions on their own jobs",
+    tag: "alerts",
+    roles: ["researcher", "platform"],
+    query: AlertActionQuery,
+    response: AlertActionList,
+  },
+  {
+    method: "GET",
+    path: "/v1/alerts/preferences",
+    operationId: "getAlertPreferences",
+    summary:
+      "How live alerts and the weekly digest reach a user (opt-out, channels, quiet hours); a researcher reads only their own",
+    tag: "alerts",
+    roles: ["researcher", "platform"],
+    query: AlertPreferencesQuery,
+    response: AlertPreferences,
+  },
+  {
+    method: "PUT",
+    path: "/v1/alerts/preferences",
+    operationId: "setAlertPreferences",
+    summary: "Sets how live alerts and the weekly digest reach a user; a researcher sets only their own",
+    tag: "alerts",
+    roles: ["researcher", "platform"],
+    query: AlertPreferencesQuery,
+    body: AlertPreferencesUpdate,
+    response: AlertPreferences,
   },
   {
     method: "GET",

@@ -110,3 +110,46 @@ describe("jobsight alerts", () => {
     expect(help.stdout()).toContain("Usage: jobsight alerts [--state firing|resolved]");
   });
 });
+
+describe("jobsight alerts preferences", () => {
+  it("prints the preferences, changes only the options given, and refuses bad values", async () => {
+    const { io, stdout, stderr, fake } = setup();
+    expect(await runCli(["alerts", "preferences"], io)).toBe(0);
+    expect(JSON.parse(stdout())).toMatchObject({
+      enabled: true,
+      channels: ["email", "webhook"],
+      digest: true,
+    });
+    const set = setup();
+    set.fake.store.alertPreferences.set("researcher", {
+      user: "researcher",
+      enabled: true,
+      channels: ["email", "webhook"],
+      digest: true,
+    });
+    expect(
+      await runCli(
+        [
+          "alerts",
+          "preferences",
+          "--channels",
+          "email",
+          "--quiet",
+          "22:00-07:00",
+          "--time-zone",
+          "Europe/Berlin",
+        ],
+        set.io,
+      ),
+    ).toBe(0);
+    expect(JSON.parse(set.stdout())).toMatchObject({
+      enabled: true,
+      channels: ["email"],
+      digest: true,
+      quietHours: { start: "22:00", end: "07:00", timeZone: "Europe/Berlin" },
+    });
+    expect(await runCli(["alerts", "preferences", "--quiet", "22-7"], io)).toBe(2);
+    expect(stderr()).toContain("--quiet must be HH:MM-HH:MM");
+    expect(fake.requests.filter((r) => r.operationId === "setAlertPreferences")).toHaveLength(0);
+  });
+});

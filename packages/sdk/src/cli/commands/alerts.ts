@@ -3,6 +3,7 @@ import type { Alert } from "@jobsight/schemas";
 import { UsageError } from "../cli-errors.js";
 import { type CliIo, exitCodes } from "../cli-io.js";
 import { renderTable } from "../table.js";
+import { runAlertPreferences } from "./alert-preferences.js";
 import { connect, connectionOptions } from "./connection-options.js";
 import { expectArguments, help, shortTime, writeJson } from "./operator-command.js";
 
@@ -27,9 +28,11 @@ function renderAlerts(alerts: Alert[]): string {
 
 /**
  * `jobsight alerts`: the live alerts the caller may see (a researcher's own jobs', or every job's
- * for the platform team), as a table or JSON.
+ * for the platform team), as a table or JSON; `jobsight alerts preferences` reads and sets how
+ * they reach the caller.
  */
 export async function runAlerts(args: string[], io: CliIo): Promise<number> {
+  if (args[0] === "preferences") return runAlertPreferences(args.slice(1), io);
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,

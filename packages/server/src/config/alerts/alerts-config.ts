@@ -1,4 +1,6 @@
 import type { ConfigReader } from "../config-reader.js";
+import { type AlertActionsConfig, readAlertActions } from "./alert-actions-config.js";
+import { type AlertChannelsConfig, readAlertChannels } from "./alert-channels-config.js";
 
 /**
  * The live alerts (`alerts`): whether they run, the rules' thresholds and the webhook channel.
@@ -29,6 +31,18 @@ export type AlertsConfig = {
     /** …for this many minutes fires. @default 30 */
     minutes: number;
   };
+  walltimeOverrun: {
+    /** Minutes of progress readings the rate is fitted to. @default 30 */
+    fitMinutes: number;
+    /** Minutes past the walltime the projected end must be to fire. @default 5 */
+    marginMinutes: number;
+  };
+  repeatedOom: {
+    /** Kills of the same shape… @default 3 */
+    count: number;
+    /** …within this many hours fire. @default 168 */
+    windowHours: number;
+  };
   /** A job whose last sample is older is no longer judged. @default 10 */
   maxSampleAgeMinutes: number;
   /** The chat webhooks told when an alert starts firing. */
@@ -40,7 +54,9 @@ export type AlertsConfig = {
     /** Deadline of one POST. @default 5000 */
     timeoutMs: number;
   };
-};
+  /** Actions under policy (`alerts.actions`): off by default. */
+  actions: AlertActionsConfig;
+} & AlertChannelsConfig; // alerts.email, .alertmanager, .digest and .publicUrl
 
 /**
  * Reads `alerts`.
@@ -55,6 +71,8 @@ export function readAlerts(r: ConfigReader): AlertsConfig {
   const memory = r.child("memoryNearLimit");
   const cores = r.child("coresIdle");
   const webhook = r.child("webhook");
+  const walltime = r.child("walltimeOverrun");
+  const oom = r.child("repeatedOom");
   const config: AlertsConfig = {
     enabled: r.option("alerts.enabled"),
     intervalSeconds: r.option("alerts.intervalSeconds"),
@@ -71,14 +89,24 @@ export function readAlerts(r: ConfigReader): AlertsConfig {
       percentOfCores: cores.option("alerts.coresIdle.percentOfCores"),
       minutes: cores.option("alerts.coresIdle.minutes"),
     },
+    walltimeOverrun: {
+      fitMinutes: walltime.option("alerts.walltimeOverrun.fitMinutes"),
+      marginMinutes: walltime.option("alerts.walltimeOverrun.marginMinutes"),
+    },
+    repeatedOom: {
+      count: oom.option("alerts.repeatedOom.count"),
+      windowHours: oom.option("alerts.repeatedOom.windowHours"),
+    },
     maxSampleAgeMinutes: r.option("alerts.maxSampleAgeMinutes"),
     webhook: {
       urls: webhook.option("alerts.webhook.urls"),
       maxPerMinute: webhook.option("alerts.webhook.maxPerMinute"),
       timeoutMs: webhook.option("alerts.webhook.timeoutMs"),
     },
+    actions: readAlertActions(r.child("actions")),
+    ...readAlertChannels(r),
   };
-  for (const reader of [gpus, memory, cores, webhook, r]) reader.rejectUnknownKeys();
+  for (const reader of [gpus, memory, cores, webhook, walltime, oom, r]) reader.rejectUnknownKeys();
   // The URL is a credential: the message names its position, never its text.
   config.webhook.urls.forEach((url, i) => {
     if (!/^https?:\/\/[^\s]+$/.test(url)) webhook.issue(`urls[${i}]`, "must be an http(s) URL");

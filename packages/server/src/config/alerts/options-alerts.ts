@@ -91,6 +91,45 @@ export const alertOptions = [
     description: "A job whose last sample is older than this is no longer judged, and its alerts resolve.",
   },
   {
+    path: "alerts.walltimeOverrun.fitMinutes",
+    type: "integer",
+    env: "JOBSIGHT_ALERTS_WALLTIME_OVERRUN_FIT_MINUTES",
+    default: 30,
+    min: 5,
+    max: 1440,
+    description:
+      "walltime-overrun: the rate of the progress a job reports (its samples' progress) is a least-squares line over this many recent minutes.",
+  },
+  {
+    path: "alerts.walltimeOverrun.marginMinutes",
+    type: "integer",
+    env: "JOBSIGHT_ALERTS_WALLTIME_OVERRUN_MARGIN_MINUTES",
+    default: 5,
+    min: 0,
+    max: 1440,
+    description:
+      "walltime-overrun: fires when the projected end passes the walltime by more than this many minutes.",
+  },
+  {
+    path: "alerts.repeatedOom.count",
+    type: "integer",
+    env: "JOBSIGHT_ALERTS_REPEATED_OOM_COUNT",
+    default: 3,
+    min: 1,
+    max: 100,
+    description:
+      "repeated-oom: this many of a user's jobs of the same shape (requested memory, cores, GPUs; script hash or job name) killed for memory…",
+  },
+  {
+    path: "alerts.repeatedOom.windowHours",
+    type: "integer",
+    env: "JOBSIGHT_ALERTS_REPEATED_OOM_WINDOW_HOURS",
+    default: 168,
+    min: 1,
+    max: 2160,
+    description: "repeated-oom: …within this many hours fires on their next running job of that shape.",
+  },
+  {
     path: "alerts.webhook.urls",
     type: "list",
     env: "JOBSIGHT_ALERTS_WEBHOOK_URLS",

@@ -10,6 +10,13 @@ export type LiveJob = {
   user?: string;
   requestedCores?: number;
   requestedGpus?: number;
+  /** The job's shape, from its record: what repeated-oom compares with the user's past kills. */
+  requestedMemoryBytes?: number;
+  jobName?: string;
+  scriptHash?: string;
+  /** When the job started and its walltime, from its record: what walltime-overrun projects against. */
+  startedAt?: string;
+  walltimeSeconds?: number;
   /** The samples in time order (node and step within an instant), without their process lists. */
   samples: UsageSample[];
 };
@@ -42,13 +49,15 @@ WITH live AS (
   GROUP BY cluster, job_id
 ), running AS (
   SELECT l.cluster, l.job_id, coalesce(j.user_name, l.sample_user) AS user_name,
-    j.requested_cores, j.requested_gpus, l.last_time
+    j.requested_cores, j.requested_gpus, j.requested_memory_bytes, j.requested_walltime_seconds, j.started_at,
+    j.record->'spec'->>'jobName' AS job_name, j.record->'spec'->>'scriptHash' AS script_hash, l.last_time
   FROM live l LEFT JOIN jobs j ON j.cluster = l.cluster AND j.job_id = l.job_id
   WHERE NOT l.finished AND l.last_time >= $3 AND (j.phase IS NULL OR j.phase <> 'ended')
   ORDER BY l.last_time DESC, l.cluster, l.job_id
   LIMIT $4
 )
-SELECT r.cluster, r.job_id, r.user_name, r.requested_cores, r.requested_gpus, s.sample - 'processes' AS sample
+SELECT r.cluster, r.job_id, r.user_name, r.requested_cores, r.requested_gpus, r.requested_memory_bytes,
+  r.requested_walltime_seconds, r.started_at, r.job_name, r.script_hash, s.sample - 'processes' AS sample
 FROM running r
 JOIN usage_samples s ON s.cluster = r.cluster AND s.job_id = r.job_id AND s.time >= $1 AND s.time <= $2
 ORDER BY r.cluster, r.job_id, s.time, s.node, s.step
@@ -60,6 +69,11 @@ type Row = {
   user_name: string | null;
   requested_cores: number | null;
   requested_gpus: number | null;
+  requested_memory_bytes: string | null;
+  requested_walltime_seconds: string | null;
+  started_at: Date | null;
+  job_name: string | null;
+  script_hash: string | null;
   sample: UsageSample;
 };
 
@@ -92,6 +106,12 @@ export async function liveJobs(pool: pg.Pool, options: LiveJobsOptions): Promise
       if (r.user_name !== null) current.user = r.user_name;
       if (r.requested_cores !== null) current.requestedCores = r.requested_cores;
       if (r.requested_gpus !== null) current.requestedGpus = r.requested_gpus;
+      if (r.requested_memory_bytes !== null) current.requestedMemoryBytes = Number(r.requested_memory_bytes);
+      if (r.requested_walltime_seconds !== null)
+        current.walltimeSeconds = Number(r.requested_walltime_seconds);
+      if (r.started_at !== null) current.startedAt = r.started_at.toISOString();
+      if (r.job_name !== null) current.jobName = r.job_name;
+      if (r.script_hash !== null) current.scriptHash = r.script_hash;
       jobs.push(current);
     }
     current.samples.push(r.sample);

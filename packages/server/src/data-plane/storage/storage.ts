@@ -13,15 +13,19 @@ import {
   listJobs,
 } from "../queries/job-queries.js";
 import { type LiveJobs, type LiveJobsOptions, liveJobs } from "../queries/live-samples.js";
+import { type OomHistoryOptions, type OomKilledJob, oomKilledJobs } from "../queries/oom-history.js";
 import { SamplePartitions } from "../queries/sample-partitions.js";
 import { applySamplePolicies, type SamplePolicyOptions } from "../queries/sample-policies.js";
+import { AlertPreferenceStore } from "../stores/alert-preference-store.js";
 import { AlertStore } from "../stores/alert-store.js";
+import { AlertActionStore } from "../stores/alerts/alert-action-store.js";
 import { type ApiTokenStore, PostgresApiTokenStore } from "../stores/api-token-store.js";
 import { ArtifactStore } from "../stores/artifact-store.js";
 import { ClusterStore } from "../stores/cluster-store.js";
 import { EventStore } from "../stores/event-store.js";
 import { upsertJobRecords } from "../stores/job-store.js";
 import { SampleStore } from "../stores/sample-store.js";
+import { SAMPLE_POLICIES_LOCK, withTryAdvisoryLock } from "./advisory-lock.js";
 import type { StorageFlavour } from "./migration-files.js";
 
 /** Job records: ingest and queries. */
@@ -48,10 +52,16 @@ export type DataPlaneStorage = {
   readonly tokens: ApiTokenStore;
   /** Live alerts over running jobs: one row per job and rule. */
   readonly alerts: AlertStore;
+  /** The audit log of actions under policy (cancellations, holds, dry-run decisions). */
+  readonly alertActions: AlertActionStore;
+  /** Users' alert preferences (opt-out, channels, quiet hours) and the weekly digests sent. */
+  readonly alertPreferences: AlertPreferenceStore;
   /** Per-group history summaries for the predictor. */
   history(options?: HistorySummaryOptions): Promise<GroupSummary[]>;
   /** The recent readings of running jobs, for the live alert rules (bounded). */
   liveJobs(options: LiveJobsOptions): Promise<LiveJobs>;
+  /** Recent ended jobs of some users that the memory limit killed (bounded), newest first. */
+  oomKilledJobs(options: OomHistoryOptions): Promise<OomKilledJob[]>;
   /** Retention (and, on TimescaleDB, compression) of samples; call at start and periodically. */
   applyPolicies(): Promise<void>;
   /** Throws unless PostgreSQL answers. */
@@ -88,9 +98,17 @@ export function createDataPlaneStorage(
     clusters: new ClusterStore(pool),
     tokens: new PostgresApiTokenStore(pool),
     alerts: new AlertStore(pool),
+    alertActions: new AlertActionStore(pool),
+    alertPreferences: new AlertPreferenceStore(pool),
     history: (options) => historySummaries(pool, options),
     liveJobs: (options) => liveJobs(pool, options),
-    applyPolicies: () => applySamplePolicies(pool, flavour, partitions, policies),
+    oomKilledJobs: (options) => oomKilledJobs(pool, options),
+    // One replica at a time: two replacing TimescaleDB's policies together fail on each other.
+    applyPolicies: async () => {
+      await withTryAdvisoryLock(pool, SAMPLE_POLICIES_LOCK, () =>
+        applySamplePolicies(pool, flavour, partitions, policies),
+      );
+    },
     ping: async () => {
       await pool.query("SELECT 1");
     },

@@ -1,6 +1,7 @@
 import type { AdmissionReviewRequest, SlurmAdviceRequest } from "@jobsight/schemas";
 import type { PolicyAuditSink } from "../../data-plane/stores/policy-audit-record.js";
 import { ForbiddenError, ValidationError } from "../../errors.js";
+import type { HoldJudge } from "../../intelligence/alerts/actions/submission-hold.js";
 import type { IntelligenceService } from "../../intelligence/intelligence-service.js";
 import { KubernetesAdmission } from "../../intelligence/schedulers/kubernetes-admission.js";
 import { servicePredictor } from "../../intelligence/schedulers/service-predictor.js";
@@ -12,6 +13,8 @@ import type { RouteContext, RouteHandlers } from "./route-handler.js";
 export type SchedulerHandlersOptions = {
   /** Where every applied (or, in shadow mode, would-be) change is recorded. */
   audit: PolicyAuditSink;
+  /** Holds a repeat offender's SLURM submission. @default undefined (never) */
+  hold?: HoldJudge;
   /**
    * How long the webhook waits for a prediction before admitting unchanged; keep it below the
    * webhook's `timeoutSeconds`.
@@ -102,7 +105,11 @@ export function schedulerHandlers(
         ]);
       }
       const advisor = memo(advisors, `${cluster}\u0000${user}`, () => {
-        return new SlurmAdvisor({ ...common(cluster, user), deadlineMs: options.slurmDeadlineMs });
+        return new SlurmAdvisor({
+          ...common(cluster, user),
+          deadlineMs: options.slurmDeadlineMs,
+          ...(options.hold ? { hold: options.hold } : {}),
+        });
       });
       const advice = await advisor.advise(body, request.log);
       if (advice.outcome === "bad_request") {

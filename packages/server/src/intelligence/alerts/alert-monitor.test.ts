@@ -14,6 +14,8 @@ function memoryStorage(live: () => LiveJobs) {
     // A pool of one: the monitor evaluates without the advisory lock.
     pool: { options: { max: 1 } },
     liveJobs: async () => live(),
+    // No past memory kills: repeated-oom holds for none of these jobs.
+    oomKilledJobs: async () => [],
     alerts: {
       fire: async (alerts: readonly FiringAlert[], at: Date) => {
         let created = 0;

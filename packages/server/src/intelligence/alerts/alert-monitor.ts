@@ -2,7 +2,9 @@ import { withTryAdvisoryLock } from "../../data-plane/storage/advisory-lock.js";
 import type { DataPlaneStorage } from "../../data-plane/storage/storage.js";
 import { BackgroundLoop } from "../background-loop.js";
 import type { ServiceLogger } from "../service-options.js";
+import type { ActionReport, AlertActions } from "./actions/alert-actions.js";
 import { type AlertThresholds, DEFAULT_ALERT_THRESHOLDS, lookbackMinutes } from "./alert-thresholds.js";
+import type { AlertChannel } from "./channels/alert-channel.js";
 import type { DeliveryReport, WebhookChannel } from "./channels/webhook-channel.js";
 import { alertKey, evaluateJobs } from "./evaluate-jobs.js";
 
@@ -14,13 +16,17 @@ const MINUTE_MS = 60_000;
 /** Options of {@link AlertMonitor}. */
 export type AlertMonitorOptions = {
   /** Where samples are read and alerts kept. */
-  storage: Pick<DataPlaneStorage, "pool" | "alerts" | "liveJobs">;
+  storage: Pick<DataPlaneStorage, "pool" | "alerts" | "liveJobs" | "oomKilledJobs">;
   /** The rules' thresholds; fields left out keep their defaults. @default DEFAULT_ALERT_THRESHOLDS */
   thresholds?: Partial<AlertThresholds>;
   /** Milliseconds between two evaluations. @default 60000 */
   intervalMs?: number;
   /** Where alerts that start firing are sent. @default undefined (none: the API only) */
   webhook?: WebhookChannel;
+  /** The other channels (e-mail, Alertmanager), delivered to after each evaluation. @default [] */
+  channels?: readonly AlertChannel[];
+  /** Actions under policy, run after each evaluation. @default undefined (none: alerts only) */
+  actions?: AlertActions;
   /** Most jobs judged per evaluation, most recently reporting first. @default 2000 */
   maxJobs?: number;
   /** Most samples read per evaluation. @default 250000 */
@@ -42,6 +48,9 @@ export type AlertEvaluationReport = {
   unowned: number;
   truncated: boolean;
   delivery?: DeliveryReport;
+  /** What each of `channels` did, by its name. */
+  deliveries?: Record<string, DeliveryReport>;
+  actions?: ActionReport;
 };
 
 const silent: ServiceLogger = { info() {}, warn() {}, error() {} };
@@ -122,7 +131,17 @@ export class AlertMonitor {
     });
     if (truncated)
       this.#log.warn({ jobs: jobs.length }, "live alerts: more running jobs than one evaluation reads");
-    const evaluation = evaluateJobs(jobs, t);
+    // repeated-oom judges each job by its owner's recent jobs killed for memory.
+    const users = new Set<string>();
+    for (const j of jobs) {
+      const user = j.user ?? j.samples.find((s) => s.user !== undefined)?.user;
+      if (user !== undefined) users.add(user);
+    }
+    const oomKills = await storage.oomKilledJobs({
+      since: new Date(+now - t.repeatedOomWindowHours * 3_600_000),
+      users: [...users],
+    });
+    const evaluation = evaluateJobs(jobs, t, undefined, oomKills);
     const created = await storage.alerts.fire(evaluation.firing, now);
     const fired = new Set(evaluation.firing.map((a) => alertKey(a.cluster, a.jobId, a.rule)));
     // Resolve what was judged not to hold, and the alerts of jobs no longer running; when the read
@@ -148,6 +167,12 @@ export class AlertMonitor {
       truncated,
     };
     if (this.#o.webhook) report.delivery = await this.#o.webhook.deliver(storage.alerts);
+    if (this.#o.channels?.length) {
+      report.deliveries = {};
+      for (const channel of this.#o.channels)
+        report.deliveries[channel.name] = await channel.deliver(storage.alerts);
+    }
+    if (this.#o.actions) report.actions = await this.#o.actions.run(now);
     return report;
   }
 }

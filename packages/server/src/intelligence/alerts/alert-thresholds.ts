@@ -18,6 +18,14 @@ export type AlertThresholds = {
   coresIdlePercent: number;
   /** cores-idle: for this long fires. @default 30 */
   coresIdleMinutes: number;
+  /** walltime-overrun: the rate of progress is a least-squares line over this many recent minutes. @default 30 */
+  walltimeFitMinutes: number;
+  /** walltime-overrun: fires when the projected end passes the walltime by more than this many minutes. @default 5 */
+  walltimeMarginMinutes: number;
+  /** repeated-oom: this many of the user's jobs of the same shape killed for memory… @default 3 */
+  repeatedOomCount: number;
+  /** repeated-oom: …within this many hours fires on their next job of that shape. @default 168 */
+  repeatedOomWindowHours: number;
   /** A job whose last sample is older than this is no longer judged (it ended or stopped reporting). @default 10 */
   maxSampleAgeMinutes: number;
 };
@@ -31,10 +39,14 @@ export const DEFAULT_ALERT_THRESHOLDS: Readonly<AlertThresholds> = Object.freeze
   memoryFitMinutes: 10,
   coresIdlePercent: 10,
   coresIdleMinutes: 30,
+  walltimeFitMinutes: 30,
+  walltimeMarginMinutes: 5,
+  repeatedOomCount: 3,
+  repeatedOomWindowHours: 168,
   maxSampleAgeMinutes: 10,
 });
 
 /** How far back the rules look: the longest window any of them needs. */
 export function lookbackMinutes(t: AlertThresholds): number {
-  return Math.max(t.gpuIdleMinutes, t.coresIdleMinutes, t.memoryFitMinutes);
+  return Math.max(t.gpuIdleMinutes, t.coresIdleMinutes, t.memoryFitMinutes, t.walltimeFitMinutes);
 }

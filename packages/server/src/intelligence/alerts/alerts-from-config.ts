@@ -1,8 +1,10 @@
 import type { AlertsConfig } from "../../config/alerts/alerts-config.js";
 import type { DataPlaneStorage } from "../../data-plane/storage/storage.js";
 import type { ServiceLogger } from "../service-options.js";
+import { alertActionsFromConfig } from "./actions/actions-from-config.js";
 import { AlertMonitor } from "./alert-monitor.js";
 import type { AlertThresholds } from "./alert-thresholds.js";
+import { alertChannelsFromConfig, preferenceView } from "./channels/channels-from-config.js";
 import { WebhookChannel } from "./channels/webhook-channel.js";
 
 /**
@@ -17,21 +19,30 @@ import { WebhookChannel } from "./channels/webhook-channel.js";
  */
 export function alertMonitorFromConfig(
   config: AlertsConfig | undefined,
-  storage: Pick<DataPlaneStorage, "pool" | "alerts" | "liveJobs">,
+  storage: Pick<
+    DataPlaneStorage,
+    "pool" | "alerts" | "liveJobs" | "oomKilledJobs" | "alertActions" | "alertPreferences"
+  >,
   log: ServiceLogger,
 ): AlertMonitor | undefined {
   if (config && !config.enabled) return undefined;
   const urls = config?.webhook.urls ?? [];
+  const actions = config
+    ? alertActionsFromConfig(config.actions, config.maxSampleAgeMinutes, storage, log)
+    : undefined;
   return new AlertMonitor({
     storage,
     log,
     ...(config ? { thresholds: alertThresholds(config), intervalMs: config.intervalSeconds * 1000 } : {}),
+    ...(actions ? { actions } : {}),
+    channels: alertChannelsFromConfig(config, storage, log),
     ...(urls.length > 0
       ? {
           webhook: new WebhookChannel({
             urls,
             maxPerMinute: config?.webhook.maxPerMinute,
             timeoutMs: config?.webhook.timeoutMs,
+            view: preferenceView("webhook", storage, log),
             log,
           }),
         }
@@ -49,6 +60,10 @@ export function alertThresholds(config: AlertsConfig): AlertThresholds {
     memoryFitMinutes: config.memoryNearLimit.fitMinutes,
     coresIdlePercent: config.coresIdle.percentOfCores,
     coresIdleMinutes: config.coresIdle.minutes,
+    walltimeFitMinutes: config.walltimeOverrun.fitMinutes,
+    walltimeMarginMinutes: config.walltimeOverrun.marginMinutes,
+    repeatedOomCount: config.repeatedOom.count,
+    repeatedOomWindowHours: config.repeatedOom.windowHours,
     maxSampleAgeMinutes: config.maxSampleAgeMinutes,
   };
 }

@@ -17,8 +17,11 @@ describe("evaluateJobs", () => {
       ["hpc1", "4242", "alice", "gpus-idle", "warning"],
     ]);
     expect(firing[0].evidence.length).toBeGreaterThan(0);
-    // One core of four busy: cores-idle judged and not holding; no memory limit: memory not judged.
-    expect([...cleared]).toEqual([alertKey("hpc1", "4242", "cores-idle")]);
+    // One core of four busy: cores-idle judged and not holding; no past memory kills: repeated-oom
+    // neither; no memory limit, no progress: memory-near-limit and walltime-overrun not judged.
+    expect([...cleared].sort()).toEqual(
+      [alertKey("hpc1", "4242", "cores-idle"), alertKey("hpc1", "4242", "repeated-oom")].sort(),
+    );
     expect([...judgedJobs]).toEqual(["hpc1\u00004242"]);
     expect(unowned).toBe(0);
   });
@@ -33,5 +36,24 @@ describe("evaluateJobs", () => {
     const orphan = evaluateJobs([liveJob(samples, { user: undefined })], T);
     expect(orphan).toMatchObject({ firing: [], unowned: 1 });
     expect(orphan.judgedJobs.size).toBe(0);
+  });
+
+  it("judges repeated-oom by the owner's own past kills only", () => {
+    const shape = { requestedCores: 2, requestedMemoryBytes: 2 ** 33, jobName: "assemble" };
+    const job = liveJob(series({ minutes: 5, at: () => ({ memory: { currentBytes: 1 } }) }), shape);
+    const kill = (user: string, jobId: string) => ({
+      cluster: "hpc1",
+      jobId,
+      user,
+      endedAt: "2026-12-02T09:00:00.000Z",
+      state: "OUT_OF_MEMORY",
+      ...shape,
+    });
+    const bobs = [kill("bob", "1"), kill("bob", "2"), kill("bob", "3")];
+    expect(evaluateJobs([job], T, undefined, bobs).firing).toEqual([]);
+    const alices = [kill("alice", "1"), kill("alice", "2"), kill("alice", "3")];
+    expect(evaluateJobs([job], T, undefined, [...bobs, ...alices]).firing.map((a) => a.rule)).toEqual([
+      "repeated-oom",
+    ]);
   });
 });

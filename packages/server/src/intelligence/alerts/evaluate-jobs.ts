@@ -1,5 +1,6 @@
 import type { AlertRule } from "@jobsight/schemas";
 import type { LiveJob } from "../../data-plane/queries/live-samples.js";
+import type { OomKilledJob } from "../../data-plane/queries/oom-history.js";
 import type { FiringAlert } from "../../data-plane/stores/alert-store.js";
 import type { AlertThresholds } from "./alert-thresholds.js";
 import type { LiveRule } from "./rules/live-rule.js";
@@ -23,7 +24,8 @@ export type Evaluation = {
 
 /**
  * Runs every live rule over every job. A job without a known owner is left out: an alert must
- * name whose job it is, and ownership is never assumed.
+ * name whose job it is, and ownership is never assumed. `oomKills` are the owners' recent jobs
+ * killed for memory (repeated-oom judges a job by its owner's).
  *
  * @example
  * ```ts
@@ -34,7 +36,14 @@ export function evaluateJobs(
   jobs: readonly LiveJob[],
   thresholds: AlertThresholds,
   rules: readonly LiveRule[] = LIVE_RULES,
+  oomKills: readonly OomKilledJob[] = [],
 ): Evaluation {
+  const killsOf = new Map<string, OomKilledJob[]>();
+  for (const k of oomKills) {
+    const list = killsOf.get(k.user) ?? [];
+    list.push(k);
+    killsOf.set(k.user, list);
+  }
   const evaluation: Evaluation = { firing: [], cleared: new Set(), judgedJobs: new Set(), unowned: 0 };
   for (const job of jobs) {
     const user = job.user ?? job.samples.find((s) => s.user !== undefined)?.user;
@@ -44,7 +53,7 @@ export function evaluateJobs(
     }
     evaluation.judgedJobs.add(`${job.cluster}\u0000${job.jobId}`);
     for (const rule of rules) {
-      const verdict = rule.evaluate(job, thresholds);
+      const verdict = rule.evaluate(job, thresholds, { oomKills: killsOf.get(user) ?? [] });
       if (verdict.holds === true) {
         const { holds: _, ...found } = verdict;
         evaluation.firing.push({ cluster: job.cluster, jobId: job.jobId, user, rule: rule.rule, ...found });

@@ -185,6 +185,31 @@ export class PredictionRecorder {
     return out;
   }
 
+  /**
+   * Writes now what waits (`items` included) and returns, for each of `items` with an idempotency
+   * key, the answer that stands for that key when another server recorded a different one first
+   * (undefined otherwise): a keyed answer is durable before its caller gets it, so a server killed
+   * after answering loses nothing its caller holds. Rejects when the write fails.
+   */
+  async settle(items: readonly RecordedPrediction[]): Promise<(Prediction | undefined)[]> {
+    await this.flush();
+    const keyed = items.flatMap((p, i) => (p.idempotencyKey === undefined ? [] : [i]));
+    const stored = await findIdempotentPredictions(
+      this.pool,
+      keyed.map((i) => ({
+        cluster: items[i].answer.cluster,
+        user: items[i].answer.user,
+        key: items[i].idempotencyKey as string,
+      })),
+    );
+    const out: (Prediction | undefined)[] = new Array(items.length).fill(undefined);
+    keyed.forEach((i, k) => {
+      const standing = stored[k];
+      if (standing && standing.id !== items[i].answer.id) out[i] = standing;
+    });
+    return out;
+  }
+
   /** Writes everything recorded so far; rejects when a write fails (the predictions stay queued). */
   async flush(): Promise<void> {
     // A write that ends may start the next one itself (`writeAtPending`): wait for it rather than

@@ -36,6 +36,8 @@ export class ActiveModel {
   readonly #unservable = new Set<string>();
   #served: ServedModel | undefined;
   #loaded: Promise<void> | undefined;
+  /** The load in progress: loads run one after the other, so a model is never loaded twice at once. */
+  #turn: Promise<void> = Promise.resolve();
 
   constructor(registry: Pick<ModelRegistry, "active" | "manifest" | "bytes">, options: ActiveModelOptions) {
     this.#registry = registry;
@@ -62,7 +64,27 @@ export class ActiveModel {
   }
 
   /** Puts the registry's active model into service unless it already is; throws when it cannot be loaded. */
-  async serve(): Promise<void> {
+  serve(): Promise<void> {
+    return this.#inTurn(() => this.#serve());
+  }
+
+  /** Serves the registry's active model when it changed and did not fail to load before. */
+  refresh(): Promise<void> {
+    return this.#inTurn(async () => {
+      const active = await this.#registry.active();
+      if (active && active.version !== this.#served?.version && !this.#unservable.has(active.version)) {
+        await this.#serve();
+      }
+    });
+  }
+
+  #inTurn(work: () => Promise<void>): Promise<void> {
+    const next = this.#turn.catch(() => {}).then(work);
+    this.#turn = next;
+    return next;
+  }
+
+  async #serve(): Promise<void> {
     const active = await this.#registry.active();
     if (!active) return;
     if (active.version === this.#served?.version) return;
@@ -79,14 +101,6 @@ export class ActiveModel {
     const previous = this.#served;
     this.#served = next;
     if (previous) setTimeout(() => void previous.close(), this.#o.retireGraceMs ?? 30_000).unref();
-  }
-
-  /** Serves the registry's active model when it changed and did not fail to load before. */
-  async refresh(): Promise<void> {
-    const active = await this.#registry.active();
-    if (active && active.version !== this.#served?.version && !this.#unservable.has(active.version)) {
-      await this.serve();
-    }
   }
 
   /** Frees the model in service; a replaced one still in its grace period closes on its own. */

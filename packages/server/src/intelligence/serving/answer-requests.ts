@@ -26,8 +26,9 @@ const WINDOW = 8 * SLICE;
  * Answers a batch of prediction requests, handing each answer to `each` in request order, a
  * slice at a time, with the JSON of the answer after its id when it was made here (see
  * `answer-json.ts`): a request whose idempotency key the same user already used on the same
- * cluster gets the first answer again (a key repeated inside the batch too); every other request
- * is predicted and recorded.
+ * cluster gets the first answer again (a key repeated inside the batch too), also when another
+ * replica gave it; every other request is predicted and recorded (keyed ones written before they
+ * are handed on).
  *
  * @example
  * ```ts
@@ -92,9 +93,15 @@ export async function answerEach(
     if (plan && last > next) {
       const recorded = answersAndRecords(todoRequests, plan, context, next, last);
       recorder.record(recorded);
+      // Keyed answers are written before they are given (a retry may reach another replica),
+      // and a key another replica answered first gets that answer.
+      const standing = recorded.some((r) => r.idempotencyKey !== undefined)
+        ? await recorder.settle(recorded)
+        : [];
       for (let k = next; k < last; k++) {
-        answers[todo[k]] = recorded[k - next].answer;
-        tails[todo[k]] = recorded[k - next].answerTail;
+        const other = standing[k - next];
+        answers[todo[k]] = other ?? recorded[k - next].answer;
+        tails[todo[k]] = other ? undefined : recorded[k - next].answerTail;
       }
     }
     next = last;

@@ -242,6 +242,23 @@ describe("HeartbeatClient", () => {
     }
   });
 
+  it("sends only while this replica leads, and keeps its turn while another does", async () => {
+    let leader = false;
+    const client = new HeartbeatClient(leakySource(), {
+      url: plane.url,
+      initialDelayMs: 0,
+      intervalMs: 10,
+      active: () => leader,
+    });
+    client.start();
+    await new Promise((r) => setTimeout(r, 80));
+    expect(plane.bodies).toHaveLength(0);
+    leader = true;
+    await vi.waitFor(() => expect(plane.bodies.length).toBeGreaterThanOrEqual(1), { timeout: 5000 });
+    await client.stop();
+    expect(client.stats().failed).toBe(0);
+  });
+
   it("doubles the retry delay per failure up to the interval", () => {
     const client = new HeartbeatClient(leakySource(), {
       url: plane.url,

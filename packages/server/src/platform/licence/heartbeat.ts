@@ -50,6 +50,12 @@ export type HeartbeatOptions = {
    */
   allowInsecureHttp?: boolean;
   /**
+   * Whether this server sends its turn: of several replicas on one database only the leader
+   * does, since every one would send the same deployment-wide counts.
+   * @default () => true
+   */
+  active?: () => boolean;
+  /**
    * Logger.
    * @default silent
    */
@@ -204,6 +210,10 @@ export class HeartbeatClient {
     if (this.#stopped) return;
     this.#timer = setTimeout(() => {
       const next = () => this.#schedule(this.nextDelayMs(this.#stats.consecutiveFailures));
+      if (this.#options.active?.() === false) {
+        next();
+        return;
+      }
       // beatOnce catches everything it knows of; a throwing logger must not end the loop either.
       this.beatOnce().then(next, next);
     }, delayMs);

@@ -19,6 +19,8 @@ export type ServerHeartbeatOptions = {
   storage: Pick<DataPlaneStorage, "pool" | "ping">;
   /** The licence (its id and state travel, nothing else of it). */
   licence: LicenceMonitor;
+  /** Whether this replica sends (the leader of the replicas on the database); the others skip their turns. @default () => true */
+  leader?: () => boolean;
   /** Logger. @default silent */
   log?: HeartbeatLogger;
   /** Milliseconds before the first heartbeat. @default 60000 */
@@ -65,6 +67,7 @@ export function createServerHeartbeat(options: ServerHeartbeatOptions): Heartbea
     intervalMs: options.config.intervalSeconds * 1000,
     allowInsecureHttp: options.config.allowInsecureHttp,
     ...(options.initialDelayMs === undefined ? {} : { initialDelayMs: options.initialDelayMs }),
+    ...(options.leader ? { active: options.leader } : {}),
     ...(options.log ? { logger: options.log } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });

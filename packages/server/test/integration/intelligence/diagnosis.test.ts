@@ -1,4 +1,4 @@
-import { type Diagnosis, type JobRecord, validators } from "@jobsight/schemas";
+import { type Diagnosis, type JobRecord, type UsageSample, validators } from "@jobsight/schemas";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkEvidence } from "../../../src/intelligence/diagnosis/evidence-check.js";
@@ -26,6 +26,7 @@ describe("GET /v1/jobs/:id/diagnosis over what the data plane stored", () => {
   let app: FastifyInstance;
   const oom = scenario("oom-heap-leak");
   const timeout = scenario("timeout-with-history");
+  const nodeLoad = scenario("cpu-oversubscribed-node-load");
 
   async function ingest(s: DiagnosisScenario, token: string): Promise<void> {
     const { record, samples, events, submission, logLines } = s.input;
@@ -76,6 +77,7 @@ describe("GET /v1/jobs/:id/diagnosis over what the data plane stored", () => {
     app = await testApp(f, service);
     await ingest(oom, TOKENS.collector);
     await ingest(timeout, TOKENS.collector);
+    await ingest(nodeLoad, TOKENS.collector);
     // Earlier completed runs of the same script: the run-time history the timeout rule weighs.
     const runs = timeout.input.history?.runTimesSeconds ?? [];
     const past: JobRecord[] = runs.map((seconds, i) => {
@@ -148,6 +150,29 @@ describe("GET /v1/jobs/:id/diagnosis over what the data plane stored", () => {
     expect(d.findings.map((x) => x.kind)).toEqual(["timeout"]);
     for (const phrase of timeout.expect.claims?.timeout ?? [])
       expect(d.findings[0].claim).toContain(phrase as string);
+  });
+
+  it("keeps a lone node's load through ingest and storage, and the oversubscription finding cites it", async () => {
+    const { record, samples } = nodeLoad.input;
+    const url = `/v1/jobs/${record.jobId}`;
+    const series = (
+      await app.inject({ url: `${url}/usage?cluster=hpc1`, headers: bearer(TOKENS.platform) })
+    ).json();
+    const stored = series.samples.filter((s: UsageSample) => !s.final);
+    expect(stored.length).toBe(samples.length - 1);
+    expect(stored.map((s: UsageSample) => s.cpu)).toEqual(samples.filter((s) => !s.final).map((s) => s.cpu));
+    expect(stored[0].cpu).toMatchObject({ nodeRunnable: expect.any(Number), nodeLoad1: expect.any(Number) });
+
+    const res = await app.inject({ url: `${url}/diagnosis?cluster=hpc1`, headers: bearer(TOKENS.platform) });
+    expect(res.statusCode).toBe(200);
+    const d = res.json() as Diagnosis;
+    const f = d.findings.find((x) => x.kind === "cpu_oversubscribed")!;
+    expect(f.claim).toContain("seen only through the node's load");
+    const cited = f.evidence.find((e) => e.metric === "cpu.nodeRunnable")!;
+    expect(cited).toMatchObject({ source: "proc:/proc/loadavg", node: record.nodes![0] });
+    const values = new Set(stored.map((s: UsageSample) => s.cpu!.nodeRunnable));
+    for (const v of cited.values ?? []) expect(values).toContain(v);
+    expect(checkEvidence(d, { ...nodeLoad.input, sourcesSeen: {} })).toEqual([]);
   });
 
   it("shows a researcher only their own jobs, as getJob does", async () => {

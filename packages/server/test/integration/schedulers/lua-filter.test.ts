@@ -75,6 +75,17 @@ describe.skipIf(!tools.lua)("SLURM Lua filters against a running Jobsight server
       predict: async () => Promise.reject(new Error("model missing")),
     });
     await app.register(slurmAdviceRoute, { prefix: "/failing", advisor: failing });
+    // A repeat offender's submission: held, even though the predictor fails open.
+    const holding = new SlurmAdvisor({
+      cluster: "hpc1",
+      policy: { name: "p" },
+      predict: async () => Promise.reject(new Error("model missing")),
+      hold: async (spec) =>
+        spec.user === "carol"
+          ? { hold: true, message: "jobsight: held: 3 of your assemble jobs were killed for memory" }
+          : undefined,
+    });
+    await app.register(slurmAdviceRoute, { prefix: "/holding", advisor: holding });
     app.get("/garbage/v1/schedulers/slurm/advice", async () => "nope");
     app.post("/garbage/v1/schedulers/slurm/advice", async (_req, reply) =>
       reply.type("text/html").send("<html><body>502 Bad Gateway</body></html>"),
@@ -307,6 +318,33 @@ describe.skipIf(!tools.lua)("SLURM Lua filters against a running Jobsight server
       info: [],
       other: ["verbose\tjobsight: server error predictor_error; job submitted unchanged"],
     });
+  });
+
+  it("holds a repeat offender's submission (cli_filter --hold, job_submit priority 0) and tells why", async () => {
+    const run = await runPlugin("cli_filter", sbatchOptions({ "job-name": "assemble" }), {
+      JOBSIGHT_URL: `${url}/holding`,
+      USER: "carol",
+    });
+    expect(run).toMatchObject({
+      rc: "0",
+      sets: { hold: "set" },
+      info: ["jobsight: held: 3 of your assemble jobs were killed for memory"],
+    });
+    const submit = await runPlugin(
+      "job_submit",
+      { job_desc: { user_name: "carol", script: "#!/bin/bash\n", name: "assemble", min_mem_per_node: 8192 } },
+      { JOBSIGHT_URL: `${url}/holding` },
+    );
+    expect(submit).toMatchObject({
+      rc: "0",
+      sets: { priority: "0" },
+      user: ["jobsight: held: 3 of your assemble jobs were killed for memory"],
+    });
+    const other = await runPlugin("cli_filter", sbatchOptions(), {
+      JOBSIGHT_URL: `${url}/holding`,
+      USER: "alice",
+    });
+    expect(other.sets).toEqual({});
   });
 
   it("fails open when curl is not there", async () => {

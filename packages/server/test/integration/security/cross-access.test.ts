@@ -111,6 +111,20 @@ describe("access to another user's or another cluster's objects, for every route
       ],
       new Date(),
     );
+    // An action under policy on the target's job, which no attacker's audit log may show.
+    await f.fx.storage.alertActions.record({
+      cluster: "hpc1",
+      jobId: target.jobId,
+      user: owner.user,
+      kind: "cancel-job",
+      rule: "gpus-idle",
+      outcome: "dry-run",
+      executor: "scancel",
+      message: "Would cancel",
+      evidence: [{ kind: "metric", source: "nvidia-smi", text: "idle" }],
+      at: new Date(),
+      episode: new Date(),
+    });
   });
 
   afterAll(async () => {

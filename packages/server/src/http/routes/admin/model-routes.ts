@@ -50,8 +50,8 @@ function toWireChange(change: ModelSwitch, service: Service): ModelChange {
 /**
  * `GET /v1/models` (platform and admin): the registry's versions and the one this server serves.
  * `POST /v1/models/{version}/promote` and `POST /v1/models/rollback` (site-wide admin) change the
- * version in service for every replica: this one serves it at once, the others within their
- * refresh interval. A version that cannot be served is refused (409 `MODEL_NOT_SERVABLE`) and
+ * version in service for every replica: this one serves it at once, the others when PostgreSQL
+ * tells them (within a second; at the latest their refresh interval). A version that cannot be served is refused (409 `MODEL_NOT_SERVABLE`) and
  * nothing changes.
  */
 export function modelRoutes(service: Service): RouteHandlers {

@@ -30,7 +30,7 @@ export function intelligenceHandlers(deps: RouteDeps, service: IntelligenceServi
     ...policyRoutes(service, deps.storage.pool),
     ...diagnosisRoutes(deps, service),
     ...policyAuditRoutes(audit),
-    ...schedulerHandlers(service, { audit }),
+    ...schedulerHandlers(service, { audit, ...(deps.holdSubmission ? { hold: deps.holdSubmission } : {}) }),
     ...modelRoutes(service),
   };
 }

@@ -10,3 +10,11 @@ describe("SendWindow", () => {
     expect(w.take(70_000)).toBe(true);
   });
 });
+
+describe("SendWindow over a longer window", () => {
+  it("counts sends over windowMs (an hour)", () => {
+    const w = new SendWindow(1, 3_600_000);
+    expect([w.take(0), w.take(60_000), w.take(3_599_999)]).toEqual([true, false, false]);
+    expect(w.take(3_600_000)).toBe(true);
+  });
+});

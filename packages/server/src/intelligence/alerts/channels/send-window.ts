@@ -1,6 +1,6 @@
 /**
- * A per-minute budget of sends: at most `maxPerMinute` in any 60 seconds (a sliding window of the
- * times of the last sends).
+ * A budget of sends: at most `max` in any 60 seconds, or in any `windowMs` when given (a
+ * sliding window of the times of the last sends).
  *
  * @example
  * ```ts
@@ -11,13 +11,21 @@
 export class SendWindow {
   readonly #sent: number[] = [];
 
-  constructor(private readonly maxPerMinute: number) {}
+  constructor(
+    private readonly max: number,
+    private readonly windowMs = 60_000,
+  ) {}
 
   /** Spends one send at `nowMs` if the budget allows; false when it is spent. */
   take(nowMs: number): boolean {
-    while (this.#sent.length > 0 && this.#sent[0] <= nowMs - 60_000) this.#sent.shift();
-    if (this.#sent.length >= this.maxPerMinute) return false;
+    if (!this.room(nowMs)) return false;
     this.#sent.push(nowMs);
     return true;
+  }
+
+  /** Whether a send at `nowMs` fits the budget, without spending it. */
+  room(nowMs: number): boolean {
+    while (this.#sent.length > 0 && this.#sent[0] <= nowMs - this.windowMs) this.#sent.shift();
+    return this.#sent.length < this.max;
   }
 }

@@ -17,6 +17,8 @@ export type WebhookChannelOptions = {
   timeoutMs?: number;
   /** Wait after a URL failed before trying it again, doubled at each further failure up to 16 times. @default 30000 */
   retryDelayMs?: number;
+  /** The view of the store the channel delivers from, e.g. the users' preferences (`withPreferences`). @default the store itself */
+  view?: (store: AlertDeliveries) => AlertDeliveries;
   /** The `fetch` to POST with. @default globalThis.fetch */
   fetch?: typeof fetch;
   /** Where failures are reported. @default no-op */
@@ -56,7 +58,8 @@ const silent: ServiceLogger = { info() {}, warn() {}, error() {} };
  */
 export class WebhookChannel {
   readonly #targets: Target[];
-  readonly #o: Required<Omit<WebhookChannelOptions, "urls">>;
+  readonly #o: Required<Omit<WebhookChannelOptions, "urls" | "view">>;
+  readonly #view: ((store: AlertDeliveries) => AlertDeliveries) | undefined;
 
   constructor(options: WebhookChannelOptions) {
     this.#o = {
@@ -67,6 +70,7 @@ export class WebhookChannel {
       log: options.log ?? silent,
       now: options.now ?? Date.now,
     };
+    this.#view = options.view;
     this.#targets = [...new Set(options.urls)].map((url) => ({
       url,
       id: createHash("sha256").update(url).digest("hex"),
@@ -78,9 +82,10 @@ export class WebhookChannel {
   }
 
   /** Sends every firing alert not yet delivered to each URL, within the URLs' budgets. Never rejects. */
-  async deliver(store: AlertDeliveries): Promise<DeliveryReport> {
+  async deliver(deliveries: AlertDeliveries): Promise<DeliveryReport> {
     const report: DeliveryReport = { sent: 0, failed: 0, deferred: 0 };
     if (this.#targets.length === 0) return report;
+    const store = this.#view ? this.#view(deliveries) : deliveries;
     let pending: Awaited<ReturnType<AlertDeliveries["undelivered"]>>;
     try {
       pending = await store.undelivered(this.#targets.map((t) => t.id));

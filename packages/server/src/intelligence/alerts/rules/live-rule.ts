@@ -1,5 +1,6 @@
 import type { Alert, AlertRule, EvidenceRef } from "@jobsight/schemas";
 import type { LiveJob } from "../../../data-plane/queries/live-samples.js";
+import type { OomKilledJob } from "../../../data-plane/queries/oom-history.js";
 import type { AlertThresholds } from "../alert-thresholds.js";
 
 /** What a live rule says of a job at one evaluation. */
@@ -10,13 +11,19 @@ export type Verdict =
       message: string;
       /** At least one piece of evidence: the samples the verdict rests on. */
       evidence: EvidenceRef[];
-      /** memory-near-limit: when the limit is reached at the recent rate. */
+      /** memory-near-limit: when the limit is reached; walltime-overrun: when the job ends (recent rates). */
       projectedAt?: string;
     }
   /** The rule was judged and does not hold: a firing alert of it resolves. */
   | { holds: false }
   /** Not enough data to judge (too short, no GPU readings, no limit): a firing alert stays as it is. */
   | { holds: "unknown"; reason: string };
+
+/** What a rule may know beyond the job's own samples. */
+export type RuleContext = {
+  /** The job owner's recent jobs killed for memory, newest first (repeated-oom). */
+  oomKills: readonly OomKilledJob[];
+};
 
 /**
  * A live rule over the recent samples of one running job. Rules judge the job's own clock (its
@@ -25,5 +32,5 @@ export type Verdict =
  */
 export type LiveRule = {
   readonly rule: AlertRule;
-  evaluate(job: LiveJob, thresholds: AlertThresholds): Verdict;
+  evaluate(job: LiveJob, thresholds: AlertThresholds, context?: RuleContext): Verdict;
 };

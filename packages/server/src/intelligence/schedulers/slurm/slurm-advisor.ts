@@ -1,5 +1,6 @@
-import type { Policy, PredictionMode } from "@jobsight/schemas";
+import type { JobSpec, Policy, PredictionMode } from "@jobsight/schemas";
 import type { PolicyAuditSink } from "../../../data-plane/stores/policy-audit-record.js";
+import type { HoldJudge } from "../../alerts/actions/submission-hold.js";
 import { applyPolicy } from "../../policy/apply-policy.js";
 import { auditRecordsFor } from "../../policy/policy-audit.js";
 import { OutcomeCounter } from "../outcome-counter.js";
@@ -53,6 +54,11 @@ export type SlurmAdvisorOptions = {
   logger?: SchedulerLogger;
   /** @default () => new Date() */
   clock?: () => Date;
+  /**
+   * Whether to hold the submission (a repeat offender's, see `SubmissionHold`); a hold adds
+   * `hold=1` and `hold.message=` to any answer. Fails open. @default undefined (never)
+   */
+  hold?: HoldJudge;
 };
 
 /** The answer: HTTP status and the `key=value` text the Lua filters read. */
@@ -128,7 +134,8 @@ function message(changes: OptionChange[], prediction: PredictionResult, policy: 
  * message=jobsight: --mem 16G->8G, --time 04:00:00->01:30:00, from 40 similar past jobs (model m-3, policy default)
  * ```
  * `status` is `changed`, `unchanged`, `shadow` or `error` (with `reason=`); only `changed` carries
- * `set.` lines. Fails open: a predictor error or timeout answers `status=error`.
+ * `set.` lines. Fails open: a predictor error or timeout answers `status=error`. Any of them may
+ * carry `hold=1` and `hold.message=…`: hold the job for confirmation (a repeat offender).
  *
  * @example
  * ```ts
@@ -175,6 +182,42 @@ export class SlurmAdvisor {
   private async decide(request: AdviceRequest, log: SchedulerLogger): Promise<SlurmAdvice> {
     const cluster = request.cluster ?? this.options.cluster;
     const read = readSlurmOptions(request.options, { cluster, user: request.user });
+    const [holding, answer] = await Promise.all([
+      this.holdLines(read.spec, cluster, log),
+      this.adviseOn(request, read, cluster, log),
+    ]);
+    if (holding.length === 0) return answer;
+    return {
+      ...answer,
+      text: `${answer.text}${holding.map(([k, v]) => `${k}=${v.replace(/[\r\n]+/g, " ")}\n`).join("")}`,
+    };
+  }
+
+  // Judged beside the prediction, so that a predictor failing open still holds.
+  private async holdLines(spec: JobSpec, cluster: string, log: SchedulerLogger): Promise<[string, string][]> {
+    if (!this.options.hold) return [];
+    try {
+      const decision = await withDeadline(this.options.deadlineMs ?? 1500, () =>
+        this.options.hold!(spec, cluster),
+      );
+      if (!decision?.hold) return [];
+      log.info({ user: spec.user, job: spec.jobName }, "jobsight slurm advice: submission held");
+      return [
+        ["hold", "1"],
+        ["hold.message", decision.message],
+      ];
+    } catch (error) {
+      log.warn({ err: String(error) }, "jobsight slurm advice: hold not judged, submission not held");
+      return [];
+    }
+  }
+
+  private async adviseOn(
+    request: AdviceRequest,
+    read: ReturnType<typeof readSlurmOptions>,
+    cluster: string,
+    log: SchedulerLogger,
+  ): Promise<SlurmAdvice> {
     let prediction: PredictionResult;
     try {
       prediction = await withDeadline(this.options.deadlineMs ?? 1500, (signal) =>

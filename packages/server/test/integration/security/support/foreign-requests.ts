@@ -141,4 +141,19 @@ export const FOREIGN_REQUESTS: Record<string, (t: Target) => ForeignRequest[]> =
     { method: "GET", url: `/v1/alerts?${q(t)}`, list: true },
     { method: "GET", url: `/v1/alerts?${q(t)}&user=${t.user}`, list: true },
   ],
+  // Site-wide per user: reading may answer (the caller's own, or any for the platform role) but
+  // holds no job; changing another user's, or with a cluster-bound token, is refused.
+  getAlertPreferences: (t) => [{ method: "GET", url: `/v1/alerts/preferences?user=${t.user}`, list: true }],
+  setAlertPreferences: (t) => [
+    {
+      method: "PUT",
+      url: `/v1/alerts/preferences?user=${t.user}`,
+      payload: { enabled: false, channels: [], digest: false },
+    },
+  ],
+  listAlertActions: (t) => [
+    { method: "GET", url: `/v1/alerts/actions?${q(t)}`, list: true },
+    { method: "GET", url: `/v1/alerts/actions?${q(t)}&user=${t.user}`, list: true },
+    { method: "GET", url: `/v1/alerts/actions?${q(t)}&jobId=${encodeURIComponent(t.jobId)}`, list: true },
+  ],
 };
