@@ -1,4 +1,5 @@
 import type { TestProject } from "vitest/node";
+import { installDebianServers, TEST_DEBIAN_SERVERS } from "./debian-servers.js";
 import { externalPostgres, startEmbeddedPostgres } from "./postgres-server.js";
 import type { RunningService } from "./running-service.js";
 import { externalS3, startS3rver } from "./s3-server.js";
@@ -35,8 +36,14 @@ export default async function setup(project: TestProject): Promise<() => Promise
     ),
     timed(
       (ms) => (took.timescale = ms),
-      async () =>
-        timescaleUrl ? externalPostgres(timescaleUrl, "JOBSIGHT_TEST_TIMESCALE_URL") : startTimescaleServer(),
+      async () => {
+        // Installed first and one at a time: apt-get allows one installer at once.
+        const problem = await installDebianServers(TEST_DEBIAN_SERVERS);
+        if (problem) console.warn(`[test-services] ${problem}`);
+        return timescaleUrl
+          ? externalPostgres(timescaleUrl, "JOBSIGHT_TEST_TIMESCALE_URL")
+          : startTimescaleServer();
+      },
     ),
   ]);
 

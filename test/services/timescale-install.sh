@@ -43,6 +43,10 @@ if [ "$(id -u)" -ne 0 ]; then
   exit 10
 fi
 
+# One apt-get at a time among the tests' installers (the projects' global setups run together).
+exec 9>/var/lock/jobsight-test-apt.lock
+flock -w 900 9 || { echo "timescale-install.sh: another installer held the apt lock for 15 minutes" >&2; exit 12; }
+
 if [ "$postgres_ok" -eq 0 ]; then
   if ! command -v apt-get >/dev/null 2>&1; then
     echo "timescale-install.sh: no apt-get, cannot install postgresql-15" >&2

@@ -2,11 +2,16 @@ import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { access, constants, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { stringify } from "yaml";
 import { findFreePort } from "../../../../../test/services/free-port.js";
 
 const run = promisify(execFile);
+
+const DEBIAN_SERVERS = fileURLToPath(
+  new URL("../../../../../test/services/debian-servers.sh", import.meta.url),
+);
 
 /** Where Debian's `prometheus` package puts the server. */
 export const DEBIAN_PROMETHEUS = "/usr/bin/prometheus";
@@ -19,19 +24,14 @@ async function executable(path: string): Promise<boolean> {
 }
 
 /**
- * Makes sure Debian's Prometheus is installed (`apt-get install prometheus` when it is missing;
- * the image's policy-rc.d keeps the package's own service from starting), or throws saying why not.
+ * Makes sure Debian's Prometheus is installed (`apt-get install prometheus` when it is missing,
+ * by test/services/debian-servers.sh), or throws saying why not.
  */
 export async function ensurePrometheus(): Promise<string> {
   if (await executable(DEBIAN_PROMETHEUS)) return DEBIAN_PROMETHEUS;
-  const apt = ["-o", "DPkg::Lock::Timeout=300", "-q"];
-  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
   try {
-    await run("apt-get", [...apt, "update"], { env, timeout: 300_000 });
-    await run("apt-get", [...apt, "install", "-y", "--no-install-recommends", "prometheus"], {
-      env,
-      timeout: 600_000,
-    });
+    // The tests' one Debian installer: one apt-get at a time, the package's service kept stopped.
+    await run("bash", [DEBIAN_SERVERS, "prometheus"], { timeout: 900_000 });
   } catch (error) {
     const e = error as Error & { stderr?: string };
     throw new Error(
