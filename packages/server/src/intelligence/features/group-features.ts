@@ -89,7 +89,7 @@ function statsOf(g: GroupHistory, n: number): GroupStats {
   let sumSq = 0;
   let max3 = Number.NEGATIVE_INFINITY;
   let max = Number.NEGATIVE_INFINITY;
-  const ranks = cached && cached.ranks.length >= n ? cached.ranks : new Int32Array(g.capacity);
+  const ranks = cached && cached.ranks.length >= n ? cached.ranks : new Int32Array(g.values.length);
   for (let k = 0; k < n; k++) {
     const v = g.values[g.recentIndex(k)];
     scratch[k] = v;

@@ -8,6 +8,7 @@ import { exportTreeEnsemblesToOnnx } from "../onnx/export-tree-ensemble.js";
 import { MANIFEST_FORMAT, type ModelManifest } from "../registry/model-manifest.js";
 import { ALL_RESOURCES, resourceSpec } from "../resources.js";
 import { type TrainResourceModelOptions, trainResourceModel } from "./train-resource-model.js";
+import { collectBetweenPhases } from "./training-heap.js";
 
 /** Options of {@link trainCandidate}; plain data, so they cross into a worker thread. */
 export type TrainCandidateOptions = {
@@ -84,7 +85,9 @@ export function trainCandidate(
       manifest.skipped[name] = { jobs: usable, needed: options.minJobs };
       return;
     }
+    collectBetweenPhases();
     table = buildFeatureTable(jobs, spec, { reuse: table });
+    collectBetweenPhases();
     let holdout: HoldoutResult | undefined;
     if (options.holdoutShare > 0) {
       holdout = holdoutBacktest(jobs, table, spec, {
@@ -95,6 +98,7 @@ export function trainCandidate(
       });
       if (holdout.sameJobs) sameJobs[name] = holdout.sameJobs;
     }
+    collectBetweenPhases();
     // Trained up to just after the last end, so `trainedAt` stays a finite time in the manifest.
     const model = trainResourceModel(table, lastEnd + 1, options.training).model;
     const bytes = exportTreeEnsemblesToOnnx(

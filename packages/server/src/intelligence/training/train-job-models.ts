@@ -4,6 +4,7 @@ import type { HistoryJob } from "../history-job.js";
 import type { ResourceModel } from "../model/resource-model.js";
 import { ALL_RESOURCES, resourceSpec } from "../resources.js";
 import { type TrainResourceModelOptions, trainResourceModel } from "./train-resource-model.js";
+import { collectBetweenPhases } from "./training-heap.js";
 
 /** Options of {@link trainJobModels}. */
 export type TrainJobModelsOptions = TrainResourceModelOptions & {
@@ -40,7 +41,9 @@ export function trainJobModels(
     for (const j of jobs) if (j.outcome === "completed" && spec.target(j) !== undefined) n++;
     if (n < (options.minJobs ?? 500)) continue;
     // One table's memory for all resources: a model keeps nothing of the table it trained on.
+    collectBetweenPhases();
     table = buildFeatureTable(jobs, spec, { reuse: table });
+    collectBetweenPhases();
     out[name] = trainResourceModel(table, options.endedBefore ?? Number.POSITIVE_INFINITY, options).model;
   }
   return out;
