@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { GroupHistory } from "./group-history.js";
 
-const recent = (g: GroupHistory) =>
-  Array.from({ length: g.size }, (_, k) => g.values[g.recentIndex(k)]);
+const recent = (g: GroupHistory) => Array.from({ length: g.size }, (_, k) => g.values[g.recentIndex(k)]);
 
 describe("GroupHistory", () => {
   it("keeps every value, newest first, while it grows to its capacity", () => {
