@@ -28,7 +28,13 @@ import {
   startScenarioCollector,
 } from "./scenarios/scenario-collectors.js";
 import { driveJob, type ScenarioJob } from "./scenarios/scenario-drivers.js";
-import { type ClassScore, explainScore, scoreDiagnosis, scoreTable } from "./scenarios/scenario-score.js";
+import {
+  type ClassScore,
+  explainScore,
+  longestSampleGap,
+  scoreDiagnosis,
+  scoreTable,
+} from "./scenarios/scenario-score.js";
 
 const CLUSTER = "scenarios-slurm";
 const PLATFORM = "platform-scenarios-token-0001";
@@ -172,7 +178,10 @@ describeSlurm("diagnosis scenarios: one real SLURM job per class, scored", () =>
       // Every cited piece of evidence must point at what storage holds for the job.
       const input = await loadDiagnosisInput(server.app.storage, server.app.objectStore, record);
       const problems = checkEvidence(d, input).map((p) => p.message);
-      scores.push(scoreDiagnosis(job.cls, job.id, d, problems, watch.latency(job.id, d).ms));
+      const usage = await get<{ samples: UsageSample[] }>(`/v1/jobs/${job.id}/usage?${query}`);
+      const gapSeconds = longestSampleGap(record.startedAt, record.endedAt, usage?.samples ?? []);
+      const observed = { gapSeconds, intervalSeconds: NODE_INTERVAL_S };
+      scores.push(scoreDiagnosis(job.cls, job.id, d, problems, watch.latency(job.id, d).ms, observed));
     }
     scores = SCENARIO_CLASSES.map((c) => scores.find((s) => s.name === c.name)!);
     const title = `diagnosis scenarios on SLURM ${slurmCluster().version} (${slurmCluster().node.name})`;

@@ -17,6 +17,11 @@ export type ClassScore = {
   /** Unseen sources expected and not listed, and listed and not expected. */
   unseenMissing: string[];
   unseenExtra: string[];
+  /**
+   * Unseen sources not expected but true of this run: the collector's samples left a stretch of the
+   * job unobserved (a loaded machine), so saying so is exactly right. Shown, not held against it.
+   */
+  unseenByGap: string[];
   /** Milliseconds from the job's end to the first GET that served its final diagnosis. */
   latencyMs: number | undefined;
   exact: boolean;
@@ -37,6 +42,7 @@ export function scoreDiagnosis(
   d: Diagnosis,
   evidenceProblems: readonly string[],
   latencyMs: number | undefined,
+  observed: SampledRun = { gapSeconds: 0, intervalSeconds: 1 },
 ): ClassScore {
   const kinds = d.findings.map((f) => f.kind as string);
   const want = new Set<string>(cls.expect.present);
@@ -54,7 +60,11 @@ export function scoreDiagnosis(
   ];
   const sources = [...new Set(d.unseen.map((u) => u.source))];
   const unseenMissing = cls.expect.unseen.filter((s) => !sources.includes(s));
-  const unseenExtra = sources.filter((s) => !cls.expect.unseen.includes(s));
+  const extra = sources.filter((s) => !cls.expect.unseen.includes(s));
+  // A gap of several intervals is what the sampling rules report as unobserved or not judged.
+  const gapped = observed.gapSeconds > GAP_INTERVALS * observed.intervalSeconds;
+  const unseenByGap = gapped ? extra.filter((s) => SAMPLED_SOURCES.includes(s)) : [];
+  const unseenExtra = extra.filter((s) => !unseenByGap.includes(s));
   return {
     name: cls.name,
     jobId,
@@ -66,10 +76,40 @@ export function scoreDiagnosis(
     unsupported,
     unseenMissing,
     unseenExtra,
+    unseenByGap,
     latencyMs,
     exact:
       missing.length === 0 && unsupported.length === 0 && unseenMissing.length + unseenExtra.length === 0,
   };
+}
+
+/** Sources whose unseen entries come from gaps in the usage samples. */
+const SAMPLED_SOURCES = ["usage-samples", "gpu-metrics"];
+/** A stretch without samples longer than this many intervals is a gap the diagnosis must report. */
+const GAP_INTERVALS = 5;
+
+/** How well the collector observed a job: its longest unsampled stretch and its sampling interval. */
+export type SampledRun = { gapSeconds: number; intervalSeconds: number };
+
+/**
+ * The longest stretch of a job's run without a usage sample: from its start to the first sample,
+ * between samples, and from the last sample to its end.
+ *
+ * @example
+ * longestSampleGap("…T10:00:00Z", "…T10:01:00Z", samples); // 32 when the first came 32 s late
+ */
+export function longestSampleGap(
+  startedAt: string | undefined,
+  endedAt: string | undefined,
+  samples: readonly UsageSample[],
+): number {
+  const times = samples.map((x) => Date.parse(x.time)).sort((a, b) => a - b);
+  const start = startedAt ? Date.parse(startedAt) : times[0];
+  const end = endedAt ? Date.parse(endedAt) : times[times.length - 1];
+  if (times.length === 0) return start !== undefined && end !== undefined ? (end - start) / 1000 : 0;
+  let gap = Math.max(times[0] - start, end - times[times.length - 1]);
+  for (let k = 1; k < times.length; k++) gap = Math.max(gap, times[k] - times[k - 1]);
+  return Math.max(0, gap / 1000);
 }
 
 const seconds = (ms: number | undefined) => (ms === undefined ? "never" : `${(ms / 1000).toFixed(1)} s`);
@@ -95,9 +135,13 @@ export function scoreTable(scores: readonly ClassScore[], title: string): string
       s.generated,
       `${s.present}/${s.expected}${s.missing.length ? ` (missing ${s.missing.join(", ")})` : ""}`,
       s.unsupported.length ? `${s.unsupported.length}: ${s.unsupported.join("; ")}` : "0",
-      s.unseenMissing.length + s.unseenExtra.length === 0
+      s.unseenMissing.length + s.unseenExtra.length + s.unseenByGap.length === 0
         ? "0"
-        : [...s.unseenMissing.map((u) => `-${u}`), ...s.unseenExtra.map((u) => `+${u}`)].join(" "),
+        : [
+            ...s.unseenMissing.map((u) => `-${u}`),
+            ...s.unseenExtra.map((u) => `+${u}`),
+            ...s.unseenByGap.map((u) => `(${u}: sampling gap)`),
+          ].join(" "),
       seconds(s.latencyMs),
       s.exact ? "exact" : "WRONG",
     ]),
