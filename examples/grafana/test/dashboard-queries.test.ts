@@ -137,7 +137,7 @@ describe("the dashboard", () => {
   it("would be caught querying a wrong name or label", () => {
     const wrong = JSON.parse(
       JSON.stringify(dashboard)
-        .replace("jobsight_job_cpu_time_seconds_total", "jobsight_job_cpu_time_total")
+        .replace("container_cpu_time_seconds_total", "container_cpu_time_total")
         .replace(
           "sum by (jobsight_partition) (jobsight_jobs_memory_usage_bytes",
           "sum by (partition) (jobsight_jobs_memory_usage_bytes",
@@ -149,16 +149,23 @@ describe("the dashboard", () => {
         /targets\[0\]\.expr \(Memory used vs requested, by partition\): by \(partition\): jobsight_jobs_memory_usage_bytes has no such label$/,
       ),
       expect.stringMatching(
-        /targets\[0\]\.expr \(CPU cores used vs requested, by user\): jobsight_job_cpu_time_total is not a metric Jobsight sends$/,
+        /targets\[0\]\.expr \(CPU cores used vs requested, by user\): container_cpu_time_total is not a metric Jobsight sends$/,
       ),
     ]);
     // A per-job metric has no partition: selecting on one is refused too.
     expect(
       checkDashboardQueries(
-        [{ path: "q", kind: "expr", text: 'jobsight_job_memory_usage_bytes{jobsight_partition="gpu"}' }],
+        [{ path: "q", kind: "expr", text: 'container_memory_usage_bytes{jobsight_partition="gpu"}' }],
         catalogue,
       ),
-    ).toEqual([expect.stringMatching(/^q: jobsight_job_memory_usage_bytes has no label jobsight_partition/)]);
+    ).toEqual([expect.stringMatching(/^q: container_memory_usage_bytes has no label jobsight_partition/)]);
+    // The 0.1 names are what a collector sends only with --otlp-names legacy: not queried.
+    expect(
+      checkDashboardQueries(
+        [{ path: "q", kind: "expr", text: "jobsight_job_memory_usage_bytes" }],
+        catalogue,
+      ),
+    ).toEqual([expect.stringMatching(/^q: jobsight_job_memory_usage_bytes is not a metric Jobsight sends/)]);
   });
 
   it("shows jobs, memory used and requested, CPU, GPU and OOM kills", () => {

@@ -91,6 +91,7 @@ export async function startCollector(options: StartCollectorOptions): Promise<Ru
           otlpUrl: config.backend.otlpUrl,
           restUrl: config.backend.url,
           token,
+          names: config.backend.otlpNames,
         })
       : new HttpJsonSink({ url: config.backend.url, token });
   }

@@ -74,12 +74,15 @@ export {
   aggregateMetricDefinitions,
   JobMetricNames,
   jobMetricDefinitions,
+  LegacyJobMetricNames,
+  LegacySeriesAttributes,
   type MetricDefinition,
+  type MetricNameSet,
   OBSERVATION_SCOPE_NAME,
   ObservationAttributes,
   SeriesAttributes,
 } from "./mapping/metric-names.js";
-export { metricTableMarkdown } from "./mapping/metric-table.js";
+export { legacyNamesMarkdown, metricTableMarkdown } from "./mapping/metric-table.js";
 export { type UsageSampleIdentity, usageSampleKey } from "./mapping/sample-key.js";
 export {
   METRICS_EXPORT_PATH,

@@ -17,7 +17,15 @@ export type CollectorConfig = {
   kubelet: { podResourcesSocket: string; podLogsDir: string };
   kernelLog: { enabled: boolean; path: string };
   spool: { dir: string; maxMegabytes: number };
-  backend: { url?: string; otlpUrl?: string; token?: string; tokenFile?: string; batchRecords: number };
+  backend: {
+    url?: string;
+    otlpUrl?: string;
+    /** Names of the OTLP export (see `@jobsight/otel-bridge`'s `MetricNameSet`). */
+    otlpNames: "conventions" | "legacy";
+    token?: string;
+    tokenFile?: string;
+    batchRecords: number;
+  };
   health: { enabled: boolean; port: number; host: string };
   log: { level: "debug" | "info" | "warn" | "error" };
   slurm: { squeueCommand: string; sacctCommand: string; lookbackMinutes: number };

@@ -55,6 +55,19 @@ describe("loadConfig", () => {
     expect(c.gpu.mode).toBe("off");
     expect(c.kernelLog.enabled).toBe(false);
     expect(c.backend.url).toBe("https://js.example.org");
+    // The OTLP export uses the semantic-convention names unless told otherwise.
+    expect(c.backend.otlpNames).toBe("conventions");
+  });
+
+  it("keeps the 0.1 jobsight.* OTLP names behind --otlp-names legacy, and refuses others", () => {
+    const base = { argv: ["--cluster", "c"], hostname: "h" };
+    expect(
+      loadConfig({ ...base, argv: [...base.argv, "--otlp-names", "legacy"], env: {} }).backend.otlpNames,
+    ).toBe("legacy");
+    expect(loadConfig({ ...base, env: { JOBSIGHT_OTLP_NAMES: "legacy" } }).backend.otlpNames).toBe("legacy");
+    expect(problemsOf(() => loadConfig({ ...base, env: { JOBSIGHT_OTLP_NAMES: "old" } }))).toEqual([
+      "backend.otlpNames: must be one of conventions, legacy (from JOBSIGHT_OTLP_NAMES)",
+    ]);
   });
 
   it("reports every problem at once as path: message", () => {

@@ -198,6 +198,16 @@ export const optionSpecs: readonly OptionSpec[] = [
       "OTLP/gRPC endpoint (the data plane's :4317 or the site's OpenTelemetry Collector): usage samples go there as OTLP metrics, job records and events still to --url.",
   },
   {
+    path: "backend.otlpNames",
+    flag: "--otlp-names",
+    env: "JOBSIGHT_OTLP_NAMES",
+    type: "enum",
+    values: ["conventions", "legacy"],
+    default: "conventions",
+    description:
+      "Metric and attribute names of the OTLP export: the OpenTelemetry semantic conventions' (container.*, hw.*, process.*; jobsight.* where none exists), or the jobsight.* names of release 0.1 for dashboards not yet moved over (this compatibility goes in the next release). Jobsight's receiver reads both.",
+  },
+  {
     path: "backend.token",
     flag: "--token",
     env: "JOBSIGHT_TOKEN",

@@ -11,6 +11,12 @@ export type OtlpSinkOptions = {
   restUrl: string;
   /** Bearer token of a collector-scoped API token, sent on both paths. @default none */
   token?: string;
+  /**
+   * Metric and attribute names of the export: the semantic conventions', or the `jobsight.*`
+   * names of release 0.1 (kept for one release).
+   * @default "conventions"
+   */
+  names?: "conventions" | "legacy";
   /** Time limit of one export or request. @default 30000 */
   timeoutMs?: number;
   /** Where events and job records go. @default new HttpJsonSink({ url: restUrl, token, timeoutMs }) */
@@ -66,7 +72,7 @@ export class OtlpSink implements Sink {
     if (batch.kind !== "usage") return (await this.#rest.send(batch, signal)) ?? undefined;
     if (batch.samples.length === 0) return undefined;
     const { client, prepare, rejectedOf } = await this.#load();
-    const usage = prepare(batch.samples);
+    const usage = prepare(batch.samples, { names: this.#options.names });
     if (!usage.request) return { rejected: usage.invalid };
     const answer = await client.export(usage.request, signal);
     const rejected = [...usage.invalid, ...rejectedOf(usage, answer)].sort((a, b) => a.index - b.index);

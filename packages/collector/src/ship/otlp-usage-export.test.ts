@@ -63,3 +63,50 @@ describe("rejectedSamplesOf", () => {
     expect(indexes(rejectedSamplesOf(twice, answer))).toEqual([0, 2]);
   });
 });
+
+describe("prepareUsageExport names", () => {
+  const withGpu: UsageSample = {
+    ...sample(7),
+    gpus: [{ index: 0, uuid: "GPU-1", utilizationPercent: 50, memoryUsedBytes: 1 }],
+    processes: [{ pid: 9, command: "python", rssBytes: 10, state: "R" }],
+  };
+  const names = (s: readonly UsageSample[], options?: Parameters<typeof prepareUsageExport>[1]) => {
+    const metrics = prepareUsageExport(s, options).request!.resourceMetrics[0].scopeMetrics[0].metrics;
+    return {
+      metrics: metrics.map((m) => m.name),
+      keys: [
+        ...new Set(
+          metrics.flatMap((m) =>
+            (m.gauge ?? m.sum)!.dataPoints.flatMap((p) => p.attributes.map((a) => a.key)),
+          ),
+        ),
+      ],
+    };
+  };
+
+  it("sends the semantic-convention names by default", () => {
+    const { metrics, keys } = names([withGpu]);
+    expect(metrics).toEqual([
+      "container.memory.usage",
+      "jobsight.job.memory.limit",
+      "hw.gpu.utilization",
+      "hw.gpu.memory.usage",
+      "process.memory.usage",
+    ]);
+    expect(keys).toEqual(expect.arrayContaining(["jobsight.job.id", "hw.id", "hw.type", "process.state"]));
+    expect(keys).not.toContain("jobsight.gpu.uuid");
+  });
+
+  it("sends the 0.1 jobsight.* names with the compatibility option", () => {
+    const { metrics, keys } = names([withGpu], { names: "legacy" });
+    expect(metrics).toEqual([
+      "jobsight.job.memory.usage",
+      "jobsight.job.memory.limit",
+      "jobsight.job.gpu.utilization",
+      "jobsight.job.gpu.memory.usage",
+      "jobsight.job.process.memory.usage",
+    ]);
+    expect(keys).toEqual(expect.arrayContaining(["jobsight.gpu.uuid", "jobsight.process.state"]));
+    expect(keys).not.toContain("hw.id");
+  });
+});

@@ -1,6 +1,7 @@
 import {
+  type EncodeObservationsOptions,
   type ExportMetricsServiceRequest,
-  encodeObservations,
+  encodeObservations as encodeWith,
   ObservationEncodeError,
   rejectedSampleKey,
 } from "@jobsight/otel-bridge";
@@ -34,7 +35,8 @@ function pointsIn(request: ExportMetricsServiceRequest): number {
 }
 
 /**
- * Encodes a usage batch as one OTLP export. A sample that fails the schema would fail the whole
+ * Encodes a usage batch as one OTLP export (with the semantic-convention names, or with
+ * `names: "legacy"` the 0.1 `jobsight.*` ones). A sample that fails the schema would fail the whole
  * encoding, and so block the spool for good: it is left out and named in `invalid` instead.
  *
  * @example
@@ -43,7 +45,11 @@ function pointsIn(request: ExportMetricsServiceRequest): number {
  * if (usage.request) answer = await client.export(usage.request, signal);
  * ```
  */
-export function prepareUsageExport(samples: readonly UsageSample[]): UsageExport {
+export function prepareUsageExport(
+  samples: readonly UsageSample[],
+  options: Pick<EncodeObservationsOptions, "names"> = {},
+): UsageExport {
+  const encodeObservations = (list: readonly UsageSample[]) => encodeWith(list, options);
   let indexes = samples.map((_, i) => i);
   const invalid: IngestRejection[] = [];
   let request: ExportMetricsServiceRequest | undefined;

@@ -3,7 +3,7 @@ import type { ObservationMapping } from "../mapping/observation-mapping.js";
 import { readStringAttribute, ScratchAttributes } from "../mapping/point-attributes.js";
 import { type Metric, OtlpDataPointFlags } from "../otlp/otlp-types.js";
 import type { DecodedObservations, DecodeObservationsOptions } from "./decoded-observations.js";
-import { intPointValue, ObservationCollector } from "./observation-collector.js";
+import { intPointValue, isOwnScope, ObservationCollector } from "./observation-collector.js";
 import { ProtobufReader } from "./protobuf-reader.js";
 import { readMetric } from "./read-protobuf.js";
 import { readAnyValue, readKeyValue, readResource, readScope, T, uint32 } from "./read-protobuf-common.js";
@@ -77,6 +77,8 @@ class ObservationWalker {
   readonly #bytes: Uint8Array;
   readonly #view: DataView;
   #mapping!: ObservationMapping;
+  // Whether the scope being read is Jobsight's own (its metrics' convention names are its own).
+  #ownScope = false;
 
   constructor(collector: ObservationCollector, bytes: Uint8Array) {
     this.#collector = collector;
@@ -108,11 +110,14 @@ class ObservationWalker {
   #scopeMetrics(r: ProtobufReader, end: number, resource: ReadonlyMap<string, ScalarAttribute>): void {
     const start = r.pos;
     let scope: Map<string, ScalarAttribute> | undefined;
+    this.#ownScope = false;
     while (r.pos < end) {
       const id = r.field(T.scopeMetrics, end);
       if (id === 1) {
         scope = new Map(resource);
-        mergeAttributes(scope, r.message(end, "scope", -1, readScope).attributes);
+        const read = r.message(end, "scope", -1, readScope);
+        mergeAttributes(scope, read.attributes);
+        this.#ownScope = isOwnScope(read.name);
       } else if (id === 3) r.string(end);
       else if (id === 2) r.pos = r.delimited(end);
     }
@@ -156,7 +161,7 @@ class ObservationWalker {
     const kind = DATA_MEMBERS[member];
     // A standard counter's temporality decides whether its points can be used at all.
     const temporality = kind === "sum" && isStandardInput(name) ? sumTemporality(r, dataAt, end) : undefined;
-    const mapping = this.#collector.mappingOf(name, unit, temporality);
+    const mapping = this.#collector.mappingOf(name, unit, temporality, this.#ownScope);
     r.pos = start;
     if (!mapping || (kind !== "gauge" && kind !== "sum")) {
       // Set aside whole: read (and so check) it the ordinary way, to count its points.

@@ -3,7 +3,11 @@ import { usageSamples } from "../../test/usage-samples.js";
 import { encodeExportMetricsRequest } from "../encode/encode.js";
 import { encodeObservations } from "../encode/encode-observations.js";
 import { keyValues, type ScalarAttribute } from "../mapping/attribute-values.js";
-import { JobMetricNames as M } from "../mapping/metric-names.js";
+import {
+  LegacyJobMetricNames,
+  JobMetricNames as M,
+  OBSERVATION_SCOPE_NAME,
+} from "../mapping/metric-names.js";
 import { usageSampleKey } from "../mapping/sample-key.js";
 import type { ExportMetricsServiceRequest, Metric, NumberDataPoint } from "../otlp/otlp-types.js";
 import { decodeObservations, describeRejections } from "./decode-observations.js";
@@ -34,7 +38,9 @@ const gauge = (name: string, ...points: NumberDataPoint[]): Metric => ({
   gauge: { dataPoints: points },
 });
 
-/** A request whose resource says hpc1/gpu07, holding the given metrics. */
+const scope = { name: OBSERVATION_SCOPE_NAME, version: "2", attributes: [], droppedAttributesCount: 0 };
+
+/** A request whose resource says hpc1/gpu07, holding the given metrics under Jobsight's scope. */
 function request(...metrics: Metric[]): ExportMetricsServiceRequest {
   return {
     resourceMetrics: [
@@ -47,7 +53,7 @@ function request(...metrics: Metric[]): ExportMetricsServiceRequest {
           droppedAttributesCount: 0,
           entityRefs: [],
         },
-        scopeMetrics: [{ metrics, schemaUrl: "" }],
+        scopeMetrics: [{ scope, metrics, schemaUrl: "" }],
         schemaUrl: "",
       },
     ],
@@ -205,17 +211,35 @@ describe("decodeObservations", () => {
     expect(skipped).toEqual({ count: 2, byReason: { unknown_metric: { "http.server.duration": 2 } } });
     expect(rejected.reasons).toEqual({
       "aggregate metric, not a per-job sample: jobsight.jobs.count": 1,
-      "jobsight.job.memory.usage: expected a gauge or a sum": 1,
-      "memory metrics need jobsight.job.memory.usage": 1,
+      "container.memory.usage: expected a gauge or a sum": 1,
+      "memory metrics need container.memory.usage": 1,
       "jobsight.job.process.count: value is negative": 1,
       "missing jobsight.cluster, jobsight.job.id or host.name": 1,
-      "jobsight.job.memory.anon: value is not an integer": 1,
+      "container.memory.rss: value is not an integer": 1,
       "time_unix_nano is 0": 1,
-      "jobsight.job.cpu.time: point has no value": 1,
-      "gpu metrics need jobsight.job.gpu.utilization and jobsight.job.gpu.memory.usage": 1,
+      "container.cpu.time: point has no value": 1,
+      "gpu metrics need hw.gpu.utilization and hw.gpu.memory.usage": 1,
     });
     expect(rejected.count).toBe(9);
     expect(describeRejections(rejected)).toMatch(/^9 data points rejected: /);
+  });
+
+  it("reads convention names as Jobsight's own only under its scope, as standard inputs elsewhere", () => {
+    const sample = usageSamples()[0];
+    const own = encodeObservations([sample]);
+    expect(decodeObservations(own).samples).toEqual([sample]);
+    // A gateway that renamed the scope: container.memory.usage still fills the job's memory
+    // (a standard input naming jobsight.job.id), but the notable processes are not Jobsight's.
+    const foreign = structuredClone(own);
+    foreign.resourceMetrics[0].scopeMetrics[0].scope!.name = "otelcol/hostmetrics";
+    const { samples } = decodeObservations(foreign);
+    expect(samples[0].processes).toBeUndefined();
+    expect(samples[0].memory?.peakBytes).toBe(sample.memory?.peakBytes);
+    // The 0.1 names are Jobsight's whoever sends them.
+    const legacy = encodeObservations([sample], { names: "legacy" });
+    legacy.resourceMetrics[0].scopeMetrics[0].scope!.name = "otelcol/hostmetrics";
+    expect(decodeObservations(legacy).samples).toEqual([sample]);
+    expect(Object.values(LegacyJobMetricNames)).toContain("jobsight.job.memory.usage");
   });
 
   it("rejects every point of a sample the schema refuses, and keeps the others", () => {

@@ -6,7 +6,7 @@ import type {
   DecodeObservationsOptions,
   ObservationRejections,
 } from "./decoded-observations.js";
-import { intPointValue, ObservationCollector } from "./observation-collector.js";
+import { intPointValue, isOwnScope, ObservationCollector } from "./observation-collector.js";
 
 function pointCount(metric: Metric): number {
   const data =
@@ -18,8 +18,9 @@ function pointCount(metric: Metric): number {
  * Turns a decoded OTLP request back into usage samples: points with the same cluster, job,
  * node, step and time form one sample. Attributes are looked up on the point, then the scope,
  * then the resource, so it does not matter at which level a gateway put them. Besides Jobsight's
- * own metrics it reads the OpenTelemetry semantic-convention inputs of `standardInputs`, finding
- * their job from resource attributes. Points of aggregate metrics, points without a job identity
+ * own metrics (under their convention names when under Jobsight's instrumentation scope, under
+ * their `jobsight.*` and 0.1 names anywhere) it reads the OpenTelemetry semantic-convention
+ * inputs of `standardInputs`, finding their job from resource attributes. Points of aggregate metrics, points without a job identity
  * and points that would make an invalid sample are rejected and counted with their reason, for
  * the OTLP partial-success response; points of unknown metrics and standard inputs that name no
  * job are counted as skipped (`skipped`), not rejected. Points flagged "no recorded value" are
@@ -44,8 +45,10 @@ export function decodeObservations(
       const scopeAttributes = new Map(resourceAttributes);
       mergeAttributes(scopeAttributes, sm.scope?.attributes);
       const attributes = new PointAttributes(scopeAttributes);
+      const own = isOwnScope(sm.scope?.name);
       for (const metric of sm.metrics) {
-        const mapping = collector.mappingOf(metric.name, metric.unit, metric.sum?.aggregationTemporality);
+        const temporality = metric.sum?.aggregationTemporality;
+        const mapping = collector.mappingOf(metric.name, metric.unit, temporality, own);
         if (!mapping) {
           collector.skipUnmapped(metric.name, pointCount(metric));
           continue;

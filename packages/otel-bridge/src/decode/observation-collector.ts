@@ -1,5 +1,9 @@
 import type { UsageSample } from "@jobsight/schemas";
-import { aggregateMetricDefinitions, ObservationAttributes as O } from "../mapping/metric-names.js";
+import {
+  aggregateMetricDefinitions,
+  ObservationAttributes as O,
+  OBSERVATION_SCOPE_NAME,
+} from "../mapping/metric-names.js";
 import { type ObservationMapping, observationMappings } from "../mapping/observation-mapping.js";
 import {
   CLUSTER,
@@ -20,10 +24,22 @@ import { Skipped } from "./skipped-points.js";
 import { standardIdentity } from "./standard/standard-identity.js";
 import { type StandardMapping, standardMapping } from "./standard/standard-mappings.js";
 
-const mappingsByName = new Map<string, ObservationMapping>(
-  observationMappings.map((m) => [m.definition.name, m]),
-);
+// Jobsight's own names (`jobsight.*`, and the 0.1 names of the metrics that now carry a
+// convention's) are Jobsight's whoever sends them. A convention name is Jobsight's own metric
+// only under Jobsight's instrumentation scope: from anyone else it is a standard input.
+const ownByName = new Map<string, ObservationMapping>();
+const conventionByName = new Map<string, ObservationMapping>();
+for (const m of observationMappings) {
+  const { name, legacyName } = m.definition;
+  (name.startsWith("jobsight.") ? ownByName : conventionByName).set(name, m);
+  if (legacyName) ownByName.set(legacyName, m);
+}
 const aggregateNames = new Set(aggregateMetricDefinitions.map((d) => d.name));
+
+/** Whether an instrumentation scope is the one Jobsight's encoders write (its own metrics). */
+export function isOwnScope(scopeName: string | undefined): boolean {
+  return scopeName === OBSERVATION_SCOPE_NAME;
+}
 
 function identityText(attributes: IdentityLookup, slot: number): string | undefined {
   const value = attributes.identity(slot);
@@ -62,11 +78,16 @@ export class ObservationCollector {
   }
 
   /**
-   * The mapping of a per-job metric: Jobsight's own, else a standard input sent in `unit` (and,
-   * for a Sum, `temporality`); `undefined` for unknown and aggregate metrics.
+   * The mapping of a per-job metric: Jobsight's own (by its `jobsight.*` or 0.1 name anywhere, by
+   * its convention name under Jobsight's scope, `ownScope`), else a standard input sent in `unit`
+   * (and, for a Sum, `temporality`); `undefined` for unknown and aggregate metrics.
    */
-  mappingOf(name: string, unit = "", temporality?: number): ObservationMapping | undefined {
-    return mappingsByName.get(name) ?? standardMapping(name, unit, temporality);
+  mappingOf(name: string, unit = "", temporality?: number, ownScope = false): ObservationMapping | undefined {
+    return (
+      ownByName.get(name) ??
+      (ownScope ? conventionByName.get(name) : undefined) ??
+      standardMapping(name, unit, temporality)
+    );
   }
 
   /**

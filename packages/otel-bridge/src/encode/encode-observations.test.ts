@@ -5,7 +5,7 @@ import { decodeExportMetricsRequest, decodeExportMetricsRequestJson } from "../d
 import { decodeObservations } from "../decode/decode-observations.js";
 import { ObservationEncodeError } from "../errors.js";
 import { scalarOf } from "../mapping/attribute-values.js";
-import { JobMetricNames as M } from "../mapping/metric-names.js";
+import { jobMetricDefinitions, LegacyJobMetricNames, JobMetricNames as M } from "../mapping/metric-names.js";
 import type { KeyValue, Metric, ResourceMetrics } from "../otlp/otlp-types.js";
 import { encodeExportMetricsRequest, encodeExportMetricsRequestJson } from "./encode.js";
 import { encodeObservations } from "./encode-observations.js";
@@ -53,7 +53,7 @@ describe("encodeObservations", () => {
     ]);
     expect(request.resourceMetrics[0].scopeMetrics[0].scope).toMatchObject({
       name: "@jobsight/otel-bridge",
-      version: "1",
+      version: "2",
     });
   });
 
@@ -88,7 +88,76 @@ describe("encodeObservations", () => {
       [0.57, 0],
       [0.125, 3],
     ]);
-    expect(attrs(gpu[0].attributes)["jobsight.gpu.uuid"]).toBe("GPU-5f3c0d1e-aaaa-bbbb-cccc-0123456789ab");
+    expect(attrs(gpu[0].attributes)).toMatchObject({
+      "hw.id": "GPU-5f3c0d1e-aaaa-bbbb-cccc-0123456789ab",
+      "hw.type": "gpu",
+    });
+    // hw.id is required on hw.* metrics: a GPU without a UUID is named by its index.
+    expect(attrs(gpu[1].attributes)).toMatchObject({ "hw.id": "gpu3", "hw.type": "gpu" });
+  });
+
+  it("sends the semantic-convention names by default, jobsight.* only where none exists", () => {
+    const [gpu07] = encodeObservations(usageSamples()).resourceMetrics;
+    const names = gpu07.scopeMetrics[0].metrics.map((m) => m.name);
+    expect(names).toEqual(
+      expect.arrayContaining([
+        "container.memory.usage",
+        "container.memory.rss",
+        "container.cpu.time",
+        "container.disk.io",
+        "hw.gpu.utilization",
+        "hw.gpu.memory.usage",
+        "hw.gpu.memory.limit",
+        "hw.power",
+        "hw.temperature",
+        "process.memory.usage",
+        "jobsight.job.memory.peak",
+        "jobsight.job.pressure.stall",
+      ]),
+    );
+    expect(names.filter((n) => n.startsWith("jobsight.job.")).sort()).toEqual(
+      jobMetricDefinitions
+        .filter((d) => d.legacyName === undefined)
+        .map((d) => d.name)
+        .filter((n) => names.includes(n))
+        .sort(),
+    );
+    const processes = metric(gpu07, "process.memory.usage").gauge!.dataPoints;
+    expect(attrs(processes[1].attributes)).toMatchObject({
+      "process.pid": 1301,
+      "process.command": "pt_data_worker",
+      "process.state": "D",
+    });
+    expect(metric(gpu07, "hw.power").unit).toBe("W");
+    expect(metric(gpu07, "hw.temperature").unit).toBe("Cel");
+  });
+
+  it("sends the 0.1 jobsight.* names and attribute keys with names: legacy, which decode the same", () => {
+    const samples = usageSamples();
+    const request = encodeObservations(samples, { names: "legacy" });
+    const [gpu07] = request.resourceMetrics;
+    expect(gpu07.scopeMetrics[0].scope).toMatchObject({ name: "@jobsight/otel-bridge", version: "1" });
+    const names = gpu07.scopeMetrics[0].metrics.map((m) => m.name);
+    expect(names.every((n) => n.startsWith("jobsight.job."))).toBe(true);
+    expect(names).toEqual(expect.arrayContaining(Object.values(LegacyJobMetricNames)));
+    const gpu = metric(gpu07, "jobsight.job.gpu.utilization").gauge!.dataPoints;
+    expect(attrs(gpu[0].attributes)).toEqual({
+      "jobsight.job.id": "4242",
+      "user.name": "alice",
+      "jobsight.gpu.index": 0,
+      "jobsight.gpu.uuid": "GPU-5f3c0d1e-aaaa-bbbb-cccc-0123456789ab",
+      "jobsight.gpu.pci_bus_id": "00000000:3B:00.0",
+    });
+    const processes = metric(gpu07, "jobsight.job.process.memory.usage").gauge!.dataPoints;
+    expect(attrs(processes[0].attributes)).toMatchObject({ "jobsight.process.state": "R" });
+    for (const decoded of [
+      decodeExportMetricsRequest(encodeExportMetricsRequest(request)),
+      decodeExportMetricsRequestJson(encodeExportMetricsRequestJson(request)),
+    ]) {
+      const { samples: back, rejected } = decodeObservations(decoded);
+      expect(rejected).toEqual({ count: 0, reasons: {} });
+      expect(sortSamples(back)).toEqual(sortSamples(samples));
+    }
   });
 
   it("writes only the metrics a sample has", () => {

@@ -3,6 +3,7 @@ import { ObservationEncodeError } from "../errors.js";
 import { keyValues, type ScalarAttribute } from "../mapping/attribute-values.js";
 import {
   type MetricDefinition,
+  type MetricNameSet,
   ObservationAttributes as O,
   OBSERVATION_SCOPE_NAME,
 } from "../mapping/metric-names.js";
@@ -16,8 +17,10 @@ import {
 } from "../otlp/otlp-types.js";
 import { rfc3339ToUnixNano } from "../otlp/unix-nano.js";
 
-/** Version of the metric mapping, sent as the instrumentation scope version. */
-export const OBSERVATION_MAPPING_VERSION = "1";
+/** Version of the metric mapping, sent as the instrumentation scope version (`1`: the 0.1 `legacy` names). */
+export const OBSERVATION_MAPPING_VERSION = "2";
+
+const LEGACY_MAPPING_VERSION = "1";
 
 /** Options of {@link encodeObservations}. */
 export interface EncodeObservationsOptions {
@@ -37,6 +40,13 @@ export interface EncodeObservationsOptions {
    */
   resourceAttributes?: Readonly<Record<string, ScalarAttribute>>;
   /**
+   * Which names to write: the OpenTelemetry semantic-convention names, or the `jobsight.*` names
+   * of release 0.1 for dashboards and rules not yet moved over (this compatibility goes away in
+   * the next release). Jobsight's receiver reads both.
+   * @default "conventions"
+   */
+  names?: MetricNameSet;
+  /**
    * Check every sample against the UsageSample schema first and throw on the first bad one.
    * @default true
    */
@@ -53,10 +63,14 @@ function identityAttributes(sample: UsageSample): Array<[string, ScalarAttribute
 }
 
 /** Builds a Metric from its definition and points, or nothing when there are no points. */
-export function metricOf(definition: MetricDefinition, points: NumberDataPoint[]): Metric | undefined {
+export function metricOf(
+  definition: MetricDefinition,
+  points: NumberDataPoint[],
+  names: MetricNameSet = "conventions",
+): Metric | undefined {
   if (points.length === 0) return undefined;
   const metric: Metric = {
-    name: definition.name,
+    name: names === "legacy" ? (definition.legacyName ?? definition.name) : definition.name,
     description: definition.description,
     unit: definition.unit,
     metadata: [],
@@ -107,16 +121,17 @@ function resourceMetricsFor(
   for (const [key, value] of Object.entries(options.resourceAttributes ?? {})) {
     if (!reserved.has(key)) resource.push([key, value]);
   }
+  const names = options.names ?? "conventions";
   const metrics: Metric[] = [];
   for (const mapping of observationMappings) {
     const points: NumberDataPoint[] = [];
     samples.forEach((sample, i) => {
       const identity = identityAttributes(sample);
-      for (const p of mapping.extract(sample)) {
+      for (const p of mapping.extract(sample, names)) {
         points.push(numberPoint(mapping.definition, p.value, times[i], [...identity, ...p.attributes]));
       }
     });
-    const metric = metricOf(mapping.definition, points);
+    const metric = metricOf(mapping.definition, points, names);
     if (metric) metrics.push(metric);
   }
   return {
@@ -125,7 +140,7 @@ function resourceMetricsFor(
       {
         scope: {
           name: OBSERVATION_SCOPE_NAME,
-          version: OBSERVATION_MAPPING_VERSION,
+          version: names === "legacy" ? LEGACY_MAPPING_VERSION : OBSERVATION_MAPPING_VERSION,
           attributes: [],
           droppedAttributesCount: 0,
         },
@@ -156,7 +171,8 @@ export function checkedSampleTime(sample: UsageSample, index: number, validate: 
  * Encodes usage samples as one OTLP `ExportMetricsServiceRequest`, one `ResourceMetrics` per
  * (cluster, node), every point stamped with its sample's ORIGINAL time so spooled samples sent
  * late land where they belong. Readings are gauges; cgroup counters (CPU time, I/O, OOM events)
- * are cumulative monotonic sums. Names and units: see `jobMetricDefinitions`.
+ * are cumulative monotonic sums. Names and units: see `jobMetricDefinitions`; the semantic
+ * conventions' by default, the 0.1 `jobsight.*` ones with `names: "legacy"`.
  *
  * @throws {ObservationEncodeError} for a sample that fails the UsageSample schema.
  * @example

@@ -1,10 +1,37 @@
+import {
+  ATTR_HW_ID,
+  ATTR_HW_TYPE,
+  ATTR_PROCESS_STATE,
+  METRIC_CONTAINER_CPU_TIME,
+  METRIC_CONTAINER_DISK_IO,
+  METRIC_CONTAINER_MEMORY_RSS,
+  METRIC_CONTAINER_MEMORY_USAGE,
+  METRIC_HW_GPU_MEMORY_LIMIT,
+  METRIC_HW_GPU_MEMORY_USAGE,
+  METRIC_HW_GPU_UTILIZATION,
+  METRIC_HW_POWER,
+  METRIC_HW_TEMPERATURE,
+  METRIC_PROCESS_MEMORY_USAGE,
+} from "@opentelemetry/semantic-conventions/incubating";
+
 /**
  * The names, units and attribute keys of every OTLP metric Jobsight sends, following the
- * OpenTelemetry semantic conventions: dotted lower-case names under `jobsight.`, UCUM units
- * (`By`, `s`, `1` for ratios, `{thing}` for counts), semantic-convention attribute keys where one
- * exists (`host.name`, `user.name`, `disk.io.direction`, `process.pid`, `service.*`) and
- * `jobsight.`-prefixed keys where none does.
+ * OpenTelemetry semantic conventions: the convention's metric name and attribute key where one
+ * exists (a job's cgroup is measured as a container: `container.memory.usage`,
+ * `container.cpu.time`; GPUs as `hw.gpu.*`, `hw.power`, `hw.temperature` with `hw.id`; notable
+ * processes as `process.memory.usage` with `process.pid`, `process.command`, `process.state`;
+ * `host.name`, `user.name`, `disk.io.direction`, `service.*`), UCUM units (`By`, `s`, `1` for
+ * ratios, `{thing}` for counts), and dotted lower-case `jobsight.` names only for what has none
+ * (the job id, peak memory, CFS throttling, pressure stall...). Every name comes from
+ * `@opentelemetry/semantic-conventions`, as the receiver's standard inputs do.
  */
+
+/**
+ * Which names an encoder writes: `conventions`, the semantic-convention names above; `legacy`,
+ * the `jobsight.*` names of release 0.1 (see {@link LegacyJobMetricNames}), kept for one release
+ * so dashboards and rules can move over. Receivers read both.
+ */
+export type MetricNameSet = "conventions" | "legacy";
 
 /** Attributes that say which job, node and sample a point belongs to. */
 export const ObservationAttributes = {
@@ -32,8 +59,12 @@ export const ObservationAttributes = {
 
 /** Attributes that tell apart several points of one metric within one sample. */
 export const SeriesAttributes = {
+  /** The GPU's index on its node (no convention names one). */
   gpuIndex: "jobsight.gpu.index",
-  gpuUuid: "jobsight.gpu.uuid",
+  /** The GPU's UUID as the convention's `hw.id`; `gpu<index>` for a GPU that reports none. */
+  gpuUuid: ATTR_HW_ID,
+  /** `gpu` on every GPU point (`hw.power` and `hw.temperature` need it to tell GPUs apart). */
+  gpuType: ATTR_HW_TYPE,
   gpuPciBusId: "jobsight.gpu.pci_bus_id",
   /** `read` or `write` (semantic conventions). */
   ioDirection: "disk.io.direction",
@@ -43,22 +74,31 @@ export const SeriesAttributes = {
   pressureStall: "jobsight.pressure.stall",
   processPid: "process.pid",
   processCommand: "process.command",
-  /** The state letter of /proc/<pid>/stat (R, S, D...). */
+  /** The state letter of /proc/<pid>/stat (R, S, D...): a Linux process state code. */
+  processState: ATTR_PROCESS_STATE,
+} as const;
+
+/** The series attribute keys of release 0.1 that became convention keys, written with `legacy` names. */
+export const LegacySeriesAttributes = {
+  gpuUuid: "jobsight.gpu.uuid",
   processState: "jobsight.process.state",
 } as const;
 
-/** Names of the per-job metrics. */
+/**
+ * Names of the per-job metrics: the convention's where one exists (a job's cgroup as a container,
+ * its GPUs as `hw.*`, its notable processes as `process.*`), `jobsight.job.*` otherwise.
+ */
 export const JobMetricNames = {
-  memoryUsage: "jobsight.job.memory.usage",
+  memoryUsage: METRIC_CONTAINER_MEMORY_USAGE,
   memoryPeak: "jobsight.job.memory.peak",
   memoryLimit: "jobsight.job.memory.limit",
-  memoryAnon: "jobsight.job.memory.anon",
+  memoryAnon: METRIC_CONTAINER_MEMORY_RSS,
   memoryFile: "jobsight.job.memory.file",
   memoryShmem: "jobsight.job.memory.shmem",
   memorySwap: "jobsight.job.memory.swap.usage",
   memoryOom: "jobsight.job.memory.oom.count",
   memoryOomKill: "jobsight.job.memory.oom_kill.count",
-  cpuTime: "jobsight.job.cpu.time",
+  cpuTime: METRIC_CONTAINER_CPU_TIME,
   cpuUserTime: "jobsight.job.cpu.user.time",
   cpuSystemTime: "jobsight.job.cpu.system.time",
   cpuPeriods: "jobsight.job.cpu.periods",
@@ -70,17 +110,31 @@ export const JobMetricNames = {
   /** The node's load, sent only for a job alone on its node. */
   nodeLoad1m: "jobsight.job.node.load_1m",
   nodeThreadRunnable: "jobsight.job.node.thread.runnable",
-  diskIo: "jobsight.job.disk.io",
+  diskIo: METRIC_CONTAINER_DISK_IO,
   diskOperations: "jobsight.job.disk.operations",
   processCount: "jobsight.job.process.count",
   pressure: "jobsight.job.pressure.stall",
+  gpuUtilization: METRIC_HW_GPU_UTILIZATION,
+  gpuMemoryUsage: METRIC_HW_GPU_MEMORY_USAGE,
+  gpuMemoryLimit: METRIC_HW_GPU_MEMORY_LIMIT,
+  gpuPower: METRIC_HW_POWER,
+  gpuTemperature: METRIC_HW_TEMPERATURE,
+  processMemory: METRIC_PROCESS_MEMORY_USAGE,
+} as const;
+
+/** The 0.1 names of the per-job metrics that now carry a convention name, written with `legacy` names. */
+export const LegacyJobMetricNames = {
+  memoryUsage: "jobsight.job.memory.usage",
+  memoryAnon: "jobsight.job.memory.anon",
+  cpuTime: "jobsight.job.cpu.time",
+  diskIo: "jobsight.job.disk.io",
   gpuUtilization: "jobsight.job.gpu.utilization",
   gpuMemoryUsage: "jobsight.job.gpu.memory.usage",
   gpuMemoryLimit: "jobsight.job.gpu.memory.limit",
   gpuPower: "jobsight.job.gpu.power",
   gpuTemperature: "jobsight.job.gpu.temperature",
   processMemory: "jobsight.job.process.memory.usage",
-} as const;
+} as const satisfies Partial<Record<keyof typeof JobMetricNames, string>>;
 
 /** Names of the aggregated (per user / partition / node) metrics. */
 export const AggregateMetricNames = {
@@ -96,7 +150,10 @@ export const AggregateMetricNames = {
 
 /** How one metric is sent. */
 export interface MetricDefinition {
+  /** The name sent by default (see {@link MetricNameSet}). */
   name: string;
+  /** The 0.1 `jobsight.*` name, sent with `legacy` names and still read; only where it differs. */
+  legacyName?: string;
   /** UCUM unit. */
   unit: string;
   /** `gauge`: a reading; `counter`: cumulative monotonic Sum (a cgroup counter since creation). */
@@ -112,7 +169,7 @@ export interface MetricDefinition {
 
 const M = JobMetricNames;
 const S = SeriesAttributes;
-const gpu = [S.gpuIndex, S.gpuUuid, S.gpuPciBusId] as const;
+const gpu = [S.gpuIndex, S.gpuUuid, S.gpuType, S.gpuPciBusId] as const;
 const def = (
   name: string,
   unit: string,
@@ -121,7 +178,20 @@ const def = (
   source: string,
   description: string,
   attributes: readonly string[] = [],
-): MetricDefinition => ({ name, unit, instrument, valueType, source, attributes, description });
+): MetricDefinition => {
+  const key = (Object.keys(M) as Array<keyof typeof M>).find((k) => M[k] === name);
+  const legacyName = key && (LegacyJobMetricNames as Partial<Record<keyof typeof M, string>>)[key];
+  return {
+    name,
+    ...(legacyName ? { legacyName } : {}),
+    unit,
+    instrument,
+    valueType,
+    source,
+    attributes,
+    description,
+  };
+};
 
 /** Every per-job metric, in the order encoders write them. */
 export const jobMetricDefinitions: readonly MetricDefinition[] = [

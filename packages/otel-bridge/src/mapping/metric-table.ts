@@ -1,4 +1,4 @@
-import type { MetricDefinition } from "./metric-names.js";
+import { LegacySeriesAttributes, type MetricDefinition, SeriesAttributes } from "./metric-names.js";
 
 /**
  * The Markdown table of metric definitions that the README carries; a test checks the README
@@ -19,5 +19,31 @@ export function metricTableMarkdown(definitions: readonly MetricDefinition[]): s
     "| Metric | Unit | Type | Value | From | Attributes | Meaning |",
     "| --- | --- | --- | --- | --- | --- | --- |",
     ...rows,
+  ].join("\n");
+}
+
+/**
+ * The Markdown table of the names release 0.1 sent that now follow the semantic conventions
+ * (metrics and series attribute keys), as the README carries it; `names: "legacy"` sends the left
+ * column, and receivers read both.
+ *
+ * @example
+ * ```ts
+ * console.log(legacyNamesMarkdown(jobMetricDefinitions));
+ * ```
+ */
+export function legacyNamesMarkdown(definitions: readonly MetricDefinition[]): string {
+  const metrics = definitions.flatMap((d) =>
+    d.legacyName ? [`| metric | \`${d.legacyName}\` | \`${d.name}\` |`] : [],
+  );
+  const keys = Object.keys(LegacySeriesAttributes) as Array<keyof typeof LegacySeriesAttributes>;
+  const attributes = keys.map(
+    (k) => `| attribute | \`${LegacySeriesAttributes[k]}\` | \`${SeriesAttributes[k]}\` |`,
+  );
+  return [
+    "| Kind | 0.1 name (`legacy`) | Name now (`conventions`) |",
+    "| --- | --- | --- |",
+    ...metrics,
+    ...attributes,
   ].join("\n");
 }

@@ -2,8 +2,10 @@ import type { UsageSample } from "@jobsight/schemas";
 import type { ScalarAttribute as AttrValue } from "./attribute-values.js";
 import {
   jobMetricDefinitions,
+  LegacySeriesAttributes as L,
   JobMetricNames as M,
   type MetricDefinition,
+  type MetricNameSet,
   SeriesAttributes as S,
 } from "./metric-names.js";
 import type { AttributeLookup } from "./point-attributes.js";
@@ -48,7 +50,8 @@ export type ApplyOutcome = { section: string } | { reject: string } | { skip: "n
 /** How one metric maps to and from a sample. */
 export interface ObservationMapping {
   definition: MetricDefinition;
-  extract(sample: UsageSample): ExtractedPoint[];
+  /** The points of `sample`, with the series attribute keys of `names` (default `conventions`). */
+  extract(sample: UsageSample, names?: MetricNameSet): ExtractedPoint[];
   apply(draft: SampleDraft, value: number, attributes: AttributeLookup): ApplyOutcome;
 }
 
@@ -193,15 +196,28 @@ const pids: ObservationMapping = {
   },
 };
 
+// `hw.id` is required on `hw.*` metrics: a GPU that reports no UUID is named by its index.
+const gpuIdOf = (index: number): string => `gpu${index}`;
+
+/** The UUID a GPU point carries: `jobsight.gpu.uuid` (0.1), else an `hw.id` that is not the index stand-in. */
+function gpuUuidOf(attributes: AttributeLookup, index: number): string | undefined {
+  const legacy = stringAttribute(attributes, L.gpuUuid);
+  if (legacy) return legacy;
+  const id = stringAttribute(attributes, S.gpuUuid);
+  return id === gpuIdOf(index) ? undefined : id;
+}
+
 function gpuField(name: string, field: string, kind: Kind): ObservationMapping {
   return {
     definition: definitionOf(name),
-    extract: (sample) =>
+    extract: (sample, names) =>
       (sample.gpus ?? []).flatMap((g) => {
         const value = (g as Section)[field];
         if (typeof value !== "number") return [];
         const attributes: Array<[string, AttrValue]> = [[S.gpuIndex, g.index]];
-        if (g.uuid !== undefined) attributes.push([S.gpuUuid, g.uuid]);
+        if (names === "legacy") {
+          if (g.uuid !== undefined) attributes.push([L.gpuUuid, g.uuid]);
+        } else attributes.push([S.gpuUuid, g.uuid ?? gpuIdOf(g.index)], [S.gpuType, "gpu"]);
         if (g.pciBusId !== undefined) attributes.push([S.gpuPciBusId, g.pciBusId]);
         return [{ value: kind === "ratio" ? toRatio(value) : value, attributes }];
       }),
@@ -217,7 +233,7 @@ function gpuField(name: string, field: string, kind: Kind): ObservationMapping {
         draft.gpus.set(index, gpu);
       }
       gpu[field] = accepted;
-      const uuid = stringAttribute(attributes, S.gpuUuid);
+      const uuid = gpuUuidOf(attributes, index);
       const pciBusId = stringAttribute(attributes, S.gpuPciBusId);
       if (uuid) gpu.uuid = uuid;
       if (pciBusId) gpu.pciBusId = pciBusId;
@@ -228,19 +244,19 @@ function gpuField(name: string, field: string, kind: Kind): ObservationMapping {
 
 const processMemory: ObservationMapping = {
   definition: definitionOf(M.processMemory),
-  extract: (sample) =>
+  extract: (sample, names) =>
     (sample.processes ?? []).map((p) => ({
       value: p.rssBytes,
       attributes: [
         [S.processPid, p.pid],
         [S.processCommand, p.command],
-        [S.processState, p.state],
+        [names === "legacy" ? L.processState : S.processState, p.state],
       ],
     })),
   apply: (draft, value, attributes) => {
     const pid = integerAttribute(attributes, S.processPid);
     const command = stringAttribute(attributes, S.processCommand);
-    const state = stringAttribute(attributes, S.processState);
+    const state = stringAttribute(attributes, S.processState) ?? stringAttribute(attributes, L.processState);
     if (pid === undefined || !command || !state) {
       return {
         reject: `${M.processMemory}: needs ${S.processPid}, ${S.processCommand} and ${S.processState}`,

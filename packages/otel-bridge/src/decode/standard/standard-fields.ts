@@ -4,7 +4,7 @@ import {
   ATTR_HW_ID,
   ATTR_HW_NAME,
 } from "@opentelemetry/semantic-conventions/incubating";
-import { SeriesAttributes as S } from "../../mapping/metric-names.js";
+import { LegacySeriesAttributes as L, SeriesAttributes as S } from "../../mapping/metric-names.js";
 import { type ApplyOutcome, accept, type Kind, type SampleDraft } from "../../mapping/observation-mapping.js";
 import type { AttributeLookup } from "../../mapping/point-attributes.js";
 
@@ -143,7 +143,7 @@ export function gpuField(name: string, field: string, kind: Kind): Apply {
       draft.gpus.set(index, gpu);
     }
     gpu[field] = accepted;
-    const uuid = firstText(attributes, [S.gpuUuid, ATTR_HW_ID]);
+    const uuid = firstText(attributes, [L.gpuUuid, ATTR_HW_ID]);
     if (uuid && GPU_UUID.test(uuid)) gpu.uuid = uuid;
     return { section: `gpu:${index}` };
   };

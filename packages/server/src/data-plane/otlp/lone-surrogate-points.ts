@@ -1,6 +1,7 @@
 import {
   type ExportMetricsServiceRequest,
   type KeyValue,
+  LegacySeriesAttributes,
   ObservationAttributes,
   type ObservationRejections,
   SeriesAttributes,
@@ -9,7 +10,12 @@ import {
 // Only the attributes that become a sample's text (identity, user, series): others are ignored,
 // the sender's service name and instance too.
 const { serviceName: _name, serviceInstanceId: _instance, ...stored } = ObservationAttributes;
-const STORED_KEYS = new Set<string>([...Object.values(stored), ...Object.values(SeriesAttributes)]);
+// The 0.1 series keys too: a collector on `--otlp-names legacy` still sends them.
+const STORED_KEYS = new Set<string>([
+  ...Object.values(stored),
+  ...Object.values(SeriesAttributes),
+  ...Object.values(LegacySeriesAttributes),
+]);
 // With the `u` flag a surrogate pair is one code point, so only unpaired surrogates match.
 const LONE_SURROGATE = /\p{Surrogate}/u;
 const SURROGATE_ESCAPE = [Buffer.from("\\ud"), Buffer.from("\\uD")];
