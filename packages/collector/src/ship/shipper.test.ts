@@ -198,6 +198,33 @@ describe("Shipper", () => {
     await spool.close();
   });
 
+  it("keeps the dead-letter counts across a restart, counting each refused record once", async () => {
+    let spool = await DiskSpool.open({ dir });
+    await spool.append([usage(1), usage(2)]);
+    await spool.append([event(3)]);
+    const sink = new RecordingSink();
+    sink.refuse = true;
+    await make(spool, sink).tick();
+    sink.refuse = false;
+    sink.invalidJobs = new Set(["5"]);
+    await spool.append([usage(4), usage(5)]);
+    await make(spool, sink).tick();
+    await spool.close();
+    // A restart: a new spool and shipper over the same folder, as the collector's next start makes.
+    spool = await DiskSpool.open({ dir });
+    let shipper = make(spool, sink);
+    expect(shipper.stats()).toMatchObject({ rejectedBatches: 2, rejectedRecords: 4 });
+    await spool.append([usage(6)]);
+    await shipper.tick();
+    expect(shipper.stats()).toMatchObject({ rejectedBatches: 2, rejectedRecords: 4, sentRecords: 1 });
+    // Killed without closing: what was acknowledged with it is already on disk.
+    spool = await DiskSpool.open({ dir });
+    shipper = make(spool, sink);
+    expect(shipper.stats()).toMatchObject({ rejectedBatches: 2, rejectedRecords: 4 });
+    expect(readdirSync(join(dir, "rejected"))).toHaveLength(3);
+    await spool.close();
+  });
+
   it("sets aside only the records the backend refused of a stored batch, and never resends them", async () => {
     const spool = await DiskSpool.open({ dir });
     await spool.append([usage(1), usage(2), usage(3), usage(4), usage(5)]);

@@ -31,11 +31,15 @@ export type ShipperOptions = {
 export type ShipperStats = {
   sentBatches: number;
   sentRecords: number;
-  /** Batches the backend refused whole for good (4xx), each kept in `<spool>/rejected/` and never sent again. */
+  /**
+   * Batches the backend refused whole for good (4xx), each kept in `<spool>/rejected/` and never
+   * sent again; counted since the spool was created (kept in its state across restarts).
+   */
   rejectedBatches: number;
   /**
    * Records refused for good: those of the batches refused whole, and those a stored batch's
-   * answer named as invalid (kept the same way, without the rest of their batch).
+   * answer named as invalid (kept the same way, without the rest of their batch); counted since
+   * the spool was created, like `rejectedBatches`.
    */
   rejectedRecords: number;
   failures: number;
@@ -88,11 +92,12 @@ export class Shipper {
   private readonly abort = new AbortController();
   private nextAttemptAt = 0;
   private oldestWaiting: number | undefined;
-  private readonly figures: Omit<ShipperStats, "lagSeconds" | "consecutiveFailures"> = {
+  private readonly figures: Omit<
+    ShipperStats,
+    "lagSeconds" | "consecutiveFailures" | "rejectedBatches" | "rejectedRecords"
+  > = {
     sentBatches: 0,
     sentRecords: 0,
-    rejectedBatches: 0,
-    rejectedRecords: 0,
     failures: 0,
     skippedTicks: 0,
     lastSuccessAt: null,
@@ -196,7 +201,10 @@ export class Shipper {
       }
       // Throws (failing the pass, so the batch is resent and stored once) unless they are on disk.
       const refusedItems = rejected.length > 0 ? await this.deadLetterItems(batch, rejected) : 0;
-      await this.spool.ack(lastSeq, records.length);
+      await this.spool.ack(lastSeq, records.length, {
+        records: refused ? records.length : refusedItems,
+        batches: refused ? 1 : 0,
+      });
       if (this.backoff.failures > 0)
         this.log.info("backend reachable again", { afterFailures: this.backoff.failures });
       this.backoff.succeed();
@@ -235,12 +243,11 @@ export class Shipper {
 
   private async deadLetter(batch: ShipBatch, count: number, error: SinkError): Promise<void> {
     const file = await this.writeDeadLetter(batch, { error: error.message, status: error.status, batch });
-    this.figures.rejectedBatches++;
-    this.figures.rejectedRecords += count;
     this.figures.lastError = error.message;
     this.log.error("backend refused a batch for good; kept in a dead-letter file, continuing with the next", {
       error,
       key: batch.idempotencyKey,
+      records: count,
       file,
     });
   }
@@ -266,7 +273,6 @@ export class Shipper {
       batch: batchWith(batch, sent),
       rejected: kept,
     });
-    this.figures.rejectedRecords += sent.length;
     this.figures.lastError = `${error}: ${rejected[0].path}: ${rejected[0].message}`;
     this.log.error("backend refused records of a batch for good; kept in a dead-letter file, not resent", {
       key: batch.idempotencyKey,
@@ -287,6 +293,13 @@ export class Shipper {
 
   stats(): ShipperStats {
     const lag = this.oldestWaiting === undefined ? 0 : Math.max(0, (this.now() - this.oldestWaiting) / 1000);
-    return { ...this.figures, consecutiveFailures: this.backoff.failures, lagSeconds: lag };
+    const rejected = this.spool.rejected;
+    return {
+      ...this.figures,
+      rejectedBatches: rejected.batches,
+      rejectedRecords: rejected.records,
+      consecutiveFailures: this.backoff.failures,
+      lagSeconds: lag,
+    };
   }
 }

@@ -27,6 +27,9 @@ export type DiskSpoolOptions = {
   fs?: SpoolFs;
 };
 
+/** Records and batches the backend refused for good, kept in dead-letter files. */
+export type RejectedCount = { records: number; batches: number };
+
 /** Figures for health output. */
 export type SpoolStats = {
   bytes: number;
@@ -265,11 +268,15 @@ export class DiskSpool {
   /**
    * The backend stored everything up to `lastSeq`: forget it and delete spent segments. Resolves
    * even when the acknowledgement cannot be written (disk full); it is written by a later operation.
+   * `rejected` counts what of it the backend refused for good (kept in dead-letter files): written
+   * in the same state as the acknowledgement, so a restart neither forgets nor recounts it.
    */
-  ack(lastSeq: number, count?: number): Promise<void> {
+  ack(lastSeq: number, count?: number, rejected?: RejectedCount): Promise<void> {
     return this.serial(async () => {
       if (lastSeq <= this.state.ackedSeq) return;
       this.state.ackedSeq = lastSeq;
+      this.state.rejectedRecords += rejected?.records ?? 0;
+      this.state.rejectedBatches += rejected?.batches ?? 0;
       if (this.state.pending && this.state.pending.lastSeq <= lastSeq) this.state.pending = null;
       this.unacked = Math.max(0, this.unacked - (count ?? 0));
       await this.file.save();
@@ -301,6 +308,11 @@ export class DiskSpool {
     const active = this.active;
     this.active = undefined;
     await active?.close().catch(() => {});
+  }
+
+  /** What the backend refused for good since the spool was created, as acknowledged with {@link ack}. */
+  get rejected(): RejectedCount {
+    return { records: this.state.rejectedRecords, batches: this.state.rejectedBatches };
   }
 
   stats(): SpoolStats {

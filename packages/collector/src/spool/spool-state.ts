@@ -17,11 +17,24 @@ export type SpoolState = {
    * records a collector could not keep while the disk was full.
    */
   droppedSamples: number;
+  /**
+   * Records the backend refused for good, each kept in a dead-letter file, since the spool was
+   * created; written with the acknowledgement that moved past them, so none is counted twice.
+   */
+  rejectedRecords: number;
+  /** Batches the backend refused whole for good, counted the same way. */
+  rejectedBatches: number;
 };
 
 /** Read the state file; a missing file is a fresh spool, an unreadable one is reported. */
 export async function readSpoolState(path: string): Promise<{ state: SpoolState; problem?: string }> {
-  const fresh: SpoolState = { ackedSeq: 0, pending: null, droppedSamples: 0 };
+  const fresh: SpoolState = {
+    ackedSeq: 0,
+    pending: null,
+    droppedSamples: 0,
+    rejectedRecords: 0,
+    rejectedBatches: 0,
+  };
   let text: string;
   try {
     text = await readFile(path, "utf8");
@@ -37,8 +50,15 @@ export async function readSpoolState(path: string): Promise<{ state: SpoolState;
       s.pending && ok(s.pending.firstSeq) && ok(s.pending.lastSeq) && s.pending.firstSeq <= s.pending.lastSeq
         ? { firstSeq: s.pending.firstSeq, lastSeq: s.pending.lastSeq }
         : null;
+    const count = (n: unknown) => (ok(n) ? n : 0);
     return {
-      state: { ackedSeq: s.ackedSeq, pending, droppedSamples: ok(s.droppedSamples) ? s.droppedSamples : 0 },
+      state: {
+        ackedSeq: s.ackedSeq,
+        pending,
+        droppedSamples: count(s.droppedSamples),
+        rejectedRecords: count(s.rejectedRecords),
+        rejectedBatches: count(s.rejectedBatches),
+      },
     };
   } catch (error) {
     return { state: fresh, problem: `unreadable ${path}: ${(error as Error).message}` };

@@ -3,7 +3,7 @@ import { chmod, mkdtemp, readdir, readFile, readlink, rm, stat, writeFile } from
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type ServerProcess, startServerProcess, stopProcess } from "./server-process.js";
 
 // One owner of the data directory (issue #24): a command never starts or stops the embedded
@@ -148,13 +148,16 @@ describe("commands beside a serving server on the same data directory", () => {
     expect(await readJson(join(pgDir, "owner.json"))).toMatchObject({ pid });
   });
 
-  it("after kill -9 of the server, a command runs and leaves the PostgreSQL it found running; the next server adopts it and a clean stop removes the record", async () => {
+  it("after kill -9 of the server its PostgreSQL is gone within seconds; a command, then the next server, start their own and find every acknowledged record; a clean stop removes the record", async () => {
     const killed = servers.shift()!;
     const postmaster = await postmasterPid(pgDir);
+    expect((await registerCluster(killed.url, "c0")).status).toBeLessThan(300);
     await stopProcess(killed.child, "SIGKILL");
-    // The killed server's record stays behind, stale; its PostgreSQL runs on (detached).
+    // The killed server's record stays behind, stale; its PostgreSQL follows it (fast shutdown).
     expect((await readJson(join(pgDir, "owner.json"))).pid).toBe(killed.child.pid);
-    expect(isAlive(postmaster)).toBe(true);
+    await vi.waitFor(() => expect(isAlive(postmaster)).toBe(false), { timeout: 10_000, interval: 100 });
+    expect(await readFile(join(pgDir, "postgres.log"), "utf8")).toContain("received fast shutdown request");
+    expect(await processesIn(join(pgDir, "data"))).toEqual([]);
 
     const created = await runCommand([
       "token",
@@ -167,22 +170,39 @@ describe("commands beside a serving server on the same data directory", () => {
       config,
     ]);
     expect(created.code, created.stderr).toBe(0);
-    expect(created.stdout.trim()).not.toBe("");
+    const token = created.stdout.trim();
+    expect(token).not.toBe("");
     expect(await exists(join(pgDir, "owner.json"))).toBe(false);
-    // Not started by the command, so not stopped by it.
-    expect(isAlive(postmaster)).toBe(true);
+    // The command started a PostgreSQL of its own and stopped it.
+    expect(await exists(join(pgDir, "data", "postmaster.pid"))).toBe(false);
+    expect(await processesIn(join(pgDir, "data"))).toEqual([]);
 
     const next = await startServerProcess(["--config", config, "--no-otlp"]);
     servers.push(next);
-    expect(next.output.some((line) => line.includes(`adopting PostgreSQL already running`))).toBe(true);
+    expect(next.output.some((line) => line.includes("started PostgreSQL on"))).toBe(true);
     expect(await readJson(join(pgDir, "owner.json"))).toMatchObject({ pid: next.child.pid, url: next.url });
+    const clusters = await fetch(`${next.url}/v1/clusters`, {
+      headers: { authorization: `Bearer ${PLATFORM}` },
+    });
+    expect(clusters.status).toBe(200);
+    const listed = JSON.stringify(await clusters.json());
+    expect(listed).toContain('"c0"');
+    expect(listed).toContain('"c1"');
+    // The token the command stored while no server ran is known to the next server.
+    const asCollector = await fetch(`${next.url}/v1/usage`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ idempotencyKey: "after-kill", samples: [] }),
+    });
+    expect(asCollector.status).not.toBe(401);
     expect((await registerCluster(next.url, "c2")).status).toBeLessThan(300);
+    const started = await postmasterPid(pgDir);
 
     await stopProcess(next.child, "SIGTERM");
     servers.pop();
     expect(next.child.exitCode).toBe(0);
     expect(await exists(join(pgDir, "owner.json"))).toBe(false);
-    expect(isAlive(postmaster)).toBe(false);
+    expect(isAlive(started)).toBe(false);
   });
 });
 

@@ -5,8 +5,11 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { findFreePort as freePort } from "../../../../test/services/free-port.js";
 import { EmbeddedPostgres } from "../../src/data-plane/storage/embedded-postgres.js";
+import { resolveBinaries } from "../../src/data-plane/storage/postgres-binaries.js";
+import { postgresOsUser } from "../../src/data-plane/storage/postgres-os-user.js";
 
 const PACKAGE_DIR = fileURLToPath(new URL("../../", import.meta.url));
 const MODULE = fileURLToPath(new URL("../../src/data-plane/storage/embedded-postgres.ts", import.meta.url));
@@ -109,22 +112,84 @@ describe("embedded PostgreSQL: its files, and a server killed with SIGKILL", () 
     }
   });
 
-  it("adopts the PostgreSQL a killed server left running, and stops it", async () => {
+  it("shuts its PostgreSQL down (fast) within seconds of a SIGKILL of the server; the next start starts its own on the same data", async () => {
     const first = await startInChild(dir);
     stray.push(first.child);
     const pid = await lockPid(join(dir, "data"));
+    const client = new pg.Client({ connectionString: first.url });
+    await client.connect();
+    await client.query("CREATE TABLE IF NOT EXISTS kept (n int); INSERT INTO kept VALUES (1)");
+    await client.end();
     first.child.kill("SIGKILL");
     await new Promise((resolve) => first.child.once("exit", resolve));
-    // Detached, PostgreSQL outlives the server; the next start must use it, not fail on its lock.
-    expect(isAlive(pid)).toBe(true);
+    await vi.waitFor(() => expect(isAlive(pid)).toBe(false), { timeout: 10_000, interval: 100 });
+    const log = await readFile(join(dir, "postgres.log"), "utf8");
+    expect(log).toContain("received fast shutdown request");
     const logs: string[] = [];
     const next = new EmbeddedPostgres({ dir, log: (m) => logs.push(m) });
     const url = await next.start();
-    expect(new URL(url).port).toBe(new URL(first.url).port);
-    expect(logs.some((m) => m.startsWith(`adopting PostgreSQL already running on port`))).toBe(true);
-    expect(await answers(url)).toBe(true);
-    await next.stop();
-    expect(isAlive(pid)).toBe(false);
+    try {
+      expect(logs.some((m) => m.startsWith("started PostgreSQL on"))).toBe(true);
+      expect(await lockPid(join(dir, "data"))).not.toBe(pid);
+      const again = new pg.Client({ connectionString: url });
+      await again.connect();
+      expect((await again.query("SELECT count(*)::int AS n FROM kept")).rows[0].n).toBeGreaterThanOrEqual(1);
+      await again.end();
+    } finally {
+      await next.stop();
+    }
+  });
+
+  it("shuts down a PostgreSQL left running untied on its folder (an older version's), then starts its own", async () => {
+    // What an older version left after a kill -9: a detached postmaster no guard watches.
+    const user = await postgresOsUser();
+    const { postgres } = await resolveBinaries();
+    const dataDir = join(dir, "data");
+    const orphanPort = await freePort();
+    const orphan = spawn(
+      postgres,
+      [
+        "-D",
+        dataDir,
+        "-p",
+        String(orphanPort),
+        "-c",
+        "listen_addresses=127.0.0.1",
+        "-c",
+        "unix_socket_directories=",
+      ],
+      {
+        ...(user ? { uid: user.uid, gid: user.gid } : {}),
+        detached: true,
+        stdio: "ignore",
+        env: { ...process.env, LC_ALL: "C" },
+      },
+    );
+    stray.push(orphan);
+    await vi.waitFor(
+      async () =>
+        expect((await readFile(join(dataDir, "postmaster.pid"), "utf8")).split("\n")[3]).toBe(
+          String(orphanPort),
+        ),
+      {
+        timeout: 20_000,
+        interval: 100,
+      },
+    );
+    const logs: string[] = [];
+    const next = new EmbeddedPostgres({ dir, log: (m) => logs.push(m) });
+    const url = await next.start();
+    try {
+      expect(isAlive(orphan.pid!)).toBe(false);
+      expect(logs.some((m) => m.startsWith(`stopping PostgreSQL left running on port ${orphanPort}`))).toBe(
+        true,
+      );
+      // On the port it had, so whoever kept its URL finds it again.
+      expect(new URL(url).port).toBe(String(orphanPort));
+      expect(await answers(url)).toBe(true);
+    } finally {
+      await next.stop();
+    }
   });
 
   it("removes a lock whose pid now belongs to another process, and starts", async () => {

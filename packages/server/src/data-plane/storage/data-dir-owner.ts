@@ -10,8 +10,8 @@ export const OWNER_RECORD = "owner.json";
 /** Who claims an embedded PostgreSQL's folder: written to its owner record, named to anyone refused. */
 export type DataDirClaimant = {
   /**
-   * `"server"`: runs for long and owns the database (stops it on exit, even one it adopted);
-   * `"command"`: a one-off job that stops only a PostgreSQL it started itself.
+   * `"server"`: runs for long and serves the API; `"command"`: a one-off job. Either starts the
+   * database it needs and stops it on exit (it dies with them if they are killed).
    */
   kind: "server" | "command";
   /** How a refused process names this one, e.g. `jobsight-server import`. */

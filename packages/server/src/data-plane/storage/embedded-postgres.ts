@@ -4,6 +4,7 @@ import { chmod, chown, open, readFile, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import pg from "pg";
+import { tiedCommand } from "../../platform/tied-child.js";
 import { claimDataDir, type DataDirClaim, type DataDirClaimant } from "./data-dir-owner.js";
 import { makeOwnerOnlyDir, OWNER_ONLY_DIR, OWNER_ONLY_FILE, restrictMode } from "./owner-only-files.js";
 import { type OsIds, resolveBinaries, runInitdb } from "./postgres-binaries.js";
@@ -26,8 +27,7 @@ export type EmbeddedPostgresOptions = {
   /**
    * Who this process is, written to the folder's owner record (`owner.json`): another process
    * finding the folder held by a live owner is refused with `DataDirInUseError` before it
-   * starts or stops anything. A `"command"` stops at {@link EmbeddedPostgres.stop} only a
-   * PostgreSQL it started itself, never one it adopted.
+   * starts or stops anything.
    * @default { kind: "server", name: "jobsight-server" }
    */
   owner?: DataDirClaimant;
@@ -38,10 +38,14 @@ export type EmbeddedPostgresOptions = {
 };
 
 /**
- * A PostgreSQL server of our own under a data folder, for the zero-configuration default. It
- * survives the server process: a server killed with SIGKILL leaves PostgreSQL running, and the
- * next start adopts it (reads its port from `postmaster.pid`) instead of failing on the lock; a
- * lock whose pid now belongs to another process is removed. One process at a time owns the
+ * A PostgreSQL server of our own under a data folder, for the zero-configuration default. It dies
+ * with the process that started it: a `/bin/sh` guard (see `tied-child.ts`) runs the postmaster
+ * and asks it for a fast shutdown (SIGINT: open transactions roll back, committed data is safe)
+ * when that process dies, even of SIGKILL, escalating to an immediate shutdown (SIGQUIT) after
+ * {@link POSTMASTER_STOP_GRACE_SECONDS}. A PostgreSQL found running on the folder at start, which
+ * no live process owns (left by an older version, or by a server killed with its guard), is shut
+ * down the same way and a tied one started; a lock whose pid now belongs to another process is
+ * removed. One process at a time owns the
  * folder: the first start claims it through its owner record (`owner.json`, see
  * `data-dir-owner.ts`) and refuses, having started nothing, while a live process holds it; the
  * claim goes at {@link stop}. The folder is the server's alone: folders 0700, the password, the
@@ -65,9 +69,6 @@ export class EmbeddedPostgres {
   // Kept after the first start: a restart on the same port lets the pool reconnect unchanged.
   #port: number | undefined;
   #claim: DataDirClaim | undefined;
-  // Whether the running postmaster is our child (false: adopted from a killed server).
-  #spawned = false;
-  #stopPolling: AbortController | undefined;
 
   constructor(options: EmbeddedPostgresOptions) {
     this.#options = options;
@@ -78,8 +79,8 @@ export class EmbeddedPostgres {
   }
 
   /**
-   * Claims the folder (first start), initialises the cluster if needed, starts (or adopts) the
-   * server; resolves to its URL. Rejects with `DataDirInUseError` while another live process owns
+   * Claims the folder (first start), initialises the cluster if needed, shuts down a PostgreSQL
+   * left running on it, starts the server; resolves to its URL. Rejects with `DataDirInUseError` while another live process owns
    * the folder, and with `EmbeddedPostgresAccessError` as root when PostgreSQL's user cannot
    * reach it.
    */
@@ -106,14 +107,17 @@ export class EmbeddedPostgres {
       log(`initialising PostgreSQL in ${this.#dataDir}`);
       await runInitdb(bins.initdb, { dataDir: this.#dataDir, user: DB_USER, password, ids });
     }
-    let port = await this.#adoptRunning(log);
-    if (port !== undefined) {
-      log(`adopting PostgreSQL already running on port ${port} (pid ${this.#pid})`);
-    } else {
-      port = this.#port ?? (this.#options.port || (await freePort()));
-      await this.#spawn(bins.postgres, port, ids);
-      log(`started PostgreSQL on 127.0.0.1:${port} (pid ${this.#pid})`);
+    const orphan = await findRunningPostmaster(this.#dataDir, log);
+    if (orphan) {
+      log(
+        `stopping PostgreSQL left running on port ${orphan.port} (pid ${orphan.pid}) by a process that died`,
+      );
+      await stopPostmaster(orphan.pid, POSTMASTER_STOP_GRACE_SECONDS * 1000);
     }
+    // Its port, when one was left running: the URL stays the same for whoever kept it.
+    const port = this.#port ?? (this.#options.port || orphan?.port || (await freePort()));
+    await this.#spawn(bins.postgres, port, ids);
+    log(`started PostgreSQL on 127.0.0.1:${port} (pid ${this.#pid})`);
     this.#port = port;
     const adminUrl = `postgres://${DB_USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
     await this.#waitReady(adminUrl);
@@ -121,7 +125,7 @@ export class EmbeddedPostgres {
     return `postgres://${DB_USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${DB_NAME}`;
   }
 
-  /** Pid of the postmaster we started or adopted, while it runs. */
+  /** Pid of the guard running the postmaster we started, while it runs. */
   get pid(): number | undefined {
     return this.#pid;
   }
@@ -132,23 +136,17 @@ export class EmbeddedPostgres {
   }
 
   /**
-   * Fast shutdown (SIGINT): open transactions roll back, committed data is safe. A `"command"`
-   * owner leaves running a PostgreSQL it adopted. The folder's claim goes either way.
+   * Fast shutdown (SIGINT, passed on by the guard): open transactions roll back, committed data
+   * is safe; an immediate one (SIGQUIT) after `timeoutMs`. The folder's claim goes either way.
    */
   async stop(timeoutMs = 30_000): Promise<void> {
     const pid = this.#pid;
     this.#pid = undefined;
     try {
       if (pid === undefined || !isAlive(pid)) return;
-      // A command leaves running what it found running: the next server adopts it.
-      if (!this.#spawned && this.#owner.kind === "command") return;
-      process.kill(pid, "SIGINT");
-      const deadline = Date.now() + timeoutMs;
-      while (isAlive(pid) && Date.now() < deadline) await sleep(50);
-      if (isAlive(pid)) process.kill(pid, "SIGQUIT");
+      await stopPostmaster(pid, timeoutMs);
       await this.#exited;
     } finally {
-      this.#stopPolling?.abort();
       await this.#release();
     }
   }
@@ -192,30 +190,15 @@ export class EmbeddedPostgres {
     }
   }
 
-  /** The port of a PostgreSQL left running on our data folder by a killed server. */
-  async #adoptRunning(log: (message: string) => void): Promise<number | undefined> {
-    const running = await findRunningPostmaster(this.#dataDir, log);
-    if (!running) return undefined;
-    const { pid } = running;
-    this.#pid = pid;
-    this.#spawned = false;
-    // Not our child: no exit event, so its death is polled for (until stop(), which may leave it running).
-    const polling = new AbortController();
-    this.#stopPolling = polling;
-    this.#exited = (async () => {
-      while (isAlive(pid) && !polling.signal.aborted) await sleep(100);
-      if (this.#pid === pid) this.#pid = undefined;
-    })();
-    return running.port;
-  }
-
   async #spawn(postgres: string, port: number, ids: OsIds | undefined): Promise<void> {
     const logFile = await open(join(this.#options.dir, "postgres.log"), "a", OWNER_ONLY_FILE);
     await logFile.chmod(OWNER_ONLY_FILE); // explicit: the umask filters the mode given at creation
     if (ids) await logFile.chown(ids.uid, ids.gid);
     try {
-      // Detached, with its log in a file: the server can die without taking PostgreSQL along.
-      const child = spawn(
+      // Under a guard holding our pipe: when this process dies, even of SIGKILL, the pipe closes
+      // and the guard shuts PostgreSQL down. Detached, so a Ctrl-C meant for the server reaches
+      // PostgreSQL only through stop(), once the pool has closed.
+      const { file, args } = tiedCommand(
         postgres,
         [
           "-D",
@@ -227,16 +210,19 @@ export class EmbeddedPostgres {
           "-c",
           "unix_socket_directories=",
         ],
-        {
-          ...(ids ?? {}),
-          detached: true,
-          stdio: ["ignore", logFile.fd, logFile.fd],
-          env: { ...process.env, LC_ALL: "C" },
-        },
+        { stopSignal: "INT", graceSeconds: POSTMASTER_STOP_GRACE_SECONDS, lastSignal: "QUIT" },
       );
+      const child = spawn(file, args, {
+        ...(ids ?? {}),
+        detached: true,
+        stdio: ["pipe", logFile.fd, logFile.fd],
+        env: { ...process.env, LC_ALL: "C" },
+      });
+      // Neither the child nor the pipe we never write to keeps this process alive.
       child.unref();
+      (child.stdin as (NodeJS.WritableStream & { unref?: () => void }) | null)?.unref?.();
+      child.stdin?.on("error", () => {});
       this.#pid = child.pid;
-      this.#spawned = true;
       this.#exited = new Promise((resolve) => child.once("exit", () => resolve()));
       child.once("exit", () => {
         if (this.#pid === child.pid) this.#pid = undefined;
@@ -266,6 +252,30 @@ export class EmbeddedPostgres {
       }
     }
   }
+}
+
+/**
+ * Seconds a postmaster gets to finish a fast shutdown (SIGINT) before an immediate one (SIGQUIT),
+ * which skips the checkpoint and leaves the next start a crash recovery, data still consistent.
+ */
+export const POSTMASTER_STOP_GRACE_SECONDS = 30;
+
+/** Fast shutdown of `pid`, immediate after `timeoutMs`; resolves once it is gone (or 10 s more). */
+async function stopPostmaster(pid: number, timeoutMs: number): Promise<void> {
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      process.kill(pid, name);
+    } catch {
+      // Already gone.
+    }
+  };
+  signal("SIGINT");
+  const deadline = Date.now() + timeoutMs;
+  while (isAlive(pid) && Date.now() < deadline) await sleep(50);
+  if (!isAlive(pid)) return;
+  signal("SIGQUIT");
+  const last = Date.now() + 10_000;
+  while (isAlive(pid) && Date.now() < last) await sleep(50);
 }
 
 async function ensureDatabase(adminUrl: string): Promise<void> {

@@ -5,15 +5,15 @@ import { join } from "node:path";
 export type RunningPostmaster = { pid: number; port: number };
 
 /**
- * The PostgreSQL that `postmaster.pid` says runs on `dataDir`, if it does (left by a server killed
- * with SIGKILL). A lock whose pid is alive but is not a PostgreSQL on this folder (the pid was
+ * The PostgreSQL that `postmaster.pid` says runs on `dataDir`, if it does (left by an older
+ * version, or by a server killed together with the guard that stops it). A lock whose pid is alive but is not a PostgreSQL on this folder (the pid was
  * reused after a reboot) is removed, since PostgreSQL would refuse to start on it; a dead pid's
  * lock, and one that cannot be read, are left to PostgreSQL, which clears or explains them.
  *
  * @example
  * ```ts
  * const running = await findRunningPostmaster("/var/lib/jobsight/postgres/data", console.log);
- * if (running) console.log(`adopting port ${running.port}`);
+ * if (running) console.log(`left running on port ${running.port}`);
  * ```
  */
 export async function findRunningPostmaster(

@@ -1,6 +1,11 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
-import { bodyMayHoldUnstorable, registerJsonBodyParser } from "./json-body-parser.js";
+import {
+  bodyMayHoldUnstorable,
+  MAX_JSON_DEPTH,
+  nestsDeeperThan,
+  registerJsonBodyParser,
+} from "./json-body-parser.js";
 
 describe("registerJsonBodyParser", () => {
   let app: FastifyInstance | undefined;
@@ -56,6 +61,28 @@ describe("registerJsonBodyParser", () => {
     expect((await post(app, '{"user":')).statusCode).toBe(400);
     // A raw control character is not JSON: NUL cannot arrive other than escaped.
     expect((await post(app, '{"user":"a\u0000b"}')).statusCode).toBe(400);
+  });
+
+  it("refuses a body nested deeper than MAX_JSON_DEPTH with 400, before any recursive walk overflows", async () => {
+    app = await echo();
+    const n = 10_000;
+    for (const text of [`${"[".repeat(n)}${"]".repeat(n)}`, `${'{"a":'.repeat(n)}1${"}".repeat(n)}`]) {
+      const res = await post(app, text);
+      expect(res.statusCode).toBe(400);
+      expect(res.json().message).toMatch(/nests deeper than 64 levels/);
+    }
+    const limit = `${"[".repeat(MAX_JSON_DEPTH)}${"]".repeat(MAX_JSON_DEPTH)}`;
+    expect((await post(app, limit)).statusCode).toBe(200);
+  });
+
+  it("counts only the brackets outside strings, escaped quotes included", () => {
+    const deep = "[".repeat(65);
+    expect(nestsDeeperThan(`{"a":"${deep}"}`, 64)).toBe(false);
+    expect(nestsDeeperThan(`{"a":"\\\\"}${deep}`, 64)).toBe(true);
+    expect(nestsDeeperThan(`{"a":"\\"${deep}"}`, 64)).toBe(false);
+    expect(nestsDeeperThan(`["${deep}`, 64)).toBe(false);
+    expect(nestsDeeperThan(`[[1],[2],[[3]]]`, 2)).toBe(true);
+    expect(nestsDeeperThan(`[[1],[2],[3]]`, 2)).toBe(false);
   });
 
   it("leaves a request it did not parse to be checked string by string", async () => {

@@ -1,4 +1,5 @@
 import type { FieldError } from "@jobsight/schemas";
+import { MAX_JSON_DEPTH } from "./json-body-parser.js";
 
 const NUL = "\u0000";
 const NUL_MESSAGE = "Must not contain the NUL character (U+0000): PostgreSQL text cannot store it";
@@ -53,8 +54,8 @@ function containsUnstorable(value: unknown, depth: number): boolean {
   return false;
 }
 
-// Depth is bounded by the body parser already; the limit only guards against pathological input.
-const MAX_DEPTH = 64;
+// Depth is bounded by the body parser already; the limit only guards values from elsewhere.
+const MAX_DEPTH = MAX_JSON_DEPTH;
 
 function walk(value: unknown, path: string, errors: FieldError[], depth: number): void {
   if (typeof value === "string") {

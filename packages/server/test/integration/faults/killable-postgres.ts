@@ -1,5 +1,3 @@
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { findFreePort } from "../../../../../test/services/free-port.js";
 import { EmbeddedPostgres } from "../../../src/data-plane/storage/embedded-postgres.js";
 
@@ -47,15 +45,12 @@ export class KillablePostgres {
     return new KillablePostgres(dir, port, postgres, url);
   }
 
-  private async postmasterPid(): Promise<number | undefined> {
-    const text = await readFile(join(this.dir, "data", "postmaster.pid"), "utf8").catch(() => "");
-    const pid = Number(text.split("\n")[0]);
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-  }
-
-  /** SIGKILL to the postmaster's process group (it runs detached: every backend is in it). */
+  /**
+   * SIGKILL to the process group of the guard running the postmaster (it runs detached, leading
+   * the group: the postmaster and every backend are in it).
+   */
   async kill(): Promise<void> {
-    const pid = await this.postmasterPid();
+    const pid = this.current.pid;
     if (pid === undefined || !groupAlive(pid)) return;
     process.kill(-pid, "SIGKILL");
     const deadline = Date.now() + 30_000;

@@ -1,4 +1,6 @@
 import { mkdtemp, rm } from "node:fs/promises";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { apiRoutes, buildOpenApiDocument, compileValidator, validateApiError } from "@jobsight/schemas";
@@ -14,6 +16,7 @@ import { migrate } from "../../../src/data-plane/storage/migrator.js";
 import { createDataPlaneStorage } from "../../../src/data-plane/storage/storage.js";
 import { errorCatalogue } from "../../../src/errors.js";
 import { SERVER_VERSION } from "../../../src/version.js";
+import { hostileBodyArbitrary, hostileFragments, plant } from "./support/hostile-bodies.js";
 import {
   arbitraryFor,
   brokenArbitraryFor,
@@ -25,6 +28,9 @@ import {
 // real PostgreSQL: schema-shaped and broken inputs, every role and bad credentials. No answer may
 // be a 5xx (501 for operations this build does not serve excepted), every 4xx must be an ApiError
 // naming its reason, 2xx answers must match the declared schema, and nothing may reject unhandled.
+// Every operation also gets hostile bodies (lone surrogates, invalid UTF-8, 10,000-deep nesting,
+// numbers far out of range, a body over the limit), in the property and again over a real socket,
+// where no request may be answered by a reset and /healthz must answer after.
 
 const MAX_PATH_PARAM = Number(process.env.JOBSIGHT_FUZZ_MAX_PATH_PARAM ?? 1000);
 const RUNS_PER_OPERATION = Number(process.env.JOBSIGHT_FUZZ_RUNS ?? 40);
@@ -32,7 +38,9 @@ const RUNS_PER_OPERATION = Number(process.env.JOBSIGHT_FUZZ_RUNS ?? 40);
 // `JOBSIGHT_FUZZ_SEED=random JOBSIGHT_FUZZ_RUNS=1000` explores (fast-check prints the seed it used).
 const SEED_SETTING = process.env.JOBSIGHT_FUZZ_SEED ?? "20261202";
 const SEED = SEED_SETTING === "random" ? {} : { seed: Number(SEED_SETTING) };
-const TOKENS = {
+// Small limits keep the over-limit bodies cheap; the 10,000-deep bodies stay well under them.
+const BODY_LIMIT = 256 * 1024;
+const TOKENS: Record<string, string> = {
   researcher: "fuzz-researcher-token-0001",
   platform: "fuzz-platform-token-00000001",
   collector: "fuzz-collector-token-0000001",
@@ -44,6 +52,7 @@ type Operation = {
   method: string;
   path: string;
   operationId: string;
+  "x-jobsight-roles": string[];
   parameters?: { name: string; in: "path" | "query"; required?: boolean; schema: JsonSchema }[];
   requestBody?: { content: Record<string, { schema: JsonSchema }> };
 };
@@ -73,6 +82,12 @@ const WEIRD = [
   "__proto__",
 ];
 
+/** Bodies shaped by the operation's JSON schema, or a small object for operations without one. */
+function schemaShapedBody(op: Operation): fc.Arbitrary<unknown> {
+  const json = op.requestBody?.content["application/json"]?.schema;
+  return json ? arbitraryFor(json, ctx) : fc.constant({ a: "b" });
+}
+
 function requestArbitrary(op: Operation) {
   const params = op.parameters ?? [];
   const pathParams = Object.fromEntries(
@@ -98,11 +113,13 @@ function requestArbitrary(op: Operation) {
   );
   const json = op.requestBody?.content["application/json"]?.schema;
   const raw = op.requestBody?.content["application/octet-stream"];
+  const schemaShaped = schemaShapedBody(op);
+  const hostile = { weight: 1, arbitrary: hostileBodyArbitrary(schemaShaped, BODY_LIMIT) };
   const body = json
     ? fc.oneof(
         {
           weight: 3,
-          arbitrary: arbitraryFor(json, ctx).map((v) => ({
+          arbitrary: schemaShaped.map((v) => ({
             payload: JSON.stringify(v),
             type: "application/json",
           })),
@@ -121,13 +138,20 @@ function requestArbitrary(op: Operation) {
             type: fc.constantFrom("application/json", "text/plain", "application/x-www-form-urlencoded"),
           }),
         },
+        hostile,
       )
     : raw
-      ? fc.record({
-          payload: fc.uint8Array({ maxLength: 4096 }).map((b) => Buffer.from(b)),
-          type: fc.constantFrom("application/octet-stream", "text/x-shellscript", "application/json"),
-        })
-      : fc.constant(undefined);
+      ? fc.oneof(
+          {
+            weight: 3,
+            arbitrary: fc.record({
+              payload: fc.uint8Array({ maxLength: 4096 }).map((b): string | Buffer => Buffer.from(b)),
+              type: fc.constantFrom("application/octet-stream", "text/x-shellscript", "application/json"),
+            }),
+          },
+          hostile,
+        )
+      : fc.option(hostile.arbitrary, { nil: undefined, freq: 3 });
   return fc.record({
     token: fc.constantFrom<string | undefined>(
       ...Object.values(TOKENS),
@@ -181,6 +205,8 @@ describe("fuzzing every operation of the OpenAPI document", () => {
     const config = parseServerConfig({
       postgres: { url: db.url },
       rateLimit: { enabled: false },
+      http: { bodyLimitBytes: BODY_LIMIT },
+      ingest: { artifactMaxBytes: BODY_LIMIT },
       auth: {
         tokens: [
           { token: TOKENS.researcher, role: "researcher", user: "alice" },
@@ -252,6 +278,86 @@ describe("fuzzing every operation of the OpenAPI document", () => {
       );
     });
   }
+
+  describe("over a real socket", () => {
+    let port: number;
+
+    beforeAll(async () => {
+      await app.listen({ host: "127.0.0.1", port: 0 });
+      port = (app.server.address() as AddressInfo).port;
+    });
+
+    type Answer = { status: number; body: string } | { reset: string };
+
+    /** One request on its own connection; an error before any answer counts as a reset. */
+    function send(method: string, path: string, headers: Record<string, string>, body?: Buffer) {
+      return new Promise<Answer>((resolve) => {
+        let settled = false;
+        const settle = (answer: Answer) => {
+          if (!settled) resolve(answer);
+          settled = true;
+        };
+        const expect100 = headers.expect === "100-continue";
+        const req = http.request({
+          host: "127.0.0.1",
+          port,
+          method,
+          path,
+          agent: false,
+          headers: body ? { ...headers, "content-length": String(body.length) } : headers,
+        });
+        req.on("response", (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () =>
+            settle({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }),
+          );
+          res.on("error", (error) => settle({ reset: String(error) }));
+        });
+        req.on("error", (error) => settle({ reset: String(error) }));
+        if (expect100 && body) {
+          req.on("continue", () => req.end(body));
+          req.flushHeaders();
+        } else req.end(body);
+      });
+    }
+
+    const fragments = hostileFragments(BODY_LIMIT);
+    for (const op of operations) {
+      it(`${op.method} ${op.path} answers every hostile body without a reset or a 5xx, then /healthz`, async () => {
+        const role = op["x-jobsight-roles"][0];
+        await fc.assert(
+          fc.asyncProperty(requestArbitrary(op), schemaShapedBody(op), fc.nat(), async (req, value, at) => {
+            const path = url(op, req.pathParams, req.query);
+            for (const fragment of fragments) {
+              const oversized = fragment.name === "value over the body limit";
+              for (const expect100 of oversized ? [false, true] : [false]) {
+                const answer = await send(
+                  op.method,
+                  path,
+                  {
+                    ...(role ? { authorization: `Bearer ${TOKENS[role]}` } : {}),
+                    "content-type": "application/json",
+                    ...(expect100 ? { expect: "100-continue" } : {}),
+                  },
+                  plant(value, at, fragment),
+                );
+                const where = `${op.method} ${path.slice(0, 80)} with ${fragment.name}${expect100 ? " (Expect: 100-continue)" : ""}`;
+                expect("reset" in answer ? answer.reset : undefined, where).toBeUndefined();
+                if ("reset" in answer) return;
+                const said = `${where} → ${answer.status} ${answer.body.slice(0, 300)}`;
+                if (answer.status !== 501) expect(answer.status, said).toBeLessThan(500);
+                if (oversized && op.requestBody) expect(answer.status, said).toBe(413);
+              }
+            }
+          }),
+          { numRuns: 2, ...SEED },
+        );
+        const health = await send("GET", "/healthz", {});
+        expect(health).toMatchObject({ status: 200 });
+      });
+    }
+  });
 
   // fastify answers these before any hook or error handler unless the app sets `frameworkErrors`
   // (and a `routerOptions.maxParamLength` above the schemas' 256-character ids).

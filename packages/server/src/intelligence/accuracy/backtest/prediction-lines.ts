@@ -1,4 +1,4 @@
-import { createWriteStream, openSync, type WriteStream } from "node:fs";
+import { createWriteStream, fchmodSync, openSync, type WriteStream } from "node:fs";
 import type { ResourceName } from "@jobsight/schemas";
 
 /**
@@ -22,6 +22,9 @@ export type PredictionLine = {
   modelVersion: string;
 };
 
+// Owner read and write only: the lines name jobs and users.
+const JOB_DATA_FILE_MODE = 0o600;
+
 /** Where a backtest sends its scored predictions. */
 export type PredictionSink = (line: PredictionLine) => void;
 
@@ -30,7 +33,9 @@ export type PredictionFile = { sink: PredictionSink; close(): Promise<void> };
 
 /**
  * Opens `path` for `jobsight backtest --predictions`: one JSON line per scored prediction. The
- * file is created at once, so a path that cannot be written fails here, before any work.
+ * file is created at once, so a path that cannot be written fails here, before any work. It holds
+ * job data (names, users, usage), so it is readable by its owner only (0600), an existing file
+ * narrowed too, whatever the umask.
  *
  * @example
  * ```ts
@@ -40,7 +45,9 @@ export type PredictionFile = { sink: PredictionSink; close(): Promise<void> };
  * ```
  */
 export function openPredictionFile(path: string): PredictionFile {
-  const out: WriteStream = createWriteStream(path, { fd: openSync(path, "w") });
+  const fd = openSync(path, "w", JOB_DATA_FILE_MODE);
+  fchmodSync(fd, JOB_DATA_FILE_MODE);
+  const out: WriteStream = createWriteStream(path, { fd });
   let failure: Error | undefined;
   out.on("error", (error) => {
     failure ??= error;
