@@ -41,6 +41,13 @@ export type ConformalOptions = {
    */
   usageMissRate?: number;
   /**
+   * Share of its request from which a job keeps its request: a calibrated value at least this
+   * share of the request is raised to it. Jobs predicted that close to their request often run to
+   * it, and cutting them saves little against killing the longest jobs. 0: never.
+   * @default the resource's (`ResourceSpec.keepRequestAbove`: 0.5 for walltime, else never)
+   */
+  keepRequestAbove?: number;
+  /**
    * Smallest spread used to scale scores (log scale).
    * @default 0.02
    */

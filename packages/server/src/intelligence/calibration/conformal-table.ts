@@ -8,6 +8,12 @@
  */
 export type CalibrationExample = { m: number; s: number; y: number; logRequest: number; need?: number };
 
+/**
+ * Log grace over the request of a kept request where the site does not enforce limits: jobs there
+ * outrun their request by a little (HPC2N walltime: a median of 46 s).
+ */
+export const KEEP_REQUEST_GRACE = 0.02;
+
 /** A bin's grace when the request is not a candidate there: the model's value alone. */
 export const NO_GRACE = 1e6;
 
@@ -49,6 +55,12 @@ export type ConformalTable = {
    * the typical job, in the resource's unit, so the big and wide guesses go first.
    */
   maxExcess: number;
+  /**
+   * Log share of its request from which a job keeps its request: a model value at least
+   * `request · e^keepRequestFrom` is raised to the request ({@link KEEP_REQUEST_GRACE} over it where
+   * limits are not enforced). Absent: never. See `ResourceSpec.keepRequestAbove`.
+   */
+  keepRequestFrom?: number;
   /** Σ over-provision / Σ usage on the calibration jobs before abstention. */
   typicalSlack: number;
   examples: number;
@@ -57,6 +69,8 @@ export type ConformalTable = {
 /** Where a job lands once calibrated: log bounds, its bin, and whether it abstains. */
 export type ConformalResult = {
   logValue: number;
+  /** The value before the floors (the request kept, the recent need): what abstention judges. */
+  logModelValue: number;
   logLow: number;
   /** The value is the request's candidate (`request · e^grace`), not the model's own bound. */
   capped: boolean;
@@ -92,10 +106,11 @@ export function capOf(logRequest: number, grace: number): number {
 
 /**
  * Calibrated bounds of one job from its model centre `m`, spread `s` and log request (NaN: none):
- * the value is the bin's upper score, or the request's candidate where that is lower, and never
- * below the job's recent-need floor `need` (log; NaN: none); the range runs from the bin's low
- * score up to the value. Whether it is too uncertain is judged on the model's value before the
- * floor: the floor rests on the group's own jobs, not on the model's spread.
+ * the value is the bin's upper score, or the request's candidate where that is lower; it is then
+ * raised to the request where it came close to it (`keepRequestFrom`), and never left below the
+ * job's recent-need floor `need` (log; NaN: none); the range runs from the bin's low score up to
+ * the value. Whether it is too uncertain is judged on the model's value before the floors: they
+ * rest on the request and the group's own jobs, not on the model's spread.
  */
 export function applyConformal(
   table: ConformalTable,
@@ -120,6 +135,16 @@ export function applyConformal(
   let atRequest = capped && grace === 0;
   // The range's low end is the model's own, before any floor: the floor lifts only the value.
   const logLow = Math.min(m + b.low * spread, logValue);
+  const logModelValue = logValue;
+  // Close to its request, a job's risk of running to it outweighs what a lower value would save.
+  if (!capped && table.keepRequestFrom !== undefined && logValue >= logRequest + table.keepRequestFrom) {
+    const kept = table.enforcedLimit ? logRequest : logRequest + KEEP_REQUEST_GRACE;
+    if (kept > logValue) {
+      logValue = kept;
+      capped = true;
+      atRequest = table.enforcedLimit;
+    }
+  }
   if (need > logValue) {
     logValue = need;
     // Where limits are enforced the floor is the request itself (see recentNeedFloor).
@@ -128,6 +153,7 @@ export function applyConformal(
   }
   return {
     logValue,
+    logModelValue,
     logLow,
     capped,
     atRequest,

@@ -25,6 +25,7 @@ export function fitConformal(
   examples: CalibrationExample[],
   options: ConformalOptions = {},
   enforcedLimit = false,
+  keepRequestAbove = options.keepRequestAbove,
 ): ConformalTable {
   const nominal: ConformalLevels = {
     missRate: options.missRate ?? 0.008,
@@ -48,6 +49,7 @@ export function fitConformal(
     abstainShare: options.abstainShare ?? 0.08,
     minPerBin,
     enforcedLimit,
+    keepRequestFrom: keepFrom(keepRequestAbove),
   };
   // The request's grace of each cell is chosen once, at the nominal levels on every example, and
   // held while the levels are searched: the search fits dozens of tables.
@@ -68,6 +70,11 @@ export function fitConformal(
   return table;
 }
 
+/** The table's `keepRequestFrom` (log) of a share of the request (undefined or 0: never). */
+function keepFrom(share: number | undefined): number | undefined {
+  return share !== undefined && share > 0 ? Math.log(share) : undefined;
+}
+
 /** The bins of a table and its abstention share, fixed while levels are searched. */
 type TableShape = {
   spreadFloor: number;
@@ -76,6 +83,7 @@ type TableShape = {
   abstainShare: number;
   minPerBin: number;
   enforcedLimit: boolean;
+  keepRequestFrom: number | undefined;
   /** The request's grace of each cell, once chosen; searched per fit while undefined. */
   graces?: number[];
 };
@@ -95,6 +103,7 @@ function fitAtLevels(
     nominalLevel: Number.NaN,
     spreadFloor: shape.spreadFloor,
     enforcedLimit: shape.enforcedLimit,
+    ...(shape.keepRequestFrom !== undefined && { keepRequestFrom: shape.keepRequestFrom }),
     binEdges: shape.binEdges,
     sizeEdges: shape.sizeEdges,
     bins: [],
@@ -109,7 +118,7 @@ function fitAtLevels(
     let over = 0;
     let sum = 0;
     for (const e of examples) {
-      const v = applyConformal(table, e.m, e.s, e.logRequest, false).logValue;
+      const v = applyConformal(table, e.m, e.s, e.logRequest, false).logModelValue;
       over += Math.max(Math.exp(v) - Math.exp(e.y), 0);
       sum += Math.exp(e.y);
     }
@@ -167,5 +176,18 @@ function sortedExcesses(table: ConformalTable, examples: CalibrationExample[]): 
 
 function excess(table: ConformalTable, e: CalibrationExample): number {
   const r = applyConformal(table, e.m, e.s, e.logRequest, false);
-  return excessOf(table, e.m, r.logValue);
+  return excessOf(table, e.m, r.logModelValue);
+}
+
+/**
+ * The share of the request from which a fitted table keeps the request, for a refit of the same
+ * model's calibration (undefined: never).
+ *
+ * @example
+ * ```ts
+ * fitConformal(newer, options, table.enforcedLimit, keptShare(table));
+ * ```
+ */
+export function keptShare(table: Pick<ConformalTable, "keepRequestFrom">): number | undefined {
+  return table.keepRequestFrom === undefined ? undefined : Math.exp(table.keepRequestFrom);
 }

@@ -1,5 +1,5 @@
 import type { ResourceName } from "@jobsight/schemas";
-import { fitConformal } from "../calibration/conformal.js";
+import { fitConformal, keptShare } from "../calibration/conformal.js";
 import { buildFeatureTable } from "../features/feature-table.js";
 import type { HistoryJob } from "../history-job.js";
 import type { ManifestResource, ModelManifest } from "../registry/model-manifest.js";
@@ -82,7 +82,12 @@ export function recalibrateCandidate(
     newJobs[name] = count;
     examples[name] = pool.length;
     fresh += count;
-    const calibration = fitConformal(pool, options.training?.conformal, model.calibration.enforcedLimit);
+    const calibration = fitConformal(
+      pool,
+      options.training?.conformal,
+      model.calibration.enforcedLimit,
+      keptShare(model.calibration),
+    );
     const next: ManifestResource = {
       ...base,
       model: { ...model, calibration, calibratedAt: Math.max(since, lastEnd) },

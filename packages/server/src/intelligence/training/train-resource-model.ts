@@ -5,6 +5,7 @@ import type { FeatureTable } from "../features/feature-table.js";
 import { recentNeedFloor } from "../model/recent-need.js";
 import { centreAndSpread, type ResourceModel } from "../model/resource-model.js";
 import { evaluateEnsemble } from "../model/tree-ensemble.js";
+import { resourceSpec } from "../resources.js";
 import { FeatureBins } from "./feature-bins.js";
 import { trainEnsembles } from "./train-ensembles.js";
 
@@ -98,6 +99,8 @@ export function trainResourceModel(
   const bins = new FeatureBins(table.x, trainRows.length, F, 64, trainRows);
   const data = { y, censored, featureNames: table.featureNames, bins };
   const common = { trees: options.trees ?? 100, maxDepth: options.maxDepth ?? 6 };
+  const keepRequestAbove =
+    options.conformal?.keepRequestAbove ?? resourceSpec(table.resource).keepRequestAbove;
   const [centre, upper] = trainEnsembles(
     data,
     [
@@ -115,6 +118,7 @@ export function trainResourceModel(
       [],
       options.conformal,
       detectEnforcedLimit(table.y, table.logRequest, table.censored, labelled),
+      keepRequestAbove,
     ),
     maxLogValue: maxOf(table.y, labelled) + Math.LN2,
     minUserJobs: options.minUserJobs ?? 3,
@@ -127,6 +131,7 @@ export function trainResourceModel(
     calibrationExamples(model, table, calibrationRows),
     options.conformal,
     model.calibration.enforcedLimit,
+    keepRequestAbove,
   );
   return { model, calibrationRows };
 }

@@ -1,4 +1,4 @@
-import { fitConformal } from "../../calibration/conformal.js";
+import { fitConformal, keptShare } from "../../calibration/conformal.js";
 import type { CalibrationExample } from "../../calibration/conformal-table.js";
 import type { FeatureTable } from "../../features/feature-table.js";
 import { describeLevel } from "../../features/group-keys.js";
@@ -101,7 +101,12 @@ export function runModelProtocol(table: FeatureTable, options: ProtocolOptions =
       if (pool.length > maxCal) pool = pool.slice(pool.length - maxCal);
       model = {
         ...model,
-        calibration: fitConformal(pool, options.training?.conformal, model.calibration.enforcedLimit),
+        calibration: fitConformal(
+          pool,
+          options.training?.conformal,
+          model.calibration.enforcedLimit,
+          keptShare(model.calibration),
+        ),
       };
       calibratedAt = now;
     }
