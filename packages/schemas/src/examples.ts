@@ -189,8 +189,10 @@ export const validExamples: Examples = {
         gpuSecondsUsed: 0,
         walltimeRequestedSeconds: 900,
         walltimeUsedSeconds: 300,
+        cost: { unused: { cores: 0.01, memory: 0, total: 0.01 } },
       },
     ],
+    rates: { currency: "EUR", coreHour: 0.6, memoryGibHour: 0.005 },
   },
   PolicySimulationRequest: {
     policy: { name: "tighter", maxDecrease: { memory: 0.3 } },

@@ -84,7 +84,9 @@ export {
 } from "./jobs/quantity-format.js";
 export type { QuantitySection, QuantityWrite, WrittenQuantities } from "./jobs/quantity-writes.js";
 export { planQuantityWrites } from "./jobs/quantity-writes.js";
+export { RecommendationSavings } from "./jobs/recommendation-savings.js";
 export { JobProgress, UsageBatch, UsageSample } from "./jobs/usage-sample.js";
+export { CostRates, PricedResource, ResourceCost, WasteCost, WasteGpuType } from "./jobs/waste-cost.js";
 export type { WasteJob, WasteRow } from "./jobs/waste-report.js";
 export { WasteReport } from "./jobs/waste-report.js";
 export { ApiToken, ApiTokenList, ApiTokenRequest, IssuedApiToken, RoleName } from "./platform/api-token.js";

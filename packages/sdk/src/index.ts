@@ -25,6 +25,7 @@ export type { AdjustmentReason } from "./predictions/adjustment-reasons.js";
 export { adjustmentReasons } from "./predictions/adjustment-reasons.js";
 export type { AccuracyResource } from "./resources/accuracy.js";
 export type { AlertPreferencesResource, AlertPreferencesTarget } from "./resources/alert-preferences.js";
+export type { AlertSubscribeOptions } from "./resources/alert-subscription.js";
 export type { AlertActionQuery, AlertListQuery, AlertsResource } from "./resources/alerts.js";
 export type { ClustersResource, RemoveClusterOptions } from "./resources/clusters.js";
 export type { DiagnosesResource, DiagnosisQuery } from "./resources/diagnoses.js";

@@ -230,7 +230,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       ...artifactRoutes(deps),
       ...clusterRoutes(deps),
       ...adminHandlers(deps),
-      ...wasteReportHandlers(deps),
+      ...wasteReportHandlers(deps, { rates: config.cost }),
       ...alertRoutes(deps),
       ...alertPreferenceRoutes(deps),
       ...alertActionRoutes(deps),
@@ -244,7 +244,12 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const alerts = alertMonitorFromConfig(config.alerts, app.storage, app.log.child({ component: "alerts" }));
   alerts?.start();
   if (alerts) app.addHook("preClose", () => alerts.stop());
-  const digests = digestSenderFromConfig(config.alerts, app.storage, app.log.child({ component: "digest" }));
+  const digests = digestSenderFromConfig(
+    config.alerts,
+    app.storage,
+    app.log.child({ component: "digest" }),
+    config.cost,
+  );
   digests?.start();
   if (digests) app.addHook("preClose", () => digests.stop());
   // The report's pages hold no data (every figure comes from the authenticated API), so they are

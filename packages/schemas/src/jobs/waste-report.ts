@@ -1,5 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { Timestamp } from "../common.js";
+import { RecommendationSavings } from "./recommendation-savings.js";
+import { CostRates, WasteCost, WasteGpuType } from "./waste-cost.js";
 
 const Seconds = (description: string) => Type.Number({ minimum: 0, description });
 
@@ -76,6 +78,12 @@ export const WasteRow = Type.Object(
           "Ended jobs that reserved GPUs and have no two GPU readings: their idle GPUs are unknown.",
       }),
     ),
+    gpuTypes: Type.Optional(
+      Type.Array(WasteGpuType, {
+        description: "The GPU-seconds split by the GPU type the jobs requested (jobs that reserved GPUs).",
+      }),
+    ),
+    cost: Type.Optional(WasteCost),
     idleJobs: Type.Optional(
       Type.Array(WasteJob, {
         maxItems: 10,
@@ -88,12 +96,18 @@ export const WasteRow = Type.Object(
 );
 export type WasteRow = Static<typeof WasteRow>;
 
-/** Requested against used resources of ended jobs, grouped by user, account or partition. */
+/**
+ * Requested against used resources of ended jobs, grouped by user, account or partition. With the
+ * site's rates configured, each row also carries its `cost` and the report the `rates` applied;
+ * without them, amounts only. Asked for, `savings` says what the advice would have saved.
+ */
 export const WasteReport = Type.Object(
   {
     generatedAt: Timestamp,
     by: Type.Union([Type.Literal("user"), Type.Literal("account"), Type.Literal("partition")]),
     rows: Type.Array(WasteRow, { description: "Largest memory waste first." }),
+    rates: Type.Optional(CostRates),
+    savings: Type.Optional(RecommendationSavings),
   },
   { $id: "WasteReport", additionalProperties: false, description: "Requested against used resources." },
 );

@@ -22,12 +22,14 @@ Usage: jobsight <command> [options]
 Commands:
   predict <file>...     predict a sbatch script's or Kubernetes manifest's resources and show the edit
   diagnose <job-id>     why a job failed or ran badly; exit code for CI
-  alerts                live alerts over running jobs: GPUs idle, memory near its limit, cores idle
+  alerts [actions]      live alerts over running jobs (GPUs idle, memory near its limit, cores idle),
+                        and the log of actions taken on them
   policy <command>      show, validate, simulate, set or audit the platform team's policy
   cluster <command>     list, add or remove the clusters the server accepts data from
   token <command>       issue, list or revoke API tokens (admin)
   user list             the users seen in recorded jobs and issued tokens (admin)
   model <command>       the model in service: status, promote a version, roll back (admin)
+  waste [--savings]     reserved and unused hours by user, account or partition, in money with rates
   import <file>         import job history (SWF, sacct) into the server
   backtest <trace>      replay a trace and report prediction quality
   server                run the Jobsight server
@@ -78,8 +80,10 @@ ${connection}
 
 Lists the live alerts the server raised over running jobs, most recently seen first: GPUs reserved
 and idle (gpus-idle), memory close to its limit and rising, with the time it is projected to reach
-it (memory-near-limit), and cores reserved and idle (cores-idle). A researcher's token sees their
-own jobs' alerts; a platform token sees every job's. The thresholds are the server's settings.
+it (memory-near-limit), cores reserved and idle (cores-idle), a job that will run past its walltime
+at its reported progress (walltime-overrun), and a user's jobs of one shape killed for memory again
+and again (repeated-oom). A researcher's token sees their own jobs' alerts; a platform token sees
+every job's. The thresholds are the server's settings.
 
 Options:
   --state <s>          firing (the rule still holds) or resolved
@@ -88,6 +92,17 @@ Options:
   --limit <n>          most alerts listed, 1 to 1000 (default 100)
   --json               print {"alerts": [...]} with each alert's evidence instead of the table
   -h, --help           show this help
+
+Usage: jobsight alerts actions [--cluster <id>] [--user <name>] [--job <id>] [--limit <n>] [--json]
+
+Lists the audit log of actions under policy, newest first: jobs cancelled after their GPUs stayed
+idle past the warning and the grace period, repeat offenders' submissions held, and in dry-run
+mode what would have been done (outcome dry-run). Each names the job, the rule, when the warning
+started and why; failed actions add the scheduler's answer. A researcher's token sees actions on
+their own jobs; a platform token sees every job's.
+  --job <id>           only this job's actions
+  --cluster, --user, --limit as above
+  --json               print {"actions": [...]} with each action's evidence instead of the table
 
 Usage: jobsight alerts preferences [--alerts on|off] [--channels email,webhook] [--digest on|off]
                                    [--quiet HH:MM-HH:MM [--time-zone <IANA zone>] | --no-quiet]
@@ -172,6 +187,25 @@ The users the server knows of (admin): everyone with recorded jobs (their cluste
 the last submission) or with a live issued API token (how many, which roles). With --cluster, only
 that cluster's jobs and the tokens bound to it or to no cluster count. Users of tokens in the
 server's configuration and OIDC users who never submitted a job are not stored, so not listed.
+
+${operatorNote}
+
+${connection}
+`,
+  waste: `Usage: jobsight waste [--by user|account|partition] [--cluster <id>] [--from <time>] [--to <time>]
+         [--savings] [--json]
+
+Prints the ended jobs' reserved and unused hours (platform role): core-, GiB- and GPU-hours
+requested and not used, and the core- and GPU-hours the usage samples saw idle ("—" where no sample
+observed them). When the server has rates configured (cost.* of the server), the unused and idle
+hours in money too; without rates, amounts only. --savings adds what the advice recorded for the
+jobs' submissions would have saved over the 30 days before --to (or now).
+
+Options:
+  --by <grouping>      user (default), account or partition
+  --from, --to <time>  only jobs that ended in this window (RFC 3339)
+  --savings            add the savings had the advice been applied
+  --json               print the report as the server sent it
 
 ${operatorNote}
 

@@ -10,6 +10,7 @@ import { runPolicy } from "./commands/policy.js";
 import { runPredict } from "./commands/predict.js";
 import { runToken } from "./commands/token.js";
 import { runUser } from "./commands/user.js";
+import { runWaste } from "./commands/waste.js";
 import { helpTexts } from "./help.js";
 
 const delegated = new Set(["import", "backtest", "server"]);
@@ -23,6 +24,7 @@ const commands = new Map<string, (args: string[], io: CliIo) => Promise<number>>
   ["token", runToken],
   ["user", runUser],
   ["model", runModel],
+  ["waste", runWaste],
 ]);
 
 function version(): string {

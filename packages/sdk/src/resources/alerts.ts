@@ -1,6 +1,7 @@
 import type { Alert, AlertAction, AlertActionList, AlertList, AlertState } from "@jobsight/schemas";
 import type { RequestOptions, Transport } from "../http/transport.js";
 import { AlertPreferencesResource } from "./alert-preferences.js";
+import { type AlertSubscribeOptions, pollAlerts } from "./alert-subscription.js";
 
 /** Which alerts to list; every field narrows the answer. */
 export type AlertListQuery = {
@@ -51,6 +52,24 @@ export class AlertsResource {
       options,
     });
     return answer.alerts;
+  }
+
+  /**
+   * Follows the alerts the caller may see: polls `GET /v1/alerts` (the server has no streaming
+   * route) every `intervalMs` (default 30 s) and yields each alert once when it first appears, and
+   * again only when its state, severity or resolution changes. Abort `signal` to stop: the loop
+   * ends quietly. A poll that still fails after the client's retries throws out of the loop.
+   * Without `state` in the query, a subscriber also sees alerts resolve.
+   *
+   * @example
+   * ```ts
+   * const stop = new AbortController();
+   * for await (const a of client.alerts.subscribe({ cluster: "hpc1" }, { intervalMs: 60_000, signal: stop.signal }))
+   *   console.log(a.state, a.jobId, a.rule, a.message);
+   * ```
+   */
+  subscribe(query: AlertListQuery = {}, options: AlertSubscribeOptions = {}): AsyncGenerator<Alert, void> {
+    return pollAlerts((request) => this.list(query, request), options);
   }
 
   /**

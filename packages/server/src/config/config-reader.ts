@@ -82,6 +82,11 @@ export class ConfigReader {
     return (list as string[]).filter((item) => values.includes(item));
   }
 
+  /** The keys of this object, in order. */
+  keys(): string[] {
+    return Object.keys(this.#raw);
+  }
+
   /** The entries of the object at `key` (a map keyed by names), each with its own reader. */
   entries(key: string): [string, ConfigReader][] {
     const value = this.#get(key);
@@ -103,11 +108,16 @@ export class ConfigReader {
    * @example
    * ```ts
    * reader.child("http").option("http.port"); // 8080 when absent
+   * reader.child("gpuHourByType").option("cost.gpuHourByType.<type>", { key: "a100" });
    * ```
    */
-  option<P extends OptionPath>(path: P, overrides: { default?: OptionValue<P> } = {}): OptionValue<P> {
+  option<P extends OptionPath>(
+    path: P,
+    overrides: { default?: OptionValue<P>; key?: string } = {},
+  ): OptionValue<P> {
     const spec: OptionSpec = optionSpec(path);
-    const key = path.slice(path.lastIndexOf(".") + 1);
+    // A map whose entries are values (`<name>` last) names the entry's key.
+    const key = overrides.key ?? path.slice(path.lastIndexOf(".") + 1);
     const fallback = "default" in overrides ? overrides.default : spec.default;
     const def = Array.isArray(fallback) ? [...fallback] : fallback;
     switch (spec.type) {
@@ -117,6 +127,8 @@ export class ConfigReader {
         return this.#string(key, { default: def as string, oneOf: spec.values }) as OptionValue<P>;
       case "integer":
         return this.#integer(key, { default: def as number, min: spec.min, max: spec.max }) as OptionValue<P>;
+      case "number":
+        return this.#number(key, { default: def as number, min: spec.min, max: spec.max }) as OptionValue<P>;
       case "boolean":
         return this.#boolean(key, { default: def as boolean }) as OptionValue<P>;
       case "list":
@@ -151,6 +163,26 @@ export class ConfigReader {
     const n = typeof value === "string" && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
     if (typeof n !== "number" || !Number.isInteger(n)) {
       this.issue(key, `must be an integer, got ${JSON.stringify(value)}`);
+      return options.default;
+    }
+    if (options.min !== undefined && n < options.min) {
+      this.issue(key, `must be at least ${options.min}, got ${n}`);
+      return options.default;
+    }
+    if (options.max !== undefined && n > options.max) {
+      this.issue(key, `must be at most ${options.max}, got ${n}`);
+      return options.default;
+    }
+    return n;
+  }
+
+  #number(key: string, options: { default?: number; min?: number; max?: number } = {}): number | undefined {
+    const value = this.#get(key);
+    if (value === undefined || value === null || value === "") return options.default;
+    // Decimal notation only: "1e3" or "0x10" in a price is more likely a typo than intended.
+    const n = typeof value === "string" && /^-?\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : value;
+    if (typeof n !== "number" || !Number.isFinite(n)) {
+      this.issue(key, `must be a number, got ${JSON.stringify(value)}`);
       return options.default;
     }
     if (options.min !== undefined && n < options.min) {

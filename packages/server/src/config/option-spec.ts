@@ -2,7 +2,7 @@
  * The type of one option's value. Strings from the environment and flags are converted; a `list`
  * is an array in the file and a single item from the environment.
  */
-export type OptionType = "string" | "integer" | "boolean" | "enum" | "list";
+export type OptionType = "string" | "integer" | "number" | "boolean" | "enum" | "list";
 
 /** One configuration option: where it sits in the file, its variable and flag, its type and default. */
 export type OptionSpec = {
@@ -26,7 +26,7 @@ export type OptionSpec = {
   default?: string | number | boolean | readonly string[];
   /** How the README shows a default computed at parse time (from other options or the machine). */
   defaultText?: string;
-  /** Bounds of an `integer`. */
+  /** Bounds of an `integer` or a `number`. */
   min?: number;
   max?: number;
   /** A `string` may be empty. @default false */

@@ -93,6 +93,7 @@ const SAMPLES: Partial<Record<OptionPath, string>> = {
   "alerts.actions.accounts": "physics",
   "alerts.actions.partitions": "gpu",
   "alerts.actions.kubernetes.apiUrl": "https://kubernetes.default.svc",
+  "cost.currency": "CHF",
 };
 
 /** Variables the rules need beside the one under test (TLS needs both files, S3 a bucket…). */
@@ -122,6 +123,8 @@ function companions(path: string): Record<string, string> {
       JOBSIGHT_ALERTS_EMAIL_DOMAIN: "lab.example.org",
       // Each option's own variable, set by the test after these, wins.
     };
+  // A currency alone prices nothing, and a rate needs a currency.
+  if (path.startsWith("cost.")) return { JOBSIGHT_COST_CURRENCY: "EUR", JOBSIGHT_COST_CORE_HOUR: "0.05" };
   if (path.startsWith("intelligence.llm."))
     return { JOBSIGHT_INTELLIGENCE_LLM_BASE_URL: "http://10.0.0.5/v1", JOBSIGHT_INTELLIGENCE_LLM_MODEL: "m" };
   if (path.startsWith("objectStore.") && path !== "objectStore.dir")
@@ -142,6 +145,10 @@ function sample(s: OptionSpec): { text: string; parsed: unknown } {
     case "integer": {
       const d = s.default as number;
       const value = text ? Number(text) : d + 1 <= (s.max ?? Number.MAX_SAFE_INTEGER) ? d + 1 : d - 1;
+      return { text: String(value), parsed: value };
+    }
+    case "number": {
+      const value = text ? Number(text) : ((s.default as number | undefined) ?? 0) + 1.25;
       return { text: String(value), parsed: value };
     }
     case "list":
@@ -196,7 +203,7 @@ describe("the option table", () => {
     },
   );
 
-  it("reads every item setting of tokens and group grants from the file", () => {
+  it("reads every item setting of tokens, group grants and GPU rates from the file", () => {
     const token = "a-long-enough-secret-token";
     const hash = "ab".repeat(32);
     const tokens = [
@@ -204,9 +211,11 @@ describe("the option table", () => {
       { tokenSha256: hash, role: "collector", user: "collector", cluster: "hpc1" },
     ];
     const groupGrants = { admins: { roles: ["platform"], clusters: ["hpc1"] } };
+    const gpuHourByType = { a100: 2.5 };
     const config = parseServerConfig({
       auth: { tokens },
       oidc: { issuer: "https://idp.example.org", audience: "jobsight", groupGrants },
+      cost: { currency: "EUR", gpuHourByType },
     });
     expect(config.auth.tokens).toEqual([
       {
@@ -218,9 +227,11 @@ describe("the option table", () => {
       { id: "config-2", tokenSha256: hash, role: "collector", user: "collector", cluster: "hpc1" },
     ]);
     expect(config.oidc?.groupGrants).toEqual(groupGrants);
+    expect(config.cost?.gpuHourByType).toEqual(gpuHourByType);
     const covered = [
       ...tokens.flatMap((t) => Object.keys(t).map((k) => `auth.tokens[].${k}`)),
       ...Object.keys(groupGrants.admins).map((k) => `oidc.groupGrants.<group>.${k}`),
+      "cost.gpuHourByType.<type>",
     ];
     expect(new Set(covered)).toEqual(new Set(options.filter(isItem).map((s) => s.path)));
   });

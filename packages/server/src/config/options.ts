@@ -1,6 +1,7 @@
 import { alertActionOptions } from "./alerts/options-alert-actions.js";
 import { alertChannelOptions } from "./alerts/options-alert-channels.js";
 import { alertOptions } from "./alerts/options-alerts.js";
+import { costOptions } from "./cost/options-cost.js";
 import type { OptionSpec } from "./option-spec.js";
 import { admissionOptions } from "./options-admission.js";
 import { httpOptions } from "./options-http.js";
@@ -22,6 +23,7 @@ export const serverOptions = [
   ...alertOptions,
   ...alertChannelOptions,
   ...alertActionOptions,
+  ...costOptions,
 ] as const satisfies readonly OptionSpec[];
 
 type Spec = (typeof serverOptions)[number];
@@ -31,7 +33,7 @@ export type OptionPath = Spec["path"];
 
 type SpecAt<P extends OptionPath> = Extract<Spec, { readonly path: P }>;
 
-type BaseValue<S> = S extends { type: "integer" }
+type BaseValue<S> = S extends { type: "integer" | "number" }
   ? number
   : S extends { type: "boolean" }
     ? boolean

@@ -5,6 +5,7 @@ import { readAdmission } from "./admission-config.js";
 import { readAlerts } from "./alerts/alerts-config.js";
 import { ConfigError } from "./config-error.js";
 import { ConfigReader } from "./config-reader.js";
+import { readCost } from "./cost/cost-config.js";
 import { readLlm } from "./llm-config.js";
 import { readControlPlane, readLicence, readOidc, readTls } from "./security-config.js";
 import type {
@@ -62,6 +63,8 @@ export function parseServerConfig(raw: unknown, options: ParseConfigOptions = {}
   if (tls) config.tls = tls;
   config.admission = readAdmission(root.child("admission"), tls?.caFile !== undefined);
   config.alerts = readAlerts(root.child("alerts"));
+  const cost = readCost(root.child("cost"));
+  if (cost) config.cost = cost;
   root.rejectUnknownKeys();
   if (root.issues.length > 0) throw new ConfigError(root.issues);
   return config;

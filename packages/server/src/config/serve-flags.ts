@@ -51,7 +51,7 @@ export function serveFlagsUsage(): string {
       lines.push([spec.flag!, `Sets ${spec.path} to ${flagValue(spec)}.`]);
       continue;
     }
-    const arg = spec.type === "integer" ? "<n>" : "<value>";
+    const arg = spec.type === "integer" || spec.type === "number" ? "<n>" : "<value>";
     const values = spec.values ? `: ${spec.values.join("|")}` : "";
     const def = spec.default === undefined ? "" : `, default ${spec.default}`;
     lines.push([`${spec.flag} ${arg}`, `${spec.description} [${spec.path}${values}${def}]`]);

@@ -1,4 +1,4 @@
-import type { Role } from "@jobsight/schemas";
+import type { CostRates, Role } from "@jobsight/schemas";
 import type { AdmissionConfig } from "./admission-config.js";
 import type { AlertsConfig } from "./alerts/alerts-config.js";
 import type { LlmConfig } from "./llm-config.js";
@@ -172,4 +172,6 @@ export type ServerConfig = {
   admission?: AdmissionConfig;
   /** Live alerts over running jobs (rules, thresholds, webhooks); absent: the defaults. */
   alerts?: AlertsConfig;
+  /** The site's rates, which turn waste and savings into money; absent: amounts only. */
+  cost?: CostRates;
 };

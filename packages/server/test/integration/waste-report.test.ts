@@ -4,6 +4,7 @@ import { join } from "node:path";
 import {
   compileValidator,
   type JobRecord,
+  type ResourcePrediction,
   type UsageSample,
   WasteReport,
   type WasteRow,
@@ -12,6 +13,8 @@ import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../src/app.js";
 import { parseServerConfig } from "../../src/config/parse-config.js";
+import { insertPredictionRows, predictionRows } from "../../src/data-plane/stores/prediction-store.js";
+import { linkKeyOf } from "../../src/intelligence/recording/link-predictions.js";
 import { openTestStorage, type StorageFixture } from "./storage-fixture.js";
 
 const TOKENS = {
@@ -24,7 +27,7 @@ const at = (second: number) => new Date(START + second * 1000).toISOString();
 const RUN = 600;
 
 /** An ended SLURM job of `user` that ran 10:00-10:10 and whose record says it used all it reserved. */
-function ended(jobId: string, user: string, cores: number, gpus: number): JobRecord {
+function ended(jobId: string, user: string, cores: number, gpus: number, gpuModel?: string): JobRecord {
   return {
     cluster: "hpc1",
     jobId,
@@ -36,7 +39,13 @@ function ended(jobId: string, user: string, cores: number, gpus: number): JobRec
       user,
       account: `acct-${user}`,
       partition: gpus > 0 ? "gpu" : "batch",
-      requested: { memoryBytes: 8 * 2 ** 30, cores, ...(gpus > 0 ? { gpus } : {}), nodes: 1 },
+      requested: {
+        memoryBytes: 8 * 2 ** 30,
+        cores,
+        ...(gpus > 0 ? { gpus } : {}),
+        ...(gpuModel ? { gpuModel } : {}),
+        nodes: 1,
+      },
     },
     submittedAt: at(-60),
     startedAt: at(0),
@@ -84,6 +93,7 @@ function samples(jobId: string, busyCores: number, withGpus: boolean): UsageSamp
 describe("GET /v1/reports/waste: idle cores and GPUs from the samples", () => {
   let fx: StorageFixture;
   let app: FastifyInstance;
+  let priced: FastifyInstance;
   let objects: string;
 
   beforeAll(async () => {
@@ -108,23 +118,48 @@ describe("GET /v1/reports/waste: idle cores and GPUs from the samples", () => {
       records: [
         ended("7001", "carol", 8, 2), // 2 of 8 cores busy, one of its two GPUs busy
         ended("7002", "carol", 4, 0), // never sampled
-        ended("7003", "dave", 16, 4), // CPU sampled, no GPU readings (no nvidia-smi)
+        ended("7003", "dave", 16, 4, "A100"), // CPU sampled, no GPU readings (no nvidia-smi)
       ],
     });
     await post("/v1/usage", {
       idempotencyKey: "waste-idle-samples-1",
       samples: [...samples("7001", 2, true), ...samples("7003", 12, false)],
     });
+    // The same jobs on a server of a site that set rates, and advice recorded for 7001's submission.
+    priced = await buildApp({ config: { ...config, cost: RATES }, storage: fx.storage });
+    const spec = ended("7001", "carol", 8, 2).spec;
+    await insertPredictionRows(
+      fx.storage.pool,
+      predictionRows([
+        {
+          answer: {
+            id: "waste-advice-1",
+            createdAt: at(-120),
+            mode: "live",
+            modelVersion: "m-1",
+            cluster: "hpc1",
+            user: "carol",
+            resources: [],
+          },
+          resources: [advised("memory", 2 * 2 ** 30), advised("cores", 2)],
+          recommendations: [],
+          spec,
+          linkKey: linkKeyOf(spec),
+          requestedBy: "carol",
+        },
+      ]),
+    );
   });
 
   afterAll(async () => {
+    await priced?.close();
     await app?.close();
     await fx?.dispose();
     await rm(objects, { recursive: true, force: true });
   });
 
-  const report = async (query: string): Promise<WasteReport> => {
-    const res = await app.inject({ url: `/v1/reports/waste?${query}`, headers: bearer(TOKENS.platform) });
+  const report = async (query: string, server = app): Promise<WasteReport> => {
+    const res = await server.inject({ url: `/v1/reports/waste?${query}`, headers: bearer(TOKENS.platform) });
     expect(res.statusCode, res.body).toBe(200);
     const body = res.json() as WasteReport;
     expect(compileValidator(WasteReport).validate(body)).toMatchObject({ ok: true });
@@ -175,4 +210,62 @@ describe("GET /v1/reports/waste: idle cores and GPUs from the samples", () => {
       },
     ]);
   });
+
+  it("shows amounts only, and no savings, until asked and priced", async () => {
+    const r = await report("by=user&savings=true&to=2026-12-03T00:00:00Z");
+    expect(r.rates).toBeUndefined();
+    expect(r.rows.every((x) => x.cost === undefined)).toBe(true);
+    expect(r.savings).toMatchObject({ jobs: 3, jobsWithAdvice: 2, memoryGibHours: expect.closeTo(2, 9) });
+    expect(r.savings?.cost).toBeUndefined();
+    expect(row(r, "dave").gpuTypes).toEqual([
+      { type: "a100", gpuSecondsRequested: 4 * RUN, gpuSecondsUsed: 4 * RUN },
+    ]);
+  });
+
+  it("prices unused and sampled idle hours at the site's rates, GPUs by the type requested", async () => {
+    const r = await report("by=user", priced);
+    expect(r.rates).toEqual(RATES);
+    expect(r.savings).toBeUndefined();
+    // Carol: 2 jobs × 7 GiB × 10 min unused; 6 cores × 570 s and one GPU × 570 s idle by the samples.
+    expect(row(r, "carol").cost).toEqual({
+      unused: { cores: 0, memory: 0.14, gpus: 0, total: 0.14 },
+      idle: { cores: 0.38, gpus: 0.32, total: 0.7 },
+    });
+    // Dave's A100s at their own rate: all used by the record, and no GPU readings to see them idle.
+    expect(row(r, "dave").cost?.unused.gpus).toBe(0);
+    expect(row(r, "dave").cost?.idle).toEqual({ cores: 0.25, total: 0.25 });
+  });
+
+  it("adds what the recorded advice would have saved over the 30 days before `to`, in money", async () => {
+    const r = await report("by=account&savings=true&to=2026-12-03T00:00:00Z", priced);
+    // Carol's two jobs share a submission key, so both had the advice: each asked for 8 GiB, peaked
+    // at 1 GiB and was advised 2 GiB (6 GiB × 10 min saved each). Cores: they used all they had.
+    expect(r.savings).toEqual({
+      from: "2026-11-03T00:00:00.000Z",
+      to: "2026-12-03T00:00:00.000Z",
+      jobs: 3,
+      jobsWithAdvice: 2,
+      truncated: false,
+      coreHours: 0,
+      memoryGibHours: expect.closeTo(2, 9),
+      gpuHours: 0,
+      cost: { cores: 0, memory: 0.12, gpus: 0, total: 0.12 },
+    });
+  });
 });
+
+const RATES = { currency: "EUR", coreHour: 0.4, memoryGibHour: 0.06, gpuHour: 2, gpuHourByType: { a100: 3 } };
+
+function advised(resource: "memory" | "cores", value: number): ResourcePrediction {
+  return {
+    resource,
+    status: "ok",
+    unit: resource === "memory" ? "bytes" : "cores",
+    value,
+    low: value / 2,
+    high: value,
+    nominalLevel: 0.9,
+    confidence: 0.9,
+    evidence: { group: "user=carol", jobs: 40 },
+  };
+}

@@ -137,6 +137,12 @@ export const intelligenceRoutes: ApiRoute[] = [
         by: Type.Optional(
           Type.Union([Type.Literal("user"), Type.Literal("account"), Type.Literal("partition")]),
         ),
+        savings: Type.Optional(
+          Type.Boolean({
+            description:
+              "Add what the recorded advice would have saved over the 30 days before `to` (or now).",
+          }),
+        ),
       },
       { additionalProperties: false },
     ),

@@ -3,9 +3,10 @@ import type { Alert } from "@jobsight/schemas";
 import { UsageError } from "../cli-errors.js";
 import { type CliIo, exitCodes } from "../cli-io.js";
 import { renderTable } from "../table.js";
+import { runAlertActions } from "./alert-actions.js";
 import { runAlertPreferences } from "./alert-preferences.js";
 import { connect, connectionOptions } from "./connection-options.js";
-import { expectArguments, help, shortTime, writeJson } from "./operator-command.js";
+import { expectArguments, help, listLimit, shortTime, writeJson } from "./operator-command.js";
 
 const STATES = new Set(["firing", "resolved"]);
 
@@ -28,11 +29,12 @@ function renderAlerts(alerts: Alert[]): string {
 
 /**
  * `jobsight alerts`: the live alerts the caller may see (a researcher's own jobs', or every job's
- * for the platform team), as a table or JSON; `jobsight alerts preferences` reads and sets how
- * they reach the caller.
+ * for the platform team), as a table or JSON; `jobsight alerts actions` lists the audit log of
+ * actions under policy; `jobsight alerts preferences` reads and sets how alerts reach the caller.
  */
 export async function runAlerts(args: string[], io: CliIo): Promise<number> {
   if (args[0] === "preferences") return runAlertPreferences(args.slice(1), io);
+  if (args[0] === "actions") return runAlertActions(args.slice(1), io);
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
@@ -49,9 +51,7 @@ export async function runAlerts(args: string[], io: CliIo): Promise<number> {
   expectArguments(positionals, 0, "alerts [--state firing|resolved] [--json]");
   if (values.state !== undefined && !STATES.has(values.state))
     throw new UsageError(`--state must be firing or resolved, not ${values.state}`);
-  const limit = values.limit === undefined ? undefined : Number(values.limit);
-  if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 1000))
-    throw new UsageError(`--limit must be a whole number from 1 to 1000, not ${values.limit}`);
+  const limit = listLimit(values.limit);
   // --cluster and --user filter what is listed; the configured ones name the caller, not a filter.
   const { client } = await connect({ ...values, cluster: undefined, user: undefined }, io);
   const alerts = await client.alerts.list({

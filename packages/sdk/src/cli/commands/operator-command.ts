@@ -75,3 +75,20 @@ export function runSubcommand(
 export function shortTime(iso: string | undefined): string {
   return iso ? iso.slice(0, 16).replace("T", " ") : "—";
 }
+
+/**
+ * `--limit` of a list command: undefined when not given (the server's default), else a whole
+ * number from 1 to 1000, as the list routes accept.
+ *
+ * @example
+ * ```ts
+ * listLimit("50"); // 50
+ * ```
+ */
+export function listLimit(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const limit = Number(value);
+  if (!(Number.isInteger(limit) && limit >= 1 && limit <= 1000))
+    throw new UsageError(`--limit must be a whole number from 1 to 1000, not ${value}`);
+  return limit;
+}

@@ -1,4 +1,4 @@
-import type { WasteReport, WasteRow } from "@jobsight/schemas";
+import type { WasteGpuType, WasteReport, WasteRow } from "@jobsight/schemas";
 import type pg from "pg";
 import { query, toNumber } from "../storage/database.js";
 import { SAMPLED_IDLE_CTES, sampledIdleFields } from "./sampled-idle.js";
@@ -30,6 +30,7 @@ const GROUP_COLUMN: Record<WasteGrouping, string> = {
 // One pair of sums per resource, each over the jobs where both sides are known: a job whose usage
 // was never measured must not count as if it had used nothing. Beside them, idle cores and GPUs
 // measured from the samples (sampled-idle.ts), with what the samples did not cover.
+// GPU-seconds are also split by the GPU type requested, which the site's rates may price apart.
 const REPORT_SQL = (column: string) => `
   WITH ended AS (
     SELECT coalesce(${column}, '') AS key, cluster, job_id, started_at, ended_at,
@@ -41,6 +42,7 @@ const REPORT_SQL = (column: string) => `
       coalesce((record #>> '{peaks,cpuTimeSeconds}')::float8,
                (record #>> '{peaks,coresUsed}')::float8 * run_time_seconds) AS cpu_used,
       coalesce((record #>> '{spec,requested,gpus}')::float8, 0) AS gpus_req,
+      lower(coalesce(record #>> '{spec,requested,gpuModel}', '')) AS gpu_type,
       (record #>> '{peaks,gpusUsed}')::float8 AS gpus_used,
       requested_walltime_seconds::float8 AS wall_req,
       coalesce((record #>> '{allocated,cores}')::float8, (record #>> '{spec,requested,cores}')::float8) AS cores_res,
@@ -66,10 +68,25 @@ const REPORT_SQL = (column: string) => `
       sum(wall_req) FILTER (WHERE run IS NOT NULL AND wall_req IS NOT NULL) AS wall_req_s,
       sum(run) FILTER (WHERE run IS NOT NULL AND wall_req IS NOT NULL) AS wall_used_s
     FROM ended GROUP BY key
-  ),${SAMPLED_IDLE_CTES}
+  ),${SAMPLED_IDLE_CTES}, gpu_types AS (
+    SELECT e.key, e.gpu_type,
+      sum(e.gpus_req * e.run) FILTER (WHERE e.run IS NOT NULL AND (e.gpus_req = 0 OR e.gpus_used IS NOT NULL)) AS req_s,
+      sum(coalesce(e.gpus_used, 0) * e.run) FILTER (WHERE e.run IS NOT NULL AND (e.gpus_req = 0 OR e.gpus_used IS NOT NULL)) AS used_s,
+      CASE WHEN sum(j.obs_gpu_s) > 0 THEN sum(j.idle_gpu_s) END AS idle_s
+    FROM ended e JOIN job_idle j USING (key, cluster, job_id)
+    WHERE e.gpus_req > 0 OR e.gpus_res > 0
+    GROUP BY e.key, e.gpu_type
+  ), gpu_type_rows AS (
+    SELECT key, jsonb_agg(jsonb_strip_nulls(jsonb_build_object(
+        'type', gpu_type, 'gpuSecondsRequested', coalesce(req_s, 0), 'gpuSecondsUsed', coalesce(used_s, 0),
+        'idleGpuSeconds', idle_s
+      )) ORDER BY gpu_type) AS gpu_types
+    FROM gpu_types GROUP BY key
+  )
   SELECT sums.*, idle.idle_core_s, idle.obs_core_s, idle.unobs_core_s, idle.idle_gpu_s, idle.obs_gpu_s,
-    idle.unobs_gpu_s, idle.jobs_without_cpu, idle.jobs_without_gpu, idle_top.jobs AS idle_jobs
-  FROM sums LEFT JOIN idle USING (key) LEFT JOIN idle_top USING (key)
+    idle.unobs_gpu_s, idle.jobs_without_cpu, idle.jobs_without_gpu, idle_top.jobs AS idle_jobs,
+    gpu_type_rows.gpu_types
+  FROM sums LEFT JOIN idle USING (key) LEFT JOIN idle_top USING (key) LEFT JOIN gpu_type_rows USING (key)
   ORDER BY coalesce(mem_req_s, 0) - coalesce(mem_used_s, 0) DESC, key`;
 
 /**
@@ -98,6 +115,9 @@ export async function wasteReport(pool: pg.Pool, options: WasteReportOptions = {
 
 function toRow(r: Record<string, unknown>): WasteRow {
   const sum = (column: string) => Math.max(0, toNumber(r[column]) ?? 0);
+  const gpuTypes = Array.isArray(r.gpu_types)
+    ? (r.gpu_types as Record<string, unknown>[]).map(toGpuType)
+    : [];
   return {
     key: String(r.key),
     jobs: Number(r.jobs),
@@ -110,5 +130,16 @@ function toRow(r: Record<string, unknown>): WasteRow {
     walltimeRequestedSeconds: sum("wall_req_s"),
     walltimeUsedSeconds: sum("wall_used_s"),
     ...sampledIdleFields(r),
+    ...(gpuTypes.length > 0 ? { gpuTypes } : {}),
+  };
+}
+
+function toGpuType(t: Record<string, unknown>): WasteGpuType {
+  const n = (key: string) => Math.max(0, toNumber(t[key]) ?? 0);
+  return {
+    type: String(t.type ?? ""),
+    gpuSecondsRequested: n("gpuSecondsRequested"),
+    gpuSecondsUsed: n("gpuSecondsUsed"),
+    ...(t.idleGpuSeconds !== undefined ? { idleGpuSeconds: n("idleGpuSeconds") } : {}),
   };
 }

@@ -10,7 +10,7 @@ describe("loadReportAssets", () => {
     const assets = await loadReportAssets();
     const text = (name: string) => assets.get(name)?.body.toString("utf8") ?? "";
     const pages = [...assets.keys()].filter((n) => n.endsWith(".html"));
-    expect(pages.sort()).toEqual(["accuracy.html", "index.html", "jobs.html", "waste.html"]);
+    expect(pages.sort()).toEqual(["accuracy.html", "alerts.html", "index.html", "jobs.html", "waste.html"]);
     const missing: string[] = [];
     for (const page of pages) {
       for (const [, ref] of text(page).matchAll(/(?:src|href)="([^"#:]+)"/g)) {

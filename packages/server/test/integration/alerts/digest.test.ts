@@ -238,4 +238,32 @@ describe("the weekly digest, mailed to a real SMTP server from stored jobs, samp
     // With the lock free, a failing mail is counted and left for the next check, never thrown.
     expect(await other.sendDue()).toEqual({ ran: true, sent: 0, skipped: 1, held: 1, failed: 1 });
   });
+
+  it("prices the week's waste and each job's savings at the site's rates", async () => {
+    await fx.storage.pool.query("DELETE FROM alert_digests");
+    const mails: { to: string; text: string }[] = [];
+    const priced = new DigestSender({
+      storage: fx.storage,
+      mailer: { send: async (m) => void mails.push({ to: m.to, text: m.text }) },
+      recipients: new EmailRecipients({ domain: "lab.example.org" }),
+      rates: { currency: "EUR", coreHour: 0.05, memoryGibHour: 0.01, gpuHour: 1.5 },
+      now: () => new Date("2026-12-07T10:00:00Z"),
+    });
+    expect(await priced.sendDue()).toMatchObject({ ran: true, sent: 2 });
+    const alice = mails.find((m) => m.to === "alice@lab.example.org")!.text;
+    // 14 core-hours, 104 GiB-hours and 2 GPU-hours unused; the samples saw the 14 core-hours idle.
+    expect(alice).toContain("  In money: €4.74 (cores €0.70, memory €1.04, GPUs €3.00) unused");
+    expect(alice).toContain("  Idle by the samples, in money: €0.70");
+    // 8 → 2 cores with 1 used, 64 → 16 GiB with 12 GiB peak, 2 → 1 GPUs with 1 used, over 2 h.
+    expect(alice).toContain(
+      "    These edits would have saved 12.0 core-hours, 96.0 GiB-hours, 2.0 GPU-hours: €4.56 (cores €0.60, memory €0.96, GPUs €3.00).",
+    );
+  });
+
+  it("shows amounts only without rates", () => {
+    expect(smtp.mails[0].text).not.toMatch(/€|In money/);
+    expect(smtp.mails[0].text).toContain(
+      "These edits would have saved 12.0 core-hours, 96.0 GiB-hours, 2.0 GPU-hours.",
+    );
+  });
 });

@@ -20,6 +20,7 @@ describe("web report and waste report over HTTP", () => {
       ["/report/jobs.html", "text/html"],
       ["/report/accuracy.html", "text/html"],
       ["/report/waste.html", "text/html"],
+      ["/report/alerts.html", "text/html"],
       ["/report/report.css", "text/css"],
       ["/report/job.js", "text/javascript"],
       ["/report/vendor/uPlot.iife.min.js", "text/javascript"],

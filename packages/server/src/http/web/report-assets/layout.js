@@ -6,6 +6,7 @@ const PAGES = [
   { file: "index.html", label: "Overview" },
   { file: "accuracy.html", label: "Accuracy" },
   { file: "waste.html", label: "Waste" },
+  { file: "alerts.html", label: "Alerts" },
 ];
 
 /**

@@ -4,6 +4,7 @@ import { BYTE_INCRS, barChart, COLORS } from "./charts.js";
 import { byId, fill, h, table } from "./dom.js";
 import { formatBytes, formatNumber, formatPercent } from "./format.js";
 import { jobLink, loading, showError, startPage } from "./layout.js";
+import { moneyColumns, savingsSection, unusedMoney } from "./waste-money.js";
 
 const HOUR = 3600;
 const GROUPINGS = ["user", "account", "partition"];
@@ -12,6 +13,7 @@ const CHART_GROUPS = 20;
 /** Each resource's two sums in a report row, and how to show them (per hour of run time). */
 const RESOURCES = {
   memory: {
+    priced: "memory",
     requested: (r) => r.memoryRequestedByteSeconds,
     used: (r) => r.memoryUsedByteSeconds,
     format: (v) => `${formatBytes(v / HOUR)}·h`,
@@ -19,6 +21,7 @@ const RESOURCES = {
     incrs: BYTE_INCRS.map((v) => v * HOUR),
   },
   cores: {
+    priced: "cores",
     requested: (r) => r.coreSecondsRequested,
     used: (r) => r.coreSecondsUsed,
     format: (v) => `${formatNumber(v / HOUR)} core·h`,
@@ -31,6 +34,7 @@ const RESOURCES = {
     },
   },
   gpus: {
+    priced: "gpus",
     requested: (r) => r.gpuSecondsRequested,
     used: (r) => r.gpuSecondsUsed,
     format: (v) => `${formatNumber(v / HOUR)} GPU·h`,
@@ -54,15 +58,20 @@ const reports = {};
 startPage("waste.html", async () => {
   const select = byId("resource");
   select.onchange = drawAll;
+  loading(byId("savings"), "the savings");
   await Promise.all(
     GROUPINGS.map(async (by) => {
       const slot = byId(`waste-${by}`);
       loading(slot, `waste by ${by}`);
       try {
-        reports[by] = await apiGet("v1/reports/waste", { by });
+        // The savings do not depend on the grouping: asked for once, with the users.
+        reports[by] = await apiGet("v1/reports/waste", { by, savings: by === "user" ? true : undefined });
         draw(by);
+        if (by === "user")
+          fill(byId("savings"), savingsSection(reports.user.savings, reports.user.rates?.currency));
       } catch (error) {
         showError(slot, error, `the waste report by ${by}`);
+        if (by === "user") showError(byId("savings"), error, "the savings");
       }
     }),
   );
@@ -101,6 +110,8 @@ function draw(by) {
   ];
   const sampled = resource.sampled;
   if (sampled) columns.push(...sampledColumns(resource));
+  const currency = reports[by].rates?.currency;
+  if (currency && resource.priced) columns.push(...moneyColumns(resource.priced, !!sampled, currency));
   fill(
     slot,
     h(
@@ -109,6 +120,7 @@ function draw(by) {
       `${rows.length} ${by}s; in all ${resource.format(total.requested)} requested, ${resource.format(total.used)} used`,
       total.requested > 0 ? ` (${formatPercent(total.used / total.requested)}).` : ".",
       rows.length > CHART_GROUPS ? ` The chart shows the ${CHART_GROUPS} with most unused.` : "",
+      currency && resource.priced ? unusedMoney(rows, resource.priced, currency) : "",
     ),
     box,
     h("div", { class: "table-wrap" }, table(columns, rows)),

@@ -1,3 +1,4 @@
+import type { CostRates } from "@jobsight/schemas";
 import type { AlertsConfig } from "../../../config/alerts/alerts-config.js";
 import type { ServiceLogger } from "../../service-options.js";
 import { mailFromConfig } from "../channels/channels-from-config.js";
@@ -9,7 +10,7 @@ import { DigestSender, type DigestSenderOptions } from "./digest-sender.js";
  *
  * @example
  * ```ts
- * const digests = digestSenderFromConfig(config.alerts, app.storage, log);
+ * const digests = digestSenderFromConfig(config.alerts, app.storage, log, config.cost);
  * digests?.start();
  * ```
  */
@@ -17,6 +18,7 @@ export function digestSenderFromConfig(
   config: AlertsConfig | undefined,
   storage: DigestSenderOptions["storage"],
   log: ServiceLogger,
+  rates?: CostRates,
 ): DigestSender | undefined {
   if (!config?.enabled || !config.digest.enabled) return undefined;
   const mail = mailFromConfig(config);
@@ -27,6 +29,7 @@ export function digestSenderFromConfig(
     publicUrl: config.publicUrl,
     hourUtc: config.digest.hourUtc,
     maxJobs: config.digest.maxJobs,
+    ...(rates ? { rates } : {}),
     maxPerMinute: config.email?.maxPerMinute,
     log,
   });

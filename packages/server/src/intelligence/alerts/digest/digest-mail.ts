@@ -1,6 +1,8 @@
+import { formatCost } from "../../cost/format-money.js";
 import { jobPageUrl } from "../channels/alert-mail.js";
 import type { MailMessage } from "../channels/smtp-transport.js";
-import type { DigestEdit, UserDigest } from "./weekly-digest.js";
+import type { DigestEdit } from "./submission-edits.js";
+import type { DigestJob, UserDigest } from "./weekly-digest.js";
 
 const GIB = 2 ** 30;
 
@@ -21,10 +23,23 @@ function amount(resource: DigestEdit["resource"], value: number): string {
   }
 }
 
+// What the edits would have freed, and its price when the site set rates.
+function savedLine(job: DigestJob, currency: string | undefined): string | undefined {
+  const { coreHours, memoryGibHours, gpuHours } = job.saved;
+  const parts = [
+    coreHours > 0 ? `${hours(coreHours)} core-hours` : undefined,
+    memoryGibHours > 0 ? `${hours(memoryGibHours)} GiB-hours` : undefined,
+    gpuHours > 0 ? `${hours(gpuHours)} GPU-hours` : undefined,
+  ].filter((x) => x !== undefined);
+  if (parts.length === 0) return undefined;
+  const money = job.savedCost && currency ? `: ${formatCost(job.savedCost, currency)}` : "";
+  return `These edits would have saved ${parts.join(", ")}${money}.`;
+}
+
 /**
  * The weekly digest as a mail: efficiency (used of reserved, per resource), waste (hours reserved
- * and unused, idle by the samples), and the user's most wasteful jobs with the edits the advice
- * asked for.
+ * and unused, idle by the samples, and their price when the site set rates), and the user's most
+ * wasteful jobs with the edits the advice asked for and what they would have saved.
  *
  * @example
  * ```ts
@@ -58,6 +73,11 @@ export function digestMail(d: UserDigest, to: string, publicUrl?: string): MailM
     d.idleGpuHours !== undefined ? `${hours(d.idleGpuHours)} GPU-hours` : undefined,
   ].filter((x) => x !== undefined);
   if (idle.length > 0) lines.push(`  Idle by the samples: ${idle.join(", ")}`);
+  if (d.cost) {
+    lines.push(`  In money: ${formatCost(d.cost.unused, d.cost.currency)} unused`);
+    if (d.cost.idle)
+      lines.push(`  Idle by the samples, in money: ${formatCost(d.cost.idle, d.cost.currency)}`);
+  }
   if (d.worstJobs.length > 0) {
     lines.push("", "The jobs that wasted most, and the edits that would have saved it:");
     for (const job of d.worstJobs) {
@@ -71,6 +91,8 @@ export function digestMail(d: UserDigest, to: string, publicUrl?: string): MailM
         lines.push(
           `    ${e.resource}: ${amount(e.resource, e.requested)} → ${amount(e.resource, e.advised)}`,
         );
+      const saved = savedLine(job, d.cost?.currency);
+      if (saved) lines.push(`    ${saved}`);
       const link = jobPageUrl(publicUrl, job.cluster, job.jobId);
       if (link) lines.push(`    ${link}`);
     }

@@ -1,3 +1,4 @@
+import type { CostRates } from "@jobsight/schemas";
 import { withTryAdvisoryLock } from "../../../data-plane/storage/advisory-lock.js";
 import type { DataPlaneStorage } from "../../../data-plane/storage/storage.js";
 import { defaultAlertPreferences } from "../../../data-plane/stores/alert-preference-store.js";
@@ -29,6 +30,8 @@ export type DigestSenderOptions = {
   hourUtc?: number;
   /** Most jobs (worst first) each digest lists. @default 5 */
   maxJobs?: number;
+  /** The site's rates (`cost.*`): waste and savings in money. @default undefined (amounts only) */
+  rates?: CostRates;
   /** Most digests mailed per minute (the others wait their turn in the same run). @default 30 */
   maxPerMinute?: number;
   /** Milliseconds between two checks for digests due. @default 3600000 */
@@ -117,7 +120,7 @@ export class DigestSender {
   async #send(week: ReturnType<typeof lastWholeWeek>, now: Date): Promise<DigestReport> {
     const { storage } = this.#o;
     const report: DigestReport = { ran: true, sent: 0, skipped: 0, held: 0, failed: 0 };
-    const digests = await weeklyDigests(storage, week, { maxJobs: this.#o.maxJobs });
+    const digests = await weeklyDigests(storage, week, { maxJobs: this.#o.maxJobs, rates: this.#o.rates });
     const users = digests.map((d) => d.user);
     const sent = await storage.alertPreferences.digestsSent(week.start, users);
     const preferences = await storage.alertPreferences.forUsers(users);

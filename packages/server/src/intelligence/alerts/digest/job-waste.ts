@@ -49,7 +49,15 @@ export function wasteScore(w: JobWaste): number {
   return w.unusedGpuHours * 8 + w.unusedCoreHours + w.unusedMemoryGiBHours / 8;
 }
 
-function runSeconds(job: JobRecord): number | undefined {
+/**
+ * A job's run time in seconds: the scheduler's figure, else end − start; `undefined` when unknown.
+ *
+ * @example
+ * ```ts
+ * runSeconds({ ...record, startedAt: "2026-12-01T00:00:00Z", endedAt: "2026-12-01T02:00:00Z" }); // 7200
+ * ```
+ */
+export function runSeconds(job: JobRecord): number | undefined {
   if (job.peaks?.runTimeSeconds !== undefined) return job.peaks.runTimeSeconds;
   if (job.startedAt && job.endedAt)
     return Math.max(0, (Date.parse(job.endedAt) - Date.parse(job.startedAt)) / 1000);

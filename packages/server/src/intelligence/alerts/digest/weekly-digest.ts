@@ -1,19 +1,12 @@
-import type { JobRecord, WasteRow } from "@jobsight/schemas";
-import { recordedAdvice } from "../../../data-plane/queries/recorded-advice.js";
+import type { CostRates, JobRecord, ResourceCost, WasteCost, WasteRow } from "@jobsight/schemas";
 import { wasteReport } from "../../../data-plane/queries/waste-query.js";
 import type { DataPlaneStorage } from "../../../data-plane/storage/storage.js";
-import { LINK_WINDOW, linkKeyOf } from "../../recording/link-predictions.js";
+import { priceHours } from "../../cost/price-hours.js";
+import { wasteRowCost } from "../../cost/waste-cost.js";
 import type { DigestWeek } from "./digest-week.js";
+import { type EditSavings, editSavings } from "./edit-savings.js";
 import { type JobWaste, jobWaste, wasteScore } from "./job-waste.js";
-
-/** One resource of a job whose recorded advice was below what the job asked for. */
-export type DigestEdit = {
-  resource: "memory" | "cores" | "gpus" | "walltime";
-  /** What the job asked for (bytes, cores, GPUs or seconds). */
-  requested: number;
-  /** What the advice recorded for its submission said, in the same unit. */
-  advised: number;
-};
+import { type DigestEdit, submissionEdits } from "./submission-edits.js";
 
 /** One of the user's most wasteful jobs of the week, with the edits the advice asked for. */
 export type DigestJob = JobWaste & {
@@ -24,6 +17,10 @@ export type DigestJob = JobWaste & {
   edits: DigestEdit[];
   /** The model version whose advice the edits come from. */
   modelVersion?: string;
+  /** What the edits would have saved, in hours of each resource. */
+  saved: EditSavings;
+  /** `saved` in money, at the site's rates; absent without rates. */
+  savedCost?: ResourceCost;
 };
 
 /** A user's week: efficiency, waste, and the edits that would have saved it. */
@@ -41,6 +38,8 @@ export type UserDigest = {
   idleGpuHours?: number;
   /** The most wasteful jobs, worst first. */
   worstJobs: DigestJob[];
+  /** The week's unused and idle hours in money, at the site's rates; absent without rates. */
+  cost?: WasteCost & { currency: string };
 };
 
 /** Options of {@link weeklyDigests}. */
@@ -51,13 +50,13 @@ export type WeeklyDigestOptions = {
   maxJobsRead?: number;
   /** Only these users (the others' digests are not built). @default every user with ended jobs */
   users?: ReadonlySet<string>;
+  /** The site's rates (`cost.*`), which add money. @default undefined (amounts only) */
+  rates?: CostRates;
 };
 
 const HOUR = 3600;
 const GIB = 2 ** 30;
 const DAY_MS = 86_400_000;
-/** How far back the advice of a submission is looked for (as `GET /v1/jobs/{id}/advice-history`). */
-const ADVICE_DAYS = 30;
 /** How long before its end a job of the week may have been submitted. */
 const SUBMITTED_BEFORE_DAYS = 30;
 
@@ -94,8 +93,11 @@ export async function weeklyDigests(
       .sort((a, b) => wasteScore(b.waste) - wasteScore(a.waste))
       .slice(0, options.maxJobs ?? 5);
     const worstJobs: DigestJob[] = [];
-    for (const { job, waste } of worst) worstJobs.push({ ...waste, ...(await editsOf(storage, job)) });
-    digests.push(totals(row, week, worstJobs));
+    for (const { job, waste } of worst) worstJobs.push(await digestJob(storage, job, waste, options.rates));
+    const digest = totals(row, week, worstJobs);
+    if (options.rates)
+      digest.cost = { currency: options.rates.currency, ...wasteRowCost(row, options.rates) };
+    digests.push(digest);
   }
   return digests;
 }
@@ -141,34 +143,28 @@ async function endedJobs(
   return found.slice(0, max);
 }
 
-const REQUESTED: Record<DigestEdit["resource"], (job: JobRecord) => number | undefined> = {
-  memory: (job) => job.spec.requested.memoryBytes,
-  cores: (job) => job.spec.requested.cores,
-  gpus: (job) => job.spec.requested.gpus,
-  walltime: (job) => job.spec.requested.walltimeSeconds,
-};
-
-async function editsOf(
+async function digestJob(
   storage: Pick<DataPlaneStorage, "pool">,
   job: JobRecord,
-): Promise<Pick<DigestJob, "cluster" | "jobId" | "endedAt" | "edits" | "modelVersion">> {
-  const submitted = Date.parse(job.submittedAt);
-  const advice = await recordedAdvice(storage.pool, {
+  waste: JobWaste,
+  rates: CostRates | undefined,
+): Promise<DigestJob> {
+  const { edits, modelVersion } = await submissionEdits(storage, job);
+  const saved = editSavings(job, edits);
+  const digestJob: DigestJob = {
+    ...waste,
     cluster: job.cluster,
-    linkKey: linkKeyOf(job.spec),
-    from: new Date(submitted - ADVICE_DAYS * DAY_MS),
-    to: new Date(submitted + LINK_WINDOW.skewSeconds * 1000),
-    limit: 1,
-  });
-  const base = { cluster: job.cluster, jobId: job.jobId, endedAt: job.endedAt ?? "" };
-  const latest = advice.groups.at(-1);
-  if (!latest) return { ...base, edits: [] };
-  const edits: DigestEdit[] = [];
-  for (const r of latest.resources) {
-    if (r.status !== "ok" || r.value === undefined || !(r.resource in REQUESTED)) continue;
-    const resource = r.resource as DigestEdit["resource"];
-    const requested = REQUESTED[resource](job);
-    if (requested !== undefined && r.value < requested) edits.push({ resource, requested, advised: r.value });
-  }
-  return { ...base, edits, modelVersion: latest.modelVersion };
+    jobId: job.jobId,
+    endedAt: job.endedAt ?? "",
+    edits,
+    ...(modelVersion !== undefined ? { modelVersion } : {}),
+    saved,
+  };
+  if (rates)
+    digestJob.savedCost = priceHours(rates, {
+      coreHours: saved.coreHours,
+      memoryGibHours: saved.memoryGibHours,
+      gpuHoursByType: { [saved.gpuType]: saved.gpuHours },
+    });
+  return digestJob;
 }
