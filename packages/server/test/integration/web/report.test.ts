@@ -128,6 +128,17 @@ describe.skipIf(!executablePath)("web report in headless Chromium", () => {
     expect(probe.coloured[0]).toBeGreaterThan(50);
   });
 
+  it("shows the savings had the advice been applied, in amounts only without the site's rates", async () => {
+    await openWithToken(`${server.base}/report/waste.html`);
+    const savings = page.locator("#savings .savings");
+    await savings.waitFor();
+    const text = (await savings.textContent()) ?? "";
+    expect(text).toMatch(/[\d.,]+ core·h, [\d.,]+ GiB·h of memory, [\d.,]+ GPU·h from \d{4}-\d{2}-\d{2} to/);
+    expect(text).toContain("No rates are configured");
+    // No rates: no money column either.
+    expect(await page.locator("#waste-user th", { hasText: "Unused (" }).count()).toBe(0);
+  });
+
   it("shows idle core time measured from samples, apart from what no sample saw, and the idlest jobs", async () => {
     await openWithToken(`${server.base}/report/waste.html`);
     await page.locator("[data-chart=waste-user] canvas").waitFor();
