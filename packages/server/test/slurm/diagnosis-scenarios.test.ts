@@ -179,8 +179,12 @@ describeSlurm("diagnosis scenarios: one real SLURM job per class, scored", () =>
       const input = await loadDiagnosisInput(server.app.storage, server.app.objectStore, record);
       const problems = checkEvidence(d, input).map((p) => p.message);
       const usage = await get<{ samples: UsageSample[] }>(`/v1/jobs/${job.id}/usage?${query}`);
-      const gapSeconds = longestSampleGap(record.startedAt, record.endedAt, usage?.samples ?? []);
-      const observed = { gapSeconds, intervalSeconds: NODE_INTERVAL_S };
+      const samples = usage?.samples ?? [];
+      const observed = {
+        sampleTimes: samples.map((x) => Date.parse(x.time)),
+        gapSeconds: longestSampleGap(record.startedAt, record.endedAt, samples),
+        intervalSeconds: NODE_INTERVAL_S,
+      };
       scores.push(scoreDiagnosis(job.cls, job.id, d, problems, watch.latency(job.id, d).ms, observed));
     }
     scores = SCENARIO_CLASSES.map((c) => scores.find((s) => s.name === c.name)!);

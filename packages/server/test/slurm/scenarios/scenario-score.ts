@@ -42,7 +42,7 @@ export function scoreDiagnosis(
   d: Diagnosis,
   evidenceProblems: readonly string[],
   latencyMs: number | undefined,
-  observed: SampledRun = { gapSeconds: 0, intervalSeconds: 1 },
+  observed: SampledRun = { sampleTimes: [], gapSeconds: 0, intervalSeconds: 1 },
 ): ClassScore {
   const kinds = d.findings.map((f) => f.kind as string);
   const want = new Set<string>(cls.expect.present);
@@ -61,9 +61,15 @@ export function scoreDiagnosis(
   const sources = [...new Set(d.unseen.map((u) => u.source))];
   const unseenMissing = cls.expect.unseen.filter((s) => !sources.includes(s));
   const extra = sources.filter((s) => !cls.expect.unseen.includes(s));
-  // A gap of several intervals is what the sampling rules report as unobserved or not judged.
+  // A gap the stored samples show (more than one sample missed) is truly unobserved, and CPU or GPU
+  // use over a run it cut short may truly not be judged.
   const gapped = observed.gapSeconds > GAP_INTERVALS * observed.intervalSeconds;
-  const unseenByGap = gapped ? extra.filter((s) => SAMPLED_SOURCES.includes(s)) : [];
+  const gapsTrue = d.unseen
+    .filter((u) => u.source === "usage-samples")
+    .every((u) => u.window !== undefined && isGap(u.window, observed));
+  const unseenByGap = extra.filter(
+    (s) => (s === "usage-samples" && gapsTrue) || (s === "gpu-metrics" && gapped && gapsTrue),
+  );
   const unseenExtra = extra.filter((s) => !unseenByGap.includes(s));
   return {
     name: cls.name,
@@ -83,13 +89,22 @@ export function scoreDiagnosis(
   };
 }
 
-/** Sources whose unseen entries come from gaps in the usage samples. */
-const SAMPLED_SOURCES = ["usage-samples", "gpu-metrics"];
-/** A stretch without samples longer than this many intervals is a gap the diagnosis must report. */
-const GAP_INTERVALS = 5;
+/** A stretch without samples longer than this many intervals missed at least one sample. */
+const GAP_INTERVALS = 2;
 
-/** How well the collector observed a job: its longest unsampled stretch and its sampling interval. */
-export type SampledRun = { gapSeconds: number; intervalSeconds: number };
+/**
+ * How the collector observed a job: the times (ms) of its stored samples, its longest unsampled
+ * stretch and the sampling interval.
+ */
+export type SampledRun = { sampleTimes: readonly number[]; gapSeconds: number; intervalSeconds: number };
+
+/** Whether a window the diagnosis calls unobserved holds no stored sample and missed one at least. */
+function isGap(window: { start: string; end: string }, observed: SampledRun): boolean {
+  const start = Date.parse(window.start);
+  const end = Date.parse(window.end);
+  const long = end - start > GAP_INTERVALS * observed.intervalSeconds * 1000;
+  return long && !observed.sampleTimes.some((t) => t > start && t < end);
+}
 
 /**
  * The longest stretch of a job's run without a usage sample: from its start to the first sample,
