@@ -48,7 +48,7 @@ export function scoreDiagnosis(
   const want = new Set<string>(cls.expect.present);
   const cites = cls.expect.cites ?? [];
   const quoted = (text: string) => d.findings.some((f) => f.evidence.some((e) => e.line?.includes(text)));
-  const missing = [
+  const missingAll = [
     ...[...want].filter((k) => !kinds.includes(k)),
     ...cites.filter((text) => !quoted(text)).map((text) => `citing "${text}"`),
   ];
@@ -67,18 +67,26 @@ export function scoreDiagnosis(
   const gapsTrue = d.unseen
     .filter((u) => u.source === "usage-samples")
     .every((u) => u.window !== undefined && isGap(u.window, observed));
+  const withGap = gapped && gapsTrue;
   const unseenByGap = extra.filter(
-    (s) => (s === "usage-samples" && gapsTrue) || (s === "gpu-metrics" && gapped && gapsTrue),
+    (s) =>
+      (s === "usage-samples" && gapsTrue) || (withGap && (s === "gpu-metrics" || s === "cpu-contention")),
   );
   const unseenExtra = extra.filter((s) => !unseenByGap.includes(s));
+  // A finding about use over time that a true gap left unjudged is abstained from, not missed.
+  const notJudged = (source: string) =>
+    d.unseen.some((u) => u.source === source && u.reason.includes("not judged"));
+  const abstained = (kind: string) =>
+    withGap && notJudged(/gpu|loader/.test(kind) ? "gpu-metrics" : "usage-samples");
+  const missing = missingAll.filter((k) => !abstained(k));
   return {
     name: cls.name,
     jobId,
     state: d.state ?? "?",
     generated: generatedSources(cls),
     expected: want.size + cites.length,
-    present: want.size + cites.length - missing.length,
-    missing,
+    present: want.size + cites.length - missingAll.length,
+    missing: missingAll.map((k) => (missing.includes(k) ? k : `${k} (not judged: sampling gap)`)),
     unsupported,
     unseenMissing,
     unseenExtra,
