@@ -64,13 +64,12 @@ export function scoreDiagnosis(
   // A gap the stored samples show (more than one sample missed) is truly unobserved, and CPU or GPU
   // use over a run it cut short may truly not be judged.
   const gapped = observed.gapSeconds > GAP_INTERVALS * observed.intervalSeconds;
-  const gapsTrue = d.unseen
-    .filter((u) => u.source === "usage-samples")
-    .every((u) => u.window !== undefined && isGap(u.window, observed));
-  const withGap = gapped && gapsTrue;
+  const gapWindows = d.unseen.filter((u) => u.source === "usage-samples" && u.window !== undefined);
+  const gapsTrue = gapWindows.length > 0 && gapWindows.every((u) => isGap(u.window!, observed));
+  // The stored samples show a gap either way: the diagnosis's own windows, or the longest stretch.
+  const withGap = gapped || gapsTrue;
   const unseenByGap = extra.filter(
-    (s) =>
-      (s === "usage-samples" && gapsTrue) || (withGap && (s === "gpu-metrics" || s === "cpu-contention")),
+    (s) => withGap && (s === "usage-samples" || s === "gpu-metrics" || s === "cpu-contention"),
   );
   const unseenExtra = extra.filter((s) => !unseenByGap.includes(s));
   // A finding about use over time that a true gap left unjudged is abstained from, not missed.
