@@ -20,7 +20,7 @@ export function fitBinConfidence(
 ): void {
   const counts = table.bins.map(() => ({ n: 0, ok: 0, nc: 0, okc: 0 }));
   for (const e of examples) {
-    const r = applyConformal(table, e.m, e.s, e.logRequest, true, e.need);
+    const r = applyConformal(table, e.m, e.s, e.logRequest, true, e.need, e.held);
     if (r.tooUncertain || r.bin >= counts.length) continue;
     const c = counts[r.bin];
     const ok = e.y <= r.logValue && e.y >= r.logLow ? 1 : 0;

@@ -3,8 +3,8 @@ import {
   type CalibrationExample,
   type ConformalBin,
   type ConformalTable,
-  capOf,
   graceOf,
+  jobCapOf,
   NO_GRACE,
 } from "./conformal-table.js";
 
@@ -15,7 +15,10 @@ import {
 const GRACES = [-0.2, -0.1, -0.05, 0, 0.05, 0.1, 0.2, 0.4, 0.7];
 
 /** One example in a cell: its score, weight (usage) and what its value would be made of. */
-type Scored = { z: number; w: number; y: number; m: number; s: number; logRequest: number };
+type Scored = { z: number; w: number; y: number; m: number; s: number; logRequest: number; held: boolean };
+
+/** How a cell uses the request: its grace, and whether it trusts a group's held record. */
+export type CellChoice = { grace: number; held: boolean };
 
 /**
  * Sets the upper score and the request's grace of every cell; returns each cell's sorted scores,
@@ -23,12 +26,14 @@ type Scored = { z: number; w: number; y: number; m: number; s: number; logReques
  * misses whatever the model says, so the upper score is the one that keeps the cell's misses (count
  * and usage) within the rates counting them; the grace (or none) with the least slack wins. Where
  * requests bound the jobs well the request is the candidate; where they do not, the model alone.
- * `graces`, by cell, skips the search (levels are searched with the graces held).
+ * Each is tried with and without capping the jobs whose group's requests held (`held`) at their
+ * request: a record that does not keep the cell's promise is not trusted there. `choices`, by
+ * cell, skips the search (levels are searched with the choices fixed).
  */
 export function fitBins(
   table: ConformalTable,
   examples: CalibrationExample[],
-  graces?: readonly number[],
+  choices?: readonly CellChoice[],
 ): number[][] {
   const cells: Scored[][] = Array.from(
     { length: (table.binEdges.length + 1) * (table.sizeEdges.length + 1) },
@@ -43,19 +48,20 @@ export function fitBins(
       m: e.m,
       s,
       logRequest: e.logRequest,
+      held: e.held === true,
     });
   }
   const scores: number[][] = [];
   table.bins = cells.map((cell) => {
     cell.sort((a, b) => a.z - b.z);
     scores.push(cell.map((c) => c.z));
-    return fitCell(table, cell, graces?.[scores.length - 1]);
+    return fitCell(table, cell, choices?.[scores.length - 1]);
   });
   fillEmptyBins(table);
   return scores;
 }
 
-function fitCell(table: ConformalTable, sorted: Scored[], held: number | undefined): ConformalBin {
+function fitCell(table: ConformalTable, sorted: Scored[], fixed: CellChoice | undefined): ConformalBin {
   const n = sorted.length;
   const bin: ConformalBin = {
     n,
@@ -64,6 +70,7 @@ function fitCell(table: ConformalTable, sorted: Scored[], held: number | undefin
     low: Number.NEGATIVE_INFINITY,
     confidence: Number.NaN,
     confidenceCapped: Number.NaN,
+    held: false,
   };
   if (n === 0) return bin;
   // Jobs the cell must cover: the finite-sample conformal count.
@@ -71,22 +78,30 @@ function fitCell(table: ConformalTable, sorted: Scored[], held: number | undefin
   let total = 0;
   for (const c of sorted) total += c.w;
   let best = Number.POSITIVE_INFINITY;
-  for (const grace of held !== undefined ? [held, NO_GRACE] : [NO_GRACE, ...GRACES]) {
-    const g = graceOf(table, grace);
-    const upper = upperWithCap(sorted, g, covered, table.usageMissRate * total);
+  const tried: CellChoice[] = fixed
+    ? [fixed, { grace: NO_GRACE, held: false }]
+    : [NO_GRACE, ...GRACES].flatMap((grace) => [
+        { grace, held: false },
+        { grace, held: true },
+      ]);
+  for (const choice of tried) {
+    const g = graceOf(table, choice.grace);
+    const upper = upperWithCap(sorted, g, choice.held, covered, table.usageMissRate * total);
     if (upper === undefined) continue;
-    // A held grace is kept whenever it is feasible; the model alone is its fallback.
-    if (held !== undefined) {
+    // A fixed choice is kept whenever it is feasible; the model alone is its fallback.
+    if (fixed) {
       bin.upper = upper;
-      bin.grace = grace;
+      bin.grace = choice.grace;
+      bin.held = choice.held;
       break;
     }
-    const slack = slackOf(sorted, upper, g);
+    const slack = slackOf(sorted, upper, g, choice.held);
     // Strictly less: on a tie the model alone (tried first) or the looser grace stays.
     if (slack < best) {
       best = slack;
       bin.upper = upper;
-      bin.grace = grace;
+      bin.grace = choice.grace;
+      bin.held = choice.held;
     }
   }
   return bin;
@@ -97,11 +112,17 @@ function fitCell(table: ConformalTable, sorted: Scored[], held: number | undefin
  * leaves at most `usageBudget` of usage above the value (0 or less: no usage bound); undefined when
  * the cap alone misses more than that.
  */
-function upperWithCap(sorted: Scored[], g: number, covered: number, usageBudget: number): number | undefined {
+function upperWithCap(
+  sorted: Scored[],
+  g: number,
+  useHeld: boolean,
+  covered: number,
+  usageBudget: number,
+): number | undefined {
   let capMissedUsage = 0;
   const under: Scored[] = [];
   for (const c of sorted) {
-    if (c.y > capOf(c.logRequest, g)) capMissedUsage += c.w;
+    if (c.y > jobCapOf(c.logRequest, g, c.held, useHeld)) capMissedUsage += c.w;
     else under.push(c);
   }
   if (covered > under.length) return undefined;
@@ -123,10 +144,10 @@ function upperWithCap(sorted: Scored[], g: number, covered: number, usageBudget:
 }
 
 /** Σ over-provision of the cell's jobs at an upper score and cap (what the grace is chosen by). */
-function slackOf(sorted: Scored[], upper: number, g: number): number {
+function slackOf(sorted: Scored[], upper: number, g: number, useHeld: boolean): number {
   let over = 0;
   for (const c of sorted) {
-    const value = Math.min(c.m + upper * c.s, capOf(c.logRequest, g));
+    const value = Math.min(c.m + upper * c.s, jobCapOf(c.logRequest, g, c.held, useHeld));
     if (value > c.y) over += Math.exp(value) - c.w;
   }
   return over;
@@ -144,6 +165,7 @@ export function fillEmptyBins(table: ConformalTable): void {
     if (b.n > 0) continue;
     b.upper = upper;
     b.grace = NO_GRACE;
+    b.held = false;
     b.low = low;
   }
 }

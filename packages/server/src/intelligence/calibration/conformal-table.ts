@@ -3,10 +3,18 @@
 /**
  * One calibration example: the model's centre `m` and spread `s` (log scale), the observed log value
  * `y` of a completed job the model never trained on, the log of the job's request of the resource
- * (NaN when it asked for none) and the floor its value would get (`need`, from `recentNeedFloor`;
- * NaN or absent: none). Lists of examples are in the jobs' end order.
+ * (NaN when it asked for none), the floor its value would get (`need`, from `recentNeedFloor`;
+ * NaN or absent: none) and whether its group's recent jobs all stayed within their requests (`held`,
+ * from `requestHeld`). Lists of examples are in the jobs' end order.
  */
-export type CalibrationExample = { m: number; s: number; y: number; logRequest: number; need?: number };
+export type CalibrationExample = {
+  m: number;
+  s: number;
+  y: number;
+  logRequest: number;
+  need?: number;
+  held?: boolean;
+};
 
 /**
  * Log grace over the request of a kept request where the site does not enforce limits: jobs there
@@ -30,6 +38,12 @@ export type ConformalBin = {
   grace: number;
   /** Score of the range's low end; the range's high end is the recommended value. */
   low: number;
+  /**
+   * A job whose group's recent jobs all stayed within their requests gets at most its request
+   * (plus {@link KEEP_REQUEST_GRACE}): chosen where that kept the cell's promise with less slack.
+   * Absent in tables fitted before the rule: never.
+   */
+  held?: boolean;
   /** Measured share of examples inside [low, value], uncapped and capped by the request. */
   confidence: number;
   confidenceCapped: number;
@@ -105,8 +119,18 @@ export function capOf(logRequest: number, grace: number): number {
 }
 
 /**
+ * The log value a job is capped at in a cell: the cell's request candidate, and where the cell
+ * trusts a held record (`useHeld`) and the job's group has one, its request plus the keep grace.
+ */
+export function jobCapOf(logRequest: number, grace: number, held: boolean, useHeld: boolean): number {
+  const cap = capOf(logRequest, grace);
+  return held && useHeld ? Math.min(cap, capOf(logRequest, KEEP_REQUEST_GRACE)) : cap;
+}
+
+/**
  * Calibrated bounds of one job from its model centre `m`, spread `s` and log request (NaN: none):
- * the value is the bin's upper score, or the request's candidate where that is lower; it is then
+ * the value is the bin's upper score, or the request's candidate where that is lower (in cells that
+ * trust it, a `held` job's request plus the keep grace is one such candidate); it is then
  * raised to the request where it came close to it (`keepRequestFrom`), and never left below the
  * job's recent-need floor `need` (log; NaN: none); the range runs from the bin's low score up to
  * the value. Whether it is too uncertain is judged on the model's value before the floors: they
@@ -119,20 +143,21 @@ export function applyConformal(
   logRequest: number,
   checkWidth = true,
   need = Number.NaN,
+  held = false,
 ): ConformalResult {
   const spread = Math.max(s, table.spreadFloor);
   const bin = binOf(table, m, spread);
   const b = table.bins[bin];
   const raw = m + b.upper * spread;
   const grace = graceOf(table, b.grace);
-  const cap = capOf(logRequest, grace);
+  const cap = jobCapOf(logRequest, grace, held, b.held === true);
   let capped = raw >= cap;
   let logValue = capped ? cap : raw;
   // A relative hair of tolerance: the threshold is some calibration job's own excess, which the
   // float32 ONNX trees must not push over it when that job is asked again.
   const limit = table.maxExcess + 1e-5 * Math.abs(table.maxExcess);
   const tooUncertain = checkWidth && !(excessOf(table, m, logValue) <= limit);
-  let atRequest = capped && grace === 0;
+  let atRequest = capped && cap === logRequest;
   // The range's low end is the model's own, before any floor: the floor lifts only the value.
   const logLow = Math.min(m + b.low * spread, logValue);
   const logModelValue = logValue;

@@ -1,6 +1,6 @@
 import { quantileSorted } from "../stats/quantiles.js";
 import { fitBinConfidence } from "./bin-confidence.js";
-import { fillEmptyBins, fitBins } from "./cell-scores.js";
+import { type CellChoice, fillEmptyBins, fitBins } from "./cell-scores.js";
 import type { ConformalOptions } from "./conformal-options.js";
 import { applyConformal, type CalibrationExample, type ConformalTable, excessOf } from "./conformal-table.js";
 import { type ConformalLevels, outOfTimeLevels } from "./out-of-time-levels.js";
@@ -51,10 +51,10 @@ export function fitConformal(
     enforcedLimit,
     keepRequestFrom: keepFrom(keepRequestAbove),
   };
-  // The request's grace of each cell is chosen once, at the nominal levels on every example, and
-  // held while the levels are searched: the search fits dozens of tables.
+  // How each cell uses the request is chosen once, at the nominal levels on every example, and
+  // fixed while the levels are searched: the search fits dozens of tables.
   const probe = fitAtLevels(examples, nominal, shape)(nominal.rangeMiss);
-  shape.graces = probe.bins.map((b) => b.grace);
+  shape.choices = probe.bins.map((b) => ({ grace: b.grace, held: b.held === true }));
   const fit = (ex: CalibrationExample[], levels: ConformalLevels) => fitAtLevels(ex, levels, shape);
   const check = options.outOfTimeCheck ?? true;
   const levels = check ? outOfTimeLevels(examples, nominal, fit) : nominal;
@@ -84,8 +84,8 @@ type TableShape = {
   minPerBin: number;
   enforcedLimit: boolean;
   keepRequestFrom: number | undefined;
-  /** The request's grace of each cell, once chosen; searched per fit while undefined. */
-  graces?: number[];
+  /** How each cell uses the request, once chosen; searched per fit while undefined. */
+  choices?: CellChoice[];
 };
 
 /**
@@ -111,14 +111,14 @@ function fitAtLevels(
     typicalSlack: 0,
     examples: examples.length,
   };
-  let cells = fitBins(table, examples, shape.graces);
+  let cells = fitBins(table, examples, shape.choices);
   // Abstain on the widest share, then refit on the jobs that will really be recommended.
   const abstainShare = shape.abstainShare;
   if (abstainShare > 0 && examples.length > 0) {
     let over = 0;
     let sum = 0;
     for (const e of examples) {
-      const v = applyConformal(table, e.m, e.s, e.logRequest, false).logModelValue;
+      const v = applyConformal(table, e.m, e.s, e.logRequest, false, Number.NaN, e.held).logModelValue;
       over += Math.max(Math.exp(v) - Math.exp(e.y), 0);
       sum += Math.exp(e.y);
     }
@@ -127,7 +127,7 @@ function fitAtLevels(
     table.maxExcess = quantileSorted(excesses, 1 - abstainShare);
     const kept = examples.filter((e) => excess(table, e) <= table.maxExcess);
     const first = { bins: table.bins, cells };
-    cells = fitBins(table, kept, shape.graces);
+    cells = fitBins(table, kept, shape.choices);
     // A cell the abstention nearly emptied keeps the bounds of all its jobs: refitted on the few
     // easy ones left, its bounds would shrink, the re-set threshold would let its hard jobs back in,
     // and they would be recommended with bounds they were never fitted to (LANL-CM5 memory: a cell
@@ -175,7 +175,7 @@ function sortedExcesses(table: ConformalTable, examples: CalibrationExample[]): 
 }
 
 function excess(table: ConformalTable, e: CalibrationExample): number {
-  const r = applyConformal(table, e.m, e.s, e.logRequest, false);
+  const r = applyConformal(table, e.m, e.s, e.logRequest, false, Number.NaN, e.held);
   return excessOf(table, e.m, r.logModelValue);
 }
 

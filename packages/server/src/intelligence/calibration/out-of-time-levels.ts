@@ -170,7 +170,8 @@ function loosest(lo: number, hi: number, excess: (level: number) => number, boun
 function tally(table: ConformalTable, examples: CalibrationExample[]): Tally {
   const t: Tally = { n: 0, under: 0, below: 0, usage: 0, usage2: 0, usageMissed: 0, usageMissed2: 0 };
   for (const e of examples) {
-    const r = applyConformal(table, e.m, e.s, e.logRequest);
+    // The held cap lowers values, so its misses count; the need floor only raises them.
+    const r = applyConformal(table, e.m, e.s, e.logRequest, true, Number.NaN, e.held);
     if (r.tooUncertain) continue;
     const w = Math.exp(e.y);
     t.n++;

@@ -1,3 +1,4 @@
+import { KEEP_REQUEST_GRACE } from "../calibration/conformal-table.js";
 import type { ResourceModel } from "./resource-model.js";
 
 /** Within this (log) of the request, a recent need is the request itself (float32 feature rows). */
@@ -5,6 +6,10 @@ const NEED_AT_REQUEST = 1e-3;
 
 // Keyed by the feature list, which a recalibrated copy of a model shares.
 const needColumns = new WeakMap<string[], number>();
+const heldColumns = new WeakMap<string[], { need: number; count: number; censored: number }>();
+
+/** Finished jobs of a group before its record against its requests counts. */
+export const HELD_MIN_JOBS = 10;
 
 /**
  * The log value a recommendation never goes below: what the same user's same program recently
@@ -34,4 +39,41 @@ export function recentNeedFloor(
   if (Number.isNaN(need)) return Number.NaN;
   if (model.calibration.enforcedLimit && need >= logRequest - NEED_AT_REQUEST) return logRequest;
   return Math.min(need, model.maxLogValue);
+}
+
+/**
+ * Whether the same user's same program has a record of staying within its requests: at least
+ * {@link HELD_MIN_JOBS} finished jobs, none of those remembered killed or above its request by more
+ * than the keep grace (`app_max_by_request`, `app_censored_max`). The calibration decides per cell
+ * whether such a record is trusted enough to cap a value at the request.
+ *
+ * @example
+ * ```ts
+ * if (requestHeld(model, row, Math.log(request))) console.log("the request has held");
+ * ```
+ */
+export function requestHeld(
+  model: Pick<ResourceModel, "featureNames">,
+  row: ArrayLike<number>,
+  logRequest: number,
+): boolean {
+  let c = heldColumns.get(model.featureNames);
+  if (c === undefined) {
+    const names = model.featureNames;
+    c = {
+      need: names.indexOf("app_max_by_request"),
+      count: names.indexOf("app_count"),
+      censored: names.indexOf("app_censored_max"),
+    };
+    heldColumns.set(model.featureNames, c);
+  }
+  if (c.need < 0 || c.count < 0 || c.censored < 0 || Number.isNaN(logRequest)) return false;
+  const need = row[c.need];
+  // Float32 rows: the count's log1p and the need a hair off their exact values.
+  return (
+    row[c.count] >= Math.log1p(HELD_MIN_JOBS) - 1e-6 &&
+    Number.isNaN(row[c.censored]) &&
+    !Number.isNaN(need) &&
+    need <= logRequest + KEEP_REQUEST_GRACE + NEED_AT_REQUEST
+  );
 }

@@ -1,6 +1,6 @@
 import type { PolicyAdjustment, ResourceName } from "@jobsight/schemas";
 import { applyConformal } from "../calibration/conformal-table.js";
-import { recentNeedFloor } from "../model/recent-need.js";
+import { recentNeedFloor, requestHeld } from "../model/recent-need.js";
 import { centreAndSpread, type ResourceModel } from "../model/resource-model.js";
 import { evaluateEnsemble } from "../model/tree-ensemble.js";
 import { isoSeconds } from "./iso-seconds.js";
@@ -111,7 +111,8 @@ export function predictResource(
   // Never below what the same user's same program recently needed for its request: one of its
   // last jobs ran this close to (or past) what it asked for, so a lower value would have cut it.
   const need = recentNeedFloor(model, row, logRequest);
-  const r = applyConformal(model.calibration, m, s, logRequest, true, need);
+  const held = requestHeld(model, row, logRequest);
+  const r = applyConformal(model.calibration, m, s, logRequest, true, need, held);
   if (r.tooUncertain || r.logValue > model.maxLogValue) {
     return {
       status: "insufficient_evidence",

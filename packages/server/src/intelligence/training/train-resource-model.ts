@@ -2,7 +2,7 @@ import { type ConformalOptions, fitConformal } from "../calibration/conformal.js
 import type { CalibrationExample } from "../calibration/conformal-table.js";
 import { detectEnforcedLimit } from "../calibration/enforced-limit.js";
 import type { FeatureTable } from "../features/feature-table.js";
-import { recentNeedFloor } from "../model/recent-need.js";
+import { recentNeedFloor, requestHeld } from "../model/recent-need.js";
 import { centreAndSpread, type ResourceModel } from "../model/resource-model.js";
 import { evaluateEnsemble } from "../model/tree-ensemble.js";
 import { resourceSpec } from "../resources.js";
@@ -149,7 +149,14 @@ export function calibrationExamples(
     const row = table.x.subarray(i * F, (i + 1) * F);
     const { m, s } = centreAndSpread(model, (e) => evaluateEnsemble(e, row));
     const logRequest = table.logRequest[i];
-    out.push({ m, s, y: table.y[i], logRequest, need: recentNeedFloor(model, row, logRequest) });
+    out.push({
+      m,
+      s,
+      y: table.y[i],
+      logRequest,
+      need: recentNeedFloor(model, row, logRequest),
+      held: requestHeld(model, row, logRequest),
+    });
   }
   return out;
 }
