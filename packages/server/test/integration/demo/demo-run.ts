@@ -12,7 +12,9 @@ export type DemoRun = { code: number | null; signal: NodeJS.Signals | null; outp
 export type RunDemoOptions = {
   /** Once the output matches, `interrupt` is called with the demo's pid (the leader of its group). */
   interruptWhen?: RegExp;
-  interrupt?: (pid: number) => void;
+  interrupt?: (pid: number, output: string) => void;
+  /** What starts the demo, before its arguments; the built `main.js` on this Node by default. */
+  command?: { file: string; args: string[]; cwd: string };
 };
 
 /**
@@ -20,11 +22,12 @@ export type RunDemoOptions = {
  * the first 3000 jobs of the trace.
  */
 export function runDemo(dataDir: string, args: string[], options: RunDemoOptions = {}): Promise<DemoRun> {
+  const command = options.command ?? { file: process.execPath, args: [DEMO], cwd: ROOT };
   const child = spawn(
-    process.execPath,
-    [DEMO, "--history-lines", "3000", "--port", "0", "--data-dir", dataDir, ...args],
+    command.file,
+    [...command.args, "--history-lines", "3000", "--port", "0", "--data-dir", dataDir, ...args],
     {
-      cwd: ROOT,
+      cwd: command.cwd,
       env: { ...process.env, JOBSIGHT_DEMO_EXIT: "" },
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
@@ -37,7 +40,7 @@ export function runDemo(dataDir: string, args: string[], options: RunDemoOptions
     output += chunk;
     if (!interrupted && options.interruptWhen?.test(output)) {
       interrupted = true;
-      options.interrupt?.(pid);
+      options.interrupt?.(pid, output);
     }
   };
   child.stdout.on("data", read);

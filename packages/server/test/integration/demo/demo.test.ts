@@ -26,7 +26,7 @@ async function expectNothingLeft(run: DemoRun, dataDir: string): Promise<void> {
   expect(left, run.output).toEqual([]);
 }
 
-// The built demo, as `pnpm demo` runs it, on the first 3000 jobs of the LANL trace.
+// The built demo, as `pnpm demo` runs it once built (pnpm-demo.test.ts runs that script line), on 3000 jobs.
 describe.skipIf(!existsSync(DEMO))("pnpm demo", () => {
   const dataDir = newDataDir();
   let first: DemoRun;

@@ -1,7 +1,3 @@
-import { existsSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { dirname } from "node:path";
-import { fileURLToPath } from "node:url";
 import { AccuracyReport, type Diagnosis, Diagnosis as DiagnosisSchema } from "@jobsight/schemas";
 import { Value } from "@sinclair/typebox/value";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
@@ -18,8 +14,6 @@ import { SHOWCASE } from "./report-fixture.js";
 import { type ReportServer, startReportServer, TOKENS } from "./report-server.js";
 
 const executablePath = await chromiumForTests();
-// Kept for the README at the repository root; rewritten with UPDATE_SCREENSHOTS=1.
-const SCREENSHOT = fileURLToPath(new URL("../../../../../docs/report-job-page.png", import.meta.url));
 const VIEWPORT = { width: 1280, height: 900 };
 const BLUE = "#2563eb";
 const RED = "#dc2626";
@@ -272,7 +266,8 @@ describe.skipIf(!executablePath)("web report in headless Chromium", () => {
     ).toBe(diagnosis.agentPrompt);
   });
 
-  it("keeps a screenshot of the job page that is the right size and not blank", async () => {
+  // The README's picture is of the demo's job page: demo/pnpm-demo.test.ts keeps it.
+  it("takes a screenshot of the job page that is the right size and not blank", async () => {
     await openWithToken(jobUrl());
     await page.locator("[data-chart=gpuMemory] canvas").waitFor();
     const oom = diagnosis.findings.findIndex((f) => f.kind === "oom_kill");
@@ -285,14 +280,5 @@ describe.skipIf(!executablePath)("web report in headless Chromium", () => {
     const stats = await screenshotStats(page, png);
     expect(stats.inked, "share of the page that is not background").toBeGreaterThan(0.15);
     expect(stats.colours, "distinct colours").toBeGreaterThan(200);
-    if (process.env.UPDATE_SCREENSHOTS === "1") {
-      await mkdir(dirname(SCREENSHOT), { recursive: true });
-      await writeFile(SCREENSHOT, png);
-    } else if (existsSync(SCREENSHOT)) {
-      // Fonts differ between machines: the same width, and a height within a quarter of the kept one.
-      const kept = pngSize(await readFile(SCREENSHOT));
-      expect(size.width).toBe(kept.width);
-      expect(Math.abs(size.height - kept.height) / kept.height).toBeLessThan(0.25);
-    }
   });
 });
