@@ -5,6 +5,7 @@ import type { CollectorConfig } from "./config/collector-config.js";
 import { CollectorMetrics } from "./health/collector-metrics.js";
 import { HealthServer } from "./health/health-server.js";
 import type { Logger } from "./log/logger.js";
+import { JobProgressReader } from "./modes/job-progress-reader.js";
 import type { KubernetesCluster } from "./modes/kubernetes-cluster.js";
 import { NodeMode } from "./modes/node-mode.js";
 import { SlurmController } from "./modes/slurm-controller.js";
@@ -149,6 +150,19 @@ export async function startCollector(options: StartCollectorOptions): Promise<Ru
       podResourcesSocket: config.kubelet.podResourcesSocket,
       podLogsDir: config.kubelet.podLogsDir,
       kernelLog,
+      ...(config.progress.enabled
+        ? {
+            progress: new JobProgressReader({
+              proc,
+              fileName: config.progress.fileName,
+              output: config.progress.output,
+              ...(config.progress.outputPattern !== undefined
+                ? { outputPatterns: [{ pattern: new RegExp(config.progress.outputPattern, "g") }] }
+                : {}),
+              logger: log.child({ part: "progress" }),
+            }),
+          }
+        : {}),
       logger: log.child({ part: "node" }),
     });
     if (version === "none")

@@ -16,6 +16,7 @@ export type CollectorConfig = {
   };
   kubelet: { podResourcesSocket: string; podLogsDir: string };
   kernelLog: { enabled: boolean; path: string };
+  progress: { enabled: boolean; fileName: string; output: boolean; outputPattern?: string };
   spool: { dir: string; maxMegabytes: number };
   backend: {
     url?: string;

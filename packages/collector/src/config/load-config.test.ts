@@ -173,6 +173,16 @@ describe("loadConfig", () => {
     ]);
   });
 
+  it("reads the progress settings and reports a file path or a pattern without the groups it needs", () => {
+    const on = loadConfig({ argv: ["--cluster", "hpc1"], env: {} });
+    expect(on.progress).toEqual({ enabled: true, fileName: ".jobsight-progress", output: true });
+    const env = { JOBSIGHT_PROGRESS_PATTERN: "(?<done>\\d+) done", JOBSIGHT_PROGRESS_FILE_NAME: "../p" };
+    expect(problemsOf(() => loadConfig({ argv: ["--cluster", "hpc1"], env }))).toEqual([
+      "progress.fileName: must be a file name, not a path",
+      "progress.outputPattern: must name the groups (?<done>…) and (?<total>…), or (?<percent>…)",
+    ]);
+  });
+
   it("documents every option in --help", () => {
     const help = helpText();
     for (const s of optionSpecs) {

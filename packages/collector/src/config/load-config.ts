@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { ConfigError, type ConfigProblem } from "../errors.js";
+import { outputPatternProblem } from "../sources/job-progress.js";
 import type { CollectorConfig } from "./collector-config.js";
 import { type OptionSpec, optionSpecs } from "./options.js";
 
@@ -234,6 +235,12 @@ function checkRules(c: CollectorConfig): ConfigProblem[] {
     problems.push({ path: "backend.token", message: "give either token or tokenFile, not both" });
   if (c.health.port > 65535) problems.push({ path: "health.port", message: "must be at most 65535" });
   problems.push(...checkKubernetes(c.kubernetes));
+  const name = c.progress.fileName;
+  if (name.includes("/") || name === "." || name === ".." || name === "")
+    problems.push({ path: "progress.fileName", message: "must be a file name, not a path" });
+  const pattern = c.progress.outputPattern;
+  const bad = pattern !== undefined ? outputPatternProblem(pattern) : undefined;
+  if (bad) problems.push({ path: "progress.outputPattern", message: bad });
   return problems;
 }
 

@@ -150,6 +150,41 @@ export const optionSpecs: readonly OptionSpec[] = [
       "The kubelet's pod log folder (node mode on Kubernetes nodes): its `<namespace>_<name>_<uid>` folders tie the pods PodResources names to their cgroups.",
   },
   {
+    path: "progress.enabled",
+    flag: "--progress",
+    env: "JOBSIGHT_PROGRESS",
+    type: "boolean",
+    default: true,
+    description:
+      "Measure each job's progress (node mode): the file named by `$JOBSIGHT_PROGRESS_FILE` in the job's environment, else `progress.fileName` in its working directory, else progress lines in the tail of its output files. The walltime-overrun alert projects from it.",
+  },
+  {
+    path: "progress.fileName",
+    flag: "--progress-file-name",
+    env: "JOBSIGHT_PROGRESS_FILE_NAME",
+    type: "string",
+    default: ".jobsight-progress",
+    description:
+      'The progress file looked for in a job\'s working directory: one line, `<done>/<total> [unit]`, `<n>%`, a fraction in [0, 1] or `{"done":…,"total":…,"unit":…}`.',
+  },
+  {
+    path: "progress.output",
+    flag: "--progress-output",
+    env: "JOBSIGHT_PROGRESS_OUTPUT",
+    type: "boolean",
+    default: true,
+    description:
+      "Look for progress lines in the last 8 KiB of the files a job's stdout and stderr go to (tqdm bars, `step 1200/5000`, `Epoch 3/10`).",
+  },
+  {
+    path: "progress.outputPattern",
+    flag: "--progress-pattern",
+    env: "JOBSIGHT_PROGRESS_PATTERN",
+    type: "string",
+    description:
+      "A regular expression for the site's own progress lines, used instead of the built-in ones; it names `(?<done>…)` and `(?<total>…)`, or `(?<percent>…)`, and may name `(?<unit>…)`.",
+  },
+  {
     path: "kernelLog.enabled",
     flag: "--kmsg",
     env: "JOBSIGHT_KMSG",

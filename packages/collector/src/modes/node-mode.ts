@@ -13,6 +13,7 @@ import type { SpoolKind } from "../spool/frame.js";
 import { HeldRecords } from "../spool/held-records.js";
 import { HeapTrim } from "../util/heap-trim.js";
 import { ExclusiveNodeLoad, withoutInstantReadings } from "./instant-readings.js";
+import type { JobProgressReader } from "./job-progress-reader.js";
 import { attributeXid, NodeGpus } from "./node-gpus.js";
 import { sanitiseSample } from "./sample-sanitiser.js";
 
@@ -48,6 +49,11 @@ export type NodeModeOptions = {
    * `source_unavailable` event (source `kmsg`): its OOM kills and Xids there went unseen. @default none
    */
   kernelLog?: KernelLog;
+  /**
+   * Measures jobs' progress (their progress file or output), sent as the samples' `progress`:
+   * what the walltime-overrun alert projects from. Needs the /proc scan. @default none
+   */
+  progress?: JobProgressReader;
   /** Clock. @default Date.now */
   now?: () => number;
   /** Structured log. @default silent */
@@ -134,7 +140,7 @@ export class NodeMode {
     this.load = new ExclusiveNodeLoad({ procRoot: options.proc.root, logger: this.log });
     const top = options.topProcesses ?? 5;
     // GPU allocations are read from the job's processes' environments, so GPUs need the scan too.
-    if (options.cgroupVersion === "none" || top > 0 || options.gpus) {
+    if (options.cgroupVersion === "none" || top > 0 || options.gpus || options.progress) {
       this.attribution = new ProcJobAttribution({
         proc: options.proc,
         byCgroup: options.cgroupVersion !== "none",
@@ -243,6 +249,7 @@ export class NodeMode {
       if (u.dir) dirs.set(jobId, u.dir);
     });
     const gpus = await this.gpus?.assign(byJob, dirs, jobOf, pods);
+    const progress = byJob && (await this.o.progress?.readAll(byJob));
 
     const records: { kind: SpoolKind; value: unknown }[] = [];
     const top = this.o.topProcesses ?? 5;
@@ -252,6 +259,8 @@ export class NodeMode {
       const sample: UsageSample = { cluster: this.o.cluster, jobId, node, time, ...u };
       const g = gpus?.byJob.get(jobId);
       if (g) sample.gpus = g;
+      const p = progress?.get(jobId);
+      if (p) sample.progress = p;
       const procs = byJob?.get(jobId);
       // Threads and how many are runnable, beside the job's CPU counters: more runnable threads
       // than cores is oversubscription, whatever cgroup version or PSI the node has.

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -118,6 +118,18 @@ export class ProcTree {
       join(this.root, "loadavg"),
       `${f(one)} ${f(five)} ${f(fifteen)} ${running}/${total} 12345\n`,
     );
+  }
+
+  /**
+   * Point a process's `cwd`, `root` (always `/`, as outside a container) and `fd/<n>` links where
+   * the kernel would: its working directory and the files its descriptors hold open.
+   */
+  link(pid: number, links: { cwd?: string; fds?: Record<number, string> }): void {
+    const dir = join(this.root, String(pid));
+    symlinkSync("/", join(dir, "root"));
+    if (links.cwd) symlinkSync(links.cwd, join(dir, "cwd"));
+    mkdirSync(join(dir, "fd"), { recursive: true });
+    for (const [fd, target] of Object.entries(links.fds ?? {})) symlinkSync(target, join(dir, "fd", fd));
   }
 
   /** A process exits. */

@@ -34,7 +34,7 @@ export const alertActionOptions = [
     env: "JOBSIGHT_ALERTS_ACTIONS_HOLD_REPEAT_OFFENDERS",
     default: false,
     description:
-      "Hold the next SLURM submission of a repeat offender (alerts.repeatedOom.count jobs of the same shape killed for memory within alerts.repeatedOom.windowHours) for confirmation, through the submit filters' advice.",
+      "Hold the next submission of a repeat offender (alerts.repeatedOom.count jobs of the same shape killed for memory within alerts.repeatedOom.windowHours) for confirmation: SLURM through the submit filters' advice, Kubernetes through the admission webhook (a Job admitted with spec.suspend, a bare Pod behind the jobsight.io/hold scheduling gate).",
   },
   {
     path: "alerts.actions.clusters",

@@ -13,7 +13,7 @@ import type { RouteContext, RouteHandlers } from "./route-handler.js";
 export type SchedulerHandlersOptions = {
   /** Where every applied (or, in shadow mode, would-be) change is recorded. */
   audit: PolicyAuditSink;
-  /** Holds a repeat offender's SLURM submission. @default undefined (never) */
+  /** Holds a repeat offender's submission (SLURM advice, Kubernetes webhook). @default undefined (never) */
   hold?: HoldJudge;
   /**
    * How long the webhook waits for a prediction before admitting unchanged; keep it below the
@@ -92,7 +92,11 @@ export function schedulerHandlers(
     }: RouteContext<AdmissionReviewRequest, { timeout?: string }>) => {
       const { cluster, user } = schedulerOf(principal);
       const admission = memo(admissions, `${cluster}\u0000${user}`, () => {
-        return new KubernetesAdmission({ ...common(cluster, user), deadlineMs: options.admissionDeadlineMs });
+        return new KubernetesAdmission({
+          ...common(cluster, user),
+          deadlineMs: options.admissionDeadlineMs,
+          ...(options.hold ? { hold: options.hold } : {}),
+        });
       });
       const result = await admission.review(body, request.log, { deadlineMs: answerWithin(query.timeout) });
       return reply.code(result.statusCode).send(result.body);

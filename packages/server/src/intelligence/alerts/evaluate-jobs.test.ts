@@ -1,7 +1,9 @@
+import { compileValidator, UsageSample } from "@jobsight/schemas";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_ALERT_THRESHOLDS as T } from "./alert-thresholds.js";
 import { alertKey, evaluateJobs } from "./evaluate-jobs.js";
-import { gpu, liveJob, series } from "./rules/series-fixture.js";
+import { gpu, liveJob, series, T0 } from "./rules/series-fixture.js";
+import { walltimeOverrun } from "./rules/walltime-overrun.js";
 
 describe("evaluateJobs", () => {
   it("fires the rules that hold, clears the ones judged not to, and leaves unjudged ones alone", () => {
@@ -55,5 +57,43 @@ describe("evaluateJobs", () => {
     expect(evaluateJobs([job], T, undefined, [...bobs, ...alices]).firing.map((a) => a.rule)).toEqual([
       "repeated-oom",
     ]);
+  });
+
+  it("fires walltime-overrun from the progress the collector sends, and nothing for a job without it", () => {
+    // As the collector's progress reader sends them: 10 steps a minute of 3000, walltime 2 h.
+    const samples = series({
+      minutes: 40,
+      at: (m) => ({
+        progress: { done: m * 10, total: 3000, unit: "step" },
+        memory: { currentBytes: 2 ** 30 },
+      }),
+    });
+    const valid = compileValidator(UsageSample);
+    for (const s of samples) expect(valid.validate(s).ok).toBe(true);
+    const limits = { startedAt: new Date(T0).toISOString(), walltimeSeconds: 7200 };
+    const training = evaluateJobs([liveJob(samples, limits)], T, [walltimeOverrun]);
+    expect(training.firing).toMatchObject([
+      {
+        rule: "walltime-overrun",
+        severity: "critical",
+        projectedAt: new Date(T0 + 300 * 60_000).toISOString(),
+      },
+    ]);
+    expect(training.firing[0].evidence.map((e) => e.metric)).toEqual([
+      "progress.done",
+      "spec.requested.walltimeSeconds",
+    ]);
+
+    const unmeasured = liveJob(
+      samples.map(({ progress: _, ...s }) => s),
+      limits,
+    );
+    const silent = evaluateJobs([unmeasured], T, [walltimeOverrun]);
+    expect(silent.firing).toEqual([]);
+    expect(silent.cleared.size).toBe(0);
+    expect(walltimeOverrun.evaluate(unmeasured, T)).toEqual({
+      holds: "unknown",
+      reason: "progress was not measurable: the job reports no progress",
+    });
   });
 });

@@ -1,8 +1,10 @@
 import type { ApiError, Policy, PredictionMode } from "@jobsight/schemas";
 import type { PolicyAuditRecord, PolicyAuditSink } from "../../data-plane/stores/policy-audit-record.js";
 import { ValidationError } from "../../errors.js";
+import type { HoldJudge } from "../alerts/actions/submission-hold.js";
 import { applyPolicy, type PolicyDecision } from "../policy/apply-policy.js";
 import { auditRecordsFor } from "../policy/policy-audit.js";
+import { admissionHold, withHold } from "./kubernetes/admission-hold.js";
 import {
   type AdmissionRequest,
   type AdmissionReviewResponse,
@@ -77,6 +79,8 @@ export type KubernetesAdmissionOptions = {
   memoryGranularityBytes?: number;
   /** Where every change (or, in shadow mode, every would-be change) is recorded. @default none */
   audit?: PolicyAuditSink;
+  /** Holds a repeat offender's Job or bare Pod for confirmation (see `admission-hold.ts`). @default never */
+  hold?: HoldJudge;
   /** @default a silent logger */
   logger?: SchedulerLogger;
   /** @default () => new Date() */
@@ -105,15 +109,15 @@ type Target = { workload: PodWorkload; main: NonNullable<ReturnType<typeof mainC
  * ```
  */
 export class KubernetesAdmission {
-  private readonly counts = new OutcomeCounter<AdmissionOutcome | "audit_failed">();
+  private readonly counts = new OutcomeCounter<AdmissionOutcome | "audit_failed" | "held">();
   private readonly deadlineMs: number;
 
   constructor(private readonly options: KubernetesAdmissionOptions) {
     this.deadlineMs = options.deadlineMs ?? 2000;
   }
 
-  /** Counts of outcomes so far, including `audit_failed` for records the audit sink refused. */
-  stats(): Partial<Record<AdmissionOutcome | "audit_failed", number>> {
+  /** Counts of outcomes so far, with `audit_failed` (records the audit sink refused) and `held`. */
+  stats(): Partial<Record<AdmissionOutcome | "audit_failed" | "held", number>> {
     return this.counts.snapshot();
   }
 
@@ -143,11 +147,20 @@ export class KubernetesAdmission {
     }
     const { apiVersion, request } = read;
     const deadlineMs = Math.min(this.deadlineMs, call.deadlineMs ?? Number.POSITIVE_INFINITY);
+    // Judged beside the prediction, so that a predictor failing open still holds.
+    const policy = typeof this.options.policy === "function" ? this.options.policy() : this.options.policy;
+    const context = { cluster: this.options.cluster, policy, deadlineMs };
+    const held = this.options.hold && admissionHold(this.options.hold, request, context, log);
+    let result: AdmissionResult;
     try {
-      return await this.decide(apiVersion, request, log, deadlineMs);
+      result = await this.decide(apiVersion, request, log, deadlineMs);
     } catch (error) {
-      return this.failOpen("internal_error", apiVersion, request.uid, error, log);
+      result = this.failOpen("internal_error", apiVersion, request.uid, error, log);
     }
+    const hold = await held;
+    if (!hold) return result;
+    this.counts.add("held");
+    return { ...result, body: withHold(result.body as AdmissionReviewResponse, hold) };
   }
 
   private failOpen(

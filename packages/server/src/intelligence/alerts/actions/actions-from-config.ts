@@ -58,7 +58,8 @@ export function alertActionsFromConfig(
 
 /**
  * The hold of repeat offenders' submissions `alerts.actions` asks for (`enabled` and
- * `holdRepeatOffenders`), as the SLURM advice calls it; `undefined` when off.
+ * `holdRepeatOffenders`), as the SLURM advice and the Kubernetes admission webhook call it;
+ * `undefined` when off.
  *
  * @example
  * ```ts
@@ -83,5 +84,5 @@ export function submissionHoldFromConfig(
       partitions: actions.partitions,
     },
   });
-  return (spec, cluster) => hold.judge(spec, cluster);
+  return (spec, cluster, via) => hold.judge(spec, cluster, via);
 }

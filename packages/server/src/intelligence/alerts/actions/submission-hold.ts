@@ -22,11 +22,19 @@ export type SubmissionHoldOptions = {
   clock?: () => Date;
 };
 
-/** What to do with one submission: hold it (false in dry-run), and the message for its user. */
-export type HoldDecision = { hold: boolean; message: string };
+/** What to do with one submission: hold it (false in dry-run), the message for its user, and why. */
+export type HoldDecision = { hold: boolean; message: string; reason?: string };
+
+/** Where a submission is judged: SLURM's submit filter (the default) or the Kubernetes admission webhook. */
+export type HoldVia = {
+  /** @default "slurm" */
+  scheduler?: "slurm" | "kubernetes";
+  /** Write the decision to the audit log; false for a server-side dry-run request. @default true */
+  record?: boolean;
+};
 
 /** Judges one submission; `undefined` lets it through. */
-export type HoldJudge = (spec: JobSpec, cluster: string) => Promise<HoldDecision | undefined>;
+export type HoldJudge = (spec: JobSpec, cluster: string, via?: HoldVia) => Promise<HoldDecision | undefined>;
 
 const gib = (bytes: number) => `${(bytes / 2 ** 30).toFixed(1)} GiB`;
 
@@ -34,7 +42,8 @@ const gib = (bytes: number) => `${(bytes / 2 ** 30).toFixed(1)} GiB`;
  * Holds the next submission of a repeat offender for confirmation: when at least `count` of the
  * user's jobs of the submission's shape (see `sameShape`) were killed for memory within
  * `windowHours`, the submit filter is told to hold the job (SLURM: the job is queued held until
- * the user or an operator releases it, after raising its memory). Within the policy's scope only;
+ * the user or an operator releases it, after raising its memory), or the admission webhook admits
+ * it suspended (Kubernetes: see `admission-hold.ts`). Within the policy's scope only;
  * every hold, or dry-run decision, goes to the audit log with the earlier kills as evidence.
  *
  * @example
@@ -47,7 +56,8 @@ export class SubmissionHold {
   constructor(private readonly options: SubmissionHoldOptions) {}
 
   /** @throws what the storage throws; the submit path treats that as no hold (fails open). */
-  async judge(spec: JobSpec, cluster: string): Promise<HoldDecision | undefined> {
+  async judge(spec: JobSpec, cluster: string, via: HoldVia = {}): Promise<HoldDecision | undefined> {
+    const scheduler = via.scheduler ?? "slurm";
     const o = this.options;
     const now = (o.clock ?? (() => new Date()))();
     const windowHours = o.windowHours ?? 168;
@@ -71,7 +81,7 @@ export class SubmissionHold {
       user: spec.user,
       account: spec.account,
       partition: spec.partition,
-      scheduler: "slurm",
+      scheduler,
     };
     if (refusal(target, scope, policy) !== undefined) return undefined;
     const dryRun = o.dryRun ?? true;
@@ -81,9 +91,14 @@ export class SubmissionHold {
       .slice(0, 3)
       .map((k) => k.jobId)
       .join(", ")})`;
+    const confirm =
+      scheduler === "kubernetes"
+        ? "raise its memory request, or confirm it as it is (see the jobsight.io/hold annotation)"
+        : "raise --mem, then release it with scontrol release <jobid>";
     const message = dryRun
       ? `Would hold the submission of ${name} by ${spec.user} (dry run): ${why}.`
-      : `jobsight: held: ${why}; raise --mem, then release it with scontrol release <jobid>.`;
+      : `jobsight: held: ${why}; ${confirm}.`;
+    if (via.record === false) return { hold: !dryRun, message, reason: why };
     await o.storage.alertActions.record({
       cluster,
       jobId: `submission:${name}`.slice(0, 256),
@@ -91,12 +106,12 @@ export class SubmissionHold {
       kind: "hold-submission",
       rule: "repeated-oom",
       outcome: dryRun ? "dry-run" : "done",
-      executor: "submit-filter",
+      executor: scheduler === "kubernetes" ? "admission-webhook" : "submit-filter",
       message: message.slice(0, 2048),
       evidence: kills.slice(0, 16).map(killEvidence),
       at: now,
       episode: now,
     });
-    return { hold: !dryRun, message };
+    return { hold: !dryRun, message, reason: why };
   }
 }

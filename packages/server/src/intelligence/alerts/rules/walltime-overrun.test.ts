@@ -74,7 +74,7 @@ describe("walltime-overrun", () => {
     });
     expect(walltimeOverrun.evaluate(noProgress, T)).toEqual({
       holds: "unknown",
-      reason: "the job reports no progress",
+      reason: "progress was not measurable: the job reports no progress",
     });
     const noWalltime = training({ perMinute: 10, total: 3000, minutes: 40, walltimeMinutes: 60 });
     delete noWalltime.walltimeSeconds;

@@ -46,7 +46,8 @@ export const walltimeOverrun: LiveRule = {
   rule: "walltime-overrun",
   evaluate(job, t): Verdict {
     const all = readings(job.samples);
-    if (all.length === 0) return { holds: "unknown", reason: "the job reports no progress" };
+    if (all.length === 0)
+      return { holds: "unknown", reason: "progress was not measurable: the job reports no progress" };
     if (job.startedAt === undefined || job.walltimeSeconds === undefined)
       return { holds: "unknown", reason: "no start time or walltime on the job's record" };
     const latest = all[all.length - 1];
@@ -66,6 +67,8 @@ export const walltimeOverrun: LiveRule = {
     const deadlineMs = Date.parse(job.startedAt) + job.walltimeSeconds * 1000;
     if (endMs <= deadlineMs + t.walltimeMarginMinutes * MINUTE_MS) return { holds: false };
     const unit = latest.unit ?? "unit";
+    // The collector counts fractions and percentages in "%", which takes no plural and is UCUM already.
+    const units = unit === "%" ? "%" : `${unit}s`;
     const perHour = perMs * 3_600_000;
     const rate = perHour >= 10 ? Math.round(perHour) : Math.round(perHour * 100) / 100;
     const evidence: EvidenceRef[] = [];
@@ -73,10 +76,15 @@ export const walltimeOverrun: LiveRule = {
       latest.sample.node,
       "progress.done",
       points.map((p) => p.sample),
-      `progress.done rose to ${latest.done} of ${latest.total} ${unit}s over the last ${t.walltimeFitMinutes} min: ${rate} ${unit}s/h`,
+      `progress.done rose to ${latest.done} of ${latest.total} ${units} over the last ${t.walltimeFitMinutes} min: ${rate} ${units}/h`,
     );
     if (progress)
-      evidence.push({ ...progress, source: "job", field: "progress.done", unit: `{${unit.slice(0, 30)}}` });
+      evidence.push({
+        ...progress,
+        source: "job",
+        field: "progress.done",
+        unit: unit === "%" ? "%" : `{${unit.slice(0, 30)}}`,
+      });
     evidence.push({
       kind: "scheduler",
       source: "job record",
@@ -90,7 +98,7 @@ export const walltimeOverrun: LiveRule = {
     return {
       holds: true,
       severity: "critical",
-      message: `At ${rate} ${unit}s/h the job needs until ${new Date(endMs).toISOString()} for the remaining ${latest.total - latest.done} of ${latest.total} ${unit}s: ${hm(over)} past its walltime, which ends it first.`,
+      message: `At ${rate} ${units}/h the job needs until ${new Date(endMs).toISOString()} for the remaining ${latest.total - latest.done} of ${latest.total} ${units}: ${hm(over)} past its walltime, which ends it first.`,
       evidence,
       projectedAt: new Date(endMs).toISOString(),
     };
