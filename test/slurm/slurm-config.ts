@@ -89,6 +89,8 @@ export function renderSlurmConf(options: SlurmConfigOptions): string {
     `SlurmdPidFile=${join(paths.run, "slurmd.pid")}`,
     `SlurmctldLogFile=${join(paths.log, "slurmctld.log")}`,
     `SlurmdLogFile=${join(paths.log, "slurmd.log")}`,
+    // "verbose" adds slurmstepd's "task 0 (<pid>) started": when a job's first process really began.
+    "SlurmdDebug=verbose",
     "MailProg=/bin/true",
     "MpiDefault=none",
     "ReturnToService=2",

@@ -16,6 +16,7 @@ import { loadDiagnosisInput } from "../../src/intelligence/diagnosis/diagnosis-i
 import { checkEvidence } from "../../src/intelligence/diagnosis/evidence-check.js";
 import { type InProcessServer, startInProcessServer } from "./in-process-server.js";
 import { RestError, restApi } from "./rest-api.js";
+import { readBatchStarts } from "./scenarios/batch-starts.js";
 import { CgroupMirror } from "./scenarios/cgroup-mirror.js";
 import { DiagnosisWatch } from "./scenarios/diagnosis-latency.js";
 import { FAKE_GPUS, FakeNvidiaSmi } from "./scenarios/fake-gpus.js";
@@ -31,7 +32,8 @@ import { driveJob, type ScenarioJob } from "./scenarios/scenario-drivers.js";
 import {
   type ClassScore,
   explainScore,
-  longestSampleGap,
+  PROMPT_INTERVALS,
+  type SampledRun,
   scoreDiagnosis,
   scoreTable,
 } from "./scenarios/scenario-score.js";
@@ -40,8 +42,8 @@ const CLUSTER = "scenarios-slurm";
 const PLATFORM = "platform-scenarios-token-0001";
 const COLLECTOR = "collector-scenarios-token-01";
 const LATENCY_BOUND_MS = 10_000;
-// Every 2 s: a gap is 3 intervals without a sample, and SLURM here takes up to ~3 s from a job's
-// Start to its first process when a dozen jobs start at once (sites sample every 10 s).
+// Every 2 s (sites sample every 10 s). SLURM's Start is the allocation: slurmd launches a dozen
+// batch scripts one at a time, the last tens of seconds later on a loaded node (batch-starts.ts).
 const NODE_INTERVAL_S = 2;
 const GENERATED_NOTE = [
   "generated: this node has no GPU, SLURM here has no GRES and no cgroups; around each real job the",
@@ -171,6 +173,8 @@ describeSlurm("diagnosis scenarios: one real SLURM job per class, scored", () =>
     await controller.stop();
     controller = undefined;
 
+    const began = await readBatchStarts(slurmCluster().root);
+    const at = (iso: string | undefined) => (iso ? Date.parse(iso) : undefined);
     for (const job of jobs) {
       const record = (await get<JobRecord>(`/v1/jobs/${job.id}?${query}`))!;
       const d = (await get<Diagnosis>(`/v1/jobs/${job.id}/diagnosis?${query}`))!;
@@ -180,10 +184,12 @@ describeSlurm("diagnosis scenarios: one real SLURM job per class, scored", () =>
       const problems = checkEvidence(d, input).map((p) => p.message);
       const usage = await get<{ samples: UsageSample[] }>(`/v1/jobs/${job.id}/usage?${query}`);
       const samples = usage?.samples ?? [];
-      const observed = {
+      const observed: SampledRun = {
         sampleTimes: samples.map((x) => Date.parse(x.time)),
-        gapSeconds: longestSampleGap(record.startedAt, record.endedAt, samples),
         intervalSeconds: NODE_INTERVAL_S,
+        startedAt: at(record.startedAt),
+        endedAt: at(record.endedAt),
+        launchedAt: began.get(job.id),
       };
       scores.push(scoreDiagnosis(job.cls, job.id, d, problems, watch.latency(job.id, d).ms, observed));
     }
@@ -215,6 +221,14 @@ describeSlurm("diagnosis scenarios: one real SLURM job per class, scored", () =>
 
   it("scores every class exact: expected findings present, nothing unsupported, unseen exactly what was not observed", () => {
     expect(scores.filter((s) => !s.exact)).toEqual([]);
+  });
+
+  it(`samples each job within ${PROMPT_INTERVALS} intervals of its batch script's start (SLURM's log)`, () => {
+    // The launch is the evidence for SLURM's part of any late start: every job must have one.
+    expect(scores.filter((s) => s.launchWaitSeconds === undefined).map((s) => s.name)).toEqual([]);
+    const late = scores.filter((s) => !s.prompt);
+    const bound = PROMPT_INTERVALS * NODE_INTERVAL_S;
+    expect(late.map((s) => [s.name, s.firstSampleSeconds, `bound ${bound} s`])).toEqual([]);
   });
 
   it("serves each job's final diagnosis within 10 s of the job's end", () => {
