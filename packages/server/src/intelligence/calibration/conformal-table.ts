@@ -1,11 +1,13 @@
 // What a fitted calibration is and how one job is calibrated with it; fitting is in conformal.ts.
+import type { GroupFallback } from "./group-fallback.js";
 
 /**
  * One calibration example: the model's centre `m` and spread `s` (log scale), the observed log value
  * `y` of a completed job the model never trained on, the log of the job's request of the resource
  * (NaN when it asked for none), the floor its value would get (`need`, from `recentNeedFloor`;
- * NaN or absent: none) and whether its group's recent jobs all stayed within their requests (`held`,
- * from `requestHeld`). Lists of examples are in the jobs' end order.
+ * NaN or absent: none), whether its group's recent jobs all stayed within their requests (`held`,
+ * from `requestHeld`) and its group's largest recent use (`group`, log, from `groupRecord`; NaN or
+ * absent: no record). Lists of examples are in the jobs' end order.
  */
 export type CalibrationExample = {
   m: number;
@@ -14,6 +16,7 @@ export type CalibrationExample = {
   logRequest: number;
   need?: number;
   held?: boolean;
+  group?: number;
 };
 
 /**
@@ -77,6 +80,8 @@ export type ConformalTable = {
   keepRequestFrom?: number;
   /** Σ over-provision / Σ usage on the calibration jobs before abstention. */
   typicalSlack: number;
+  /** The group's record, calibrated for the jobs the table abstains on. Absent: they abstain. */
+  groupFallback?: GroupFallback;
   examples: number;
 };
 
@@ -93,6 +98,8 @@ export type ConformalResult = {
   confidence: number;
   bin: number;
   tooUncertain: boolean;
+  /** The value is the group's record plus its calibrated margin (see `applyGroupFallback`). */
+  fromGroup?: boolean;
 };
 
 export function binOf(table: ConformalTable, m: number, s: number): number {

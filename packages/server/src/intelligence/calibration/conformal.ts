@@ -3,6 +3,7 @@ import { fitBinConfidence } from "./bin-confidence.js";
 import { type CellChoice, fillEmptyBins, fitBins } from "./cell-scores.js";
 import type { ConformalOptions } from "./conformal-options.js";
 import { applyConformal, type CalibrationExample, type ConformalTable, excessOf } from "./conformal-table.js";
+import { fitGroupFallback } from "./group-fallback.js";
 import { type ConformalLevels, outOfTimeLevels } from "./out-of-time-levels.js";
 
 export type { ConformalOptions } from "./conformal-options.js";
@@ -67,6 +68,8 @@ export function fitConformal(
   // and promised far too little (CEA-Curie: 0.86 where 0.996 was observed): the drift it measures
   // is what the table fitted on both halves has already absorbed.
   fitBinConfidence(table, examples, minPerBin);
+  const fallback = fitGroupFallback(table, examples, nominal.rangeMiss);
+  if (fallback) table.groupFallback = fallback;
   return table;
 }
 

@@ -11,6 +11,11 @@ const heldColumns = new WeakMap<string[], { need: number; count: number; censore
 /** Finished jobs of a group before its record against its requests counts. */
 export const HELD_MIN_JOBS = 10;
 
+/** Finished jobs of a group before its largest recent use is a record to calibrate. */
+export const GROUP_MIN_JOBS = 5;
+
+const recordColumns = new WeakMap<string[], { max: number; count: number; censored: number }>();
+
 /**
  * The log value a recommendation never goes below: what the same user's same program recently
  * needed relative to its requests (`app_max_by_request`, the largest used/requested of the group's
@@ -76,4 +81,31 @@ export function requestHeld(
     !Number.isNaN(need) &&
     need <= logRequest + KEEP_REQUEST_GRACE + NEED_AT_REQUEST
   );
+}
+
+/**
+ * The group's record: the largest use (log) among the same user's same program's recent jobs,
+ * killed ones counted at what they had used, once it has {@link GROUP_MIN_JOBS} finished jobs; NaN
+ * before. Calibrated per table (`fitGroupFallback`) for the jobs the model is too unsure of.
+ *
+ * @example
+ * ```ts
+ * const record = groupRecord(model, row); // NaN, or a log value
+ * ```
+ */
+export function groupRecord(model: Pick<ResourceModel, "featureNames">, row: ArrayLike<number>): number {
+  let c = recordColumns.get(model.featureNames);
+  if (c === undefined) {
+    const names = model.featureNames;
+    c = {
+      max: names.indexOf("app_max"),
+      count: names.indexOf("app_count"),
+      censored: names.indexOf("app_censored_max"),
+    };
+    recordColumns.set(model.featureNames, c);
+  }
+  if (c.max < 0 || c.count < 0 || c.censored < 0) return Number.NaN;
+  if (!(row[c.count] >= Math.log1p(GROUP_MIN_JOBS) - 1e-6) || Number.isNaN(row[c.max])) return Number.NaN;
+  const killed = row[c.censored];
+  return Number.isNaN(killed) ? row[c.max] : Math.max(row[c.max], killed);
 }

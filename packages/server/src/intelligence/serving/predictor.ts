@@ -1,6 +1,7 @@
 import type { PolicyAdjustment, ResourceName } from "@jobsight/schemas";
 import { applyConformal } from "../calibration/conformal-table.js";
-import { recentNeedFloor, requestHeld } from "../model/recent-need.js";
+import { applyGroupFallback } from "../calibration/group-fallback.js";
+import { groupRecord, recentNeedFloor, requestHeld } from "../model/recent-need.js";
 import { centreAndSpread, type ResourceModel } from "../model/resource-model.js";
 import { evaluateEnsemble } from "../model/tree-ensemble.js";
 import { isoSeconds } from "./iso-seconds.js";
@@ -112,7 +113,12 @@ export function predictResource(
   // last jobs ran this close to (or past) what it asked for, so a lower value would have cut it.
   const need = recentNeedFloor(model, row, logRequest);
   const held = requestHeld(model, row, logRequest);
-  const r = applyConformal(model.calibration, m, s, logRequest, true, need, held);
+  const calibrated = applyConformal(model.calibration, m, s, logRequest, true, need, held);
+  // Too unsure of the job, the model gives way to the group's own calibrated record, if any.
+  const r = calibrated.tooUncertain
+    ? (applyGroupFallback(model.calibration, calibrated, m, groupRecord(model, row), logRequest, need) ??
+      calibrated)
+    : calibrated;
   if (r.tooUncertain || r.logValue > model.maxLogValue) {
     return {
       status: "insufficient_evidence",
