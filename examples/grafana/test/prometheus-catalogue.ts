@@ -75,6 +75,7 @@ const wholeJob: UsageSample = {
     },
   ],
   processes: [{ pid: 1234, command: "python", rssBytes: 5e9, state: "R" }],
+  progress: { done: 1200, total: 5000, unit: "step" },
 };
 
 /** A step reading, which adds `jobsight.job.step`. */

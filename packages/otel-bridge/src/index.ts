@@ -70,13 +70,15 @@ export {
   jobFromProcCgroup,
 } from "./mapping/cgroup-job-path.js";
 export {
-  AggregateMetricNames,
   aggregateMetricDefinitions,
-  JobMetricNames,
   jobMetricDefinitions,
+  type MetricDefinition,
+} from "./mapping/metric-definitions.js";
+export {
+  AggregateMetricNames,
+  JobMetricNames,
   LegacyJobMetricNames,
   LegacySeriesAttributes,
-  type MetricDefinition,
   type MetricNameSet,
   OBSERVATION_SCOPE_NAME,
   ObservationAttributes,

@@ -48,6 +48,7 @@ export function usageSamples(): UsageSample[] {
         },
         { index: 3, utilizationPercent: 12.5, memoryUsedBytes: 0 },
       ],
+      progress: { done: 1_200, total: 5_000, unit: "step" },
       processes: [
         { pid: 1234, command: "python", rssBytes: 30_000_000_000, state: "R" },
         { pid: 1301, command: "pt_data_worker", rssBytes: 2_000_000_000, state: "D" },
@@ -71,6 +72,7 @@ export function usageSamples(): UsageSample[] {
       memory: { currentBytes: 2_000, limitBytes: 68_719_476_736 },
       cpu: { usageSeconds: 3, limitCores: 0.5 },
       gpus: [{ index: 1, utilizationPercent: 0, memoryUsedBytes: 1 }],
+      progress: { done: 37.5, total: 100 },
       final: true,
     },
     {

@@ -1,9 +1,6 @@
 import type { UsageSample } from "@jobsight/schemas";
-import {
-  aggregateMetricDefinitions,
-  ObservationAttributes as O,
-  OBSERVATION_SCOPE_NAME,
-} from "../mapping/metric-names.js";
+import { aggregateMetricDefinitions } from "../mapping/metric-definitions.js";
+import { ObservationAttributes as O, OBSERVATION_SCOPE_NAME } from "../mapping/metric-names.js";
 import { type ObservationMapping, observationMappings } from "../mapping/observation-mapping.js";
 import {
   CLUSTER,

@@ -12,7 +12,7 @@ export function pointsOf(draft: SampleDraft): number {
   return n;
 }
 
-const CHECKED_SECTIONS = ["memory", "cpu", "io"] as const;
+const CHECKED_SECTIONS = ["memory", "cpu", "io", "progress"] as const;
 
 function lacksField(section: Record<string, unknown>, fields: readonly string[]): boolean {
   for (const field of fields) if (section[field] === undefined) return true;
@@ -62,6 +62,7 @@ export function buildSample(pending: Pending, times: TimeTexts): UsageSample | u
   if (draft.pressure) sample.pressure = draft.pressure;
   if (draft.pids !== undefined) sample.pids = draft.pids;
   if (draft.gpus && draft.gpus.size > 0) sample.gpus = [...draft.gpus.values()];
+  if (draft.progress) sample.progress = draft.progress;
   if (draft.processes && draft.processes.size > 0) sample.processes = [...draft.processes.values()];
   if (pending.final) sample.final = true;
   return sample as UsageSample;

@@ -1,8 +1,8 @@
 import type { UsageSample } from "@jobsight/schemas";
 import { keyValues, type ScalarAttribute } from "../mapping/attribute-values.js";
+import { aggregateMetricDefinitions } from "../mapping/metric-definitions.js";
 import {
   AggregateMetricNames as A,
-  aggregateMetricDefinitions,
   ObservationAttributes as O,
   OBSERVATION_SCOPE_NAME,
 } from "../mapping/metric-names.js";

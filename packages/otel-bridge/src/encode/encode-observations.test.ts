@@ -5,7 +5,8 @@ import { decodeExportMetricsRequest, decodeExportMetricsRequestJson } from "../d
 import { decodeObservations } from "../decode/decode-observations.js";
 import { ObservationEncodeError } from "../errors.js";
 import { scalarOf } from "../mapping/attribute-values.js";
-import { jobMetricDefinitions, LegacyJobMetricNames, JobMetricNames as M } from "../mapping/metric-names.js";
+import { jobMetricDefinitions } from "../mapping/metric-definitions.js";
+import { LegacyJobMetricNames, JobMetricNames as M } from "../mapping/metric-names.js";
 import type { KeyValue, Metric, ResourceMetrics } from "../otlp/otlp-types.js";
 import { encodeExportMetricsRequest, encodeExportMetricsRequestJson } from "./encode.js";
 import { encodeObservations } from "./encode-observations.js";

@@ -1,8 +1,8 @@
 import { type UsageSample, validateUsageSample } from "@jobsight/schemas";
 import { ObservationEncodeError } from "../errors.js";
 import { keyValues, type ScalarAttribute } from "../mapping/attribute-values.js";
+import type { MetricDefinition } from "../mapping/metric-definitions.js";
 import {
-  type MetricDefinition,
   type MetricNameSet,
   ObservationAttributes as O,
   OBSERVATION_SCOPE_NAME,

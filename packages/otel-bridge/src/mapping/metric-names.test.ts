@@ -7,9 +7,8 @@ import {
   aggregateMetricDefinitions,
   jobMetricDefinitions,
   type MetricDefinition,
-  ObservationAttributes,
-  SeriesAttributes,
-} from "./metric-names.js";
+} from "./metric-definitions.js";
+import { ObservationAttributes, SeriesAttributes } from "./metric-names.js";
 import { legacyNamesMarkdown, metricTableMarkdown } from "./metric-table.js";
 import { observationMappings } from "./observation-mapping.js";
 

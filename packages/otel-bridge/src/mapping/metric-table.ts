@@ -1,4 +1,5 @@
-import { LegacySeriesAttributes, type MetricDefinition, SeriesAttributes } from "./metric-names.js";
+import type { MetricDefinition } from "./metric-definitions.js";
+import { LegacySeriesAttributes, SeriesAttributes } from "./metric-names.js";
 
 /**
  * The Markdown table of metric definitions that the README carries; a test checks the README

@@ -1,14 +1,15 @@
 import type { UsageSample } from "@jobsight/schemas";
 import type { ScalarAttribute as AttrValue } from "./attribute-values.js";
+import { jobMetricDefinitions, type MetricDefinition } from "./metric-definitions.js";
 import {
-  jobMetricDefinitions,
   LegacySeriesAttributes as L,
   JobMetricNames as M,
-  type MetricDefinition,
   type MetricNameSet,
   SeriesAttributes as S,
 } from "./metric-names.js";
 import type { AttributeLookup } from "./point-attributes.js";
+import { accept, type Kind, toRatio } from "./point-values.js";
+import { progressDone, progressLimit } from "./progress-mapping.js";
 
 /**
  * The one mapping between UsageSample fields and OTLP points, both ways: for every per-job
@@ -38,6 +39,7 @@ export interface SampleDraft {
   gpus?: Map<number, Section>;
   /** Notable processes by pid; created with the first process point. */
   processes?: Map<number, Section>;
+  progress?: Section;
   points: Record<string, number>;
 }
 
@@ -53,26 +55,6 @@ export interface ObservationMapping {
   /** The points of `sample`, with the series attribute keys of `names` (default `conventions`). */
   extract(sample: UsageSample, names?: MetricNameSet): ExtractedPoint[];
   apply(draft: SampleDraft, value: number, attributes: AttributeLookup): ApplyOutcome;
-}
-
-export type Kind = "int" | "double" | "signed" | "ratio";
-
-// The sample holds percent, OTLP a ratio (semantic conventions). Rounding to 15 significant
-// digits undoes the binary error of the division both ways: 57 -> 0.57 -> 57, 0.57 -> 0.0057.
-const toRatio = (percent: number): number => Number((percent / 100).toPrecision(15));
-const toPercent = (ratio: number): number => Number((ratio * 100).toPrecision(15));
-
-/** Turns a received number into a sample field value, or says why it cannot be one. */
-export function accept(value: number, kind: Kind): number | string {
-  if (!Number.isFinite(value)) return "value is not a finite number";
-  if (kind === "signed") return value;
-  if (value < 0) return "value is negative";
-  if (kind === "int") {
-    if (!Number.isInteger(value)) return "value is not an integer";
-    if (!Number.isSafeInteger(value)) return "value exceeds 2^53";
-  }
-  if (kind === "ratio") return toPercent(value);
-  return value;
 }
 
 function integerAttribute(attributes: AttributeLookup, key: string): number | undefined {
@@ -302,6 +284,8 @@ export const observationMappings: readonly ObservationMapping[] = [
   gpuField(M.gpuPower, "powerWatts", "double"),
   gpuField(M.gpuTemperature, "temperatureCelsius", "signed"),
   processMemory,
+  progressDone,
+  progressLimit,
 ];
 
 /** Fields without which a section cannot stand (required by the UsageSample schema). */
@@ -312,5 +296,9 @@ export const requiredFields: Readonly<Record<string, { fields: readonly string[]
   gpu: {
     fields: ["utilizationPercent", "memoryUsedBytes"],
     because: `gpu metrics need ${M.gpuUtilization} and ${M.gpuMemoryUsage}`,
+  },
+  progress: {
+    fields: ["done", "total"],
+    because: `progress needs both ${M.progressDone} and ${M.progressLimit}`,
   },
 };

@@ -5,8 +5,9 @@ import {
   ATTR_HW_NAME,
 } from "@opentelemetry/semantic-conventions/incubating";
 import { LegacySeriesAttributes as L, SeriesAttributes as S } from "../../mapping/metric-names.js";
-import { type ApplyOutcome, accept, type Kind, type SampleDraft } from "../../mapping/observation-mapping.js";
+import type { ApplyOutcome, SampleDraft } from "../../mapping/observation-mapping.js";
 import type { AttributeLookup } from "../../mapping/point-attributes.js";
+import { accept, type Kind } from "../../mapping/point-values.js";
 
 // How a standard point lands in a sample draft. Unlike Jobsight's own metrics (one point per
 // field), standard inputs come per process, per CPU, per device or per CPU mode: those are

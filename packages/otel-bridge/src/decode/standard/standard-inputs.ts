@@ -19,7 +19,7 @@ import {
   METRIC_SYSTEM_CPU_TIME,
   METRIC_SYSTEM_MEMORY_USAGE,
 } from "@opentelemetry/semantic-conventions/incubating";
-import type { MetricDefinition } from "../../mapping/metric-names.js";
+import type { MetricDefinition } from "../../mapping/metric-definitions.js";
 import {
   type Apply,
   addField,

@@ -2,26 +2,18 @@ import type { ApiError, Policy, PredictionMode } from "@jobsight/schemas";
 import type { PolicyAuditRecord, PolicyAuditSink } from "../../data-plane/stores/policy-audit-record.js";
 import { ValidationError } from "../../errors.js";
 import type { HoldJudge } from "../alerts/actions/submission-hold.js";
-import { applyPolicy, type PolicyDecision } from "../policy/apply-policy.js";
-import { auditRecordsFor } from "../policy/policy-audit.js";
 import { admissionHold, withHold } from "./kubernetes/admission-hold.js";
+import { planResize, type ResizeTarget } from "./kubernetes/admission-resize.js";
 import {
   type AdmissionRequest,
   type AdmissionReviewResponse,
   admissionReviewResponse,
   readAdmissionReview,
 } from "./kubernetes/admission-review.js";
-import {
-  CHANGES_ANNOTATION,
-  changesAnnotationOps,
-  describeChanges,
-  namespaceAllowed,
-  namespaceOf,
-} from "./kubernetes/changes-annotation.js";
-import type { JsonPatchOperation } from "./kubernetes/json-patch.js";
+import { CHANGES_ANNOTATION, namespaceAllowed, namespaceOf } from "./kubernetes/changes-annotation.js";
 import { jobSpecOf, mainContainer } from "./kubernetes/pod-job-spec.js";
-import { type PodWorkload, podWorkloads } from "./kubernetes/pod-workloads.js";
-import { type InitContainerMode, planWorkload } from "./kubernetes/workload-plan.js";
+import { podWorkloads } from "./kubernetes/pod-workloads.js";
+import type { InitContainerMode } from "./kubernetes/workload-plan.js";
 import { OutcomeCounter } from "./outcome-counter.js";
 import {
   type PredictFunction,
@@ -93,8 +85,6 @@ export type AdmissionResult = {
   body: AdmissionReviewResponse | ApiError;
   outcome: AdmissionOutcome;
 };
-
-type Target = { workload: PodWorkload; main: NonNullable<ReturnType<typeof mainContainer>> };
 
 /**
  * The mutating admission webhook: for Pods, Jobs, CronJobs and Argo workflows it asks for a
@@ -203,7 +193,7 @@ export class KubernetesAdmission {
     const namespace = namespaceOf(request.namespace, request.object);
     if (!namespaceAllowed(policy, namespace)) return pass("namespace_excluded");
 
-    const targets: Target[] = [];
+    const targets: ResizeTarget[] = [];
     let skipped: AdmissionOutcome = "unchanged";
     for (const workload of workloads) {
       const main = mainContainer(workload);
@@ -227,71 +217,27 @@ export class KubernetesAdmission {
 
     const configured =
       typeof this.options.mode === "function" ? this.options.mode() : (this.options.mode ?? "live");
-    const ops: JsonPatchOperation[] = [];
-    const summary: string[] = [];
-    const records: PolicyAuditRecord[] = [];
-    let shadow = false;
-    targets.forEach((target, i) => {
-      const prediction = predictions[i];
-      const mode: PredictionMode =
-        configured === "shadow" || prediction.mode === "shadow" ? "shadow" : "live";
-      const decision = applyPolicy(prediction.resources, specs[i], policy, {
-        mode,
-        coresGranularity: 0.001,
+    const { ops, summary, records, shadow } = planResize(
+      request,
+      targets,
+      specs,
+      predictions,
+      {
+        cluster: this.options.cluster,
+        policy,
+        mode: configured,
+        initContainers: this.options.initContainers ?? "leave",
         memoryGranularityBytes: this.options.memoryGranularityBytes,
-      });
-      const plan = planWorkload(
-        target.workload,
-        target.main,
-        decision,
-        this.options.initContainers ?? "leave",
-      );
-      for (const u of plan.unwritable)
-        log.info({ workload: target.workload.id, ...u }, "jobsight admission: resource not written");
-      if (plan.changes.length === 0) return;
-      const written: PolicyDecision = { ...decision, resources: plan.written };
-      records.push(...this.auditRecords(written, target, specs[i].user, request, prediction, policy.name));
-      if (mode === "shadow") {
-        shadow = true;
-        return;
-      }
-      ops.push(
-        ...plan.ops,
-        ...changesAnnotationOps(request.object, target.workload, {
-          modelVersion: prediction.modelVersion,
-          policy: policy.name,
-          changes: plan.changes,
-        }),
-      );
-      summary.push(describeChanges(target.workload, plan.changes));
-    });
+        at: this.options.clock?.(),
+      },
+      log,
+    );
 
     if (records.length > 0 && !request.dryRun) this.recordAudit(records, log);
     if (ops.length === 0) return pass(shadow ? "shadow" : "unchanged");
     log.info({ uid: request.uid, changes: summary }, "jobsight admission: patched");
     const warnings = [truncate(`jobsight resized ${summary.join("; ")}`, 512)];
     return this.answer("patched", apiVersion, request.uid, { patch: ops, warnings });
-  }
-
-  private auditRecords(
-    decision: PolicyDecision,
-    target: Target,
-    user: string,
-    request: AdmissionRequest,
-    prediction: PredictionResult,
-    policy: string,
-  ): PolicyAuditRecord[] {
-    return auditRecordsFor(decision, {
-      cluster: this.options.cluster,
-      actor: "kubernetes-admission",
-      user,
-      submittedBy: request.userInfo?.username,
-      job: `${target.workload.id} container=${target.main.name}`,
-      modelVersion: prediction.modelVersion,
-      policy,
-      predictionId: prediction.id,
-      at: this.options.clock?.(),
-    });
   }
 
   // Recording never delays or fails an admission: it runs after the answer is decided.
