@@ -6,7 +6,7 @@ const run = promisify(execFile);
 const SCRIPT = fileURLToPath(new URL("./debian-servers.sh", import.meta.url));
 
 /** Debian packages of the servers some integration tests run for real. */
-export const TEST_DEBIAN_SERVERS = ["prometheus", "prometheus-alertmanager"];
+export const TEST_DEBIAN_SERVERS = ["prometheus", "prometheus-alertmanager", "prometheus-node-exporter"];
 
 /**
  * Installs `packages` (apt-get, one installer at a time) where missing, before any test runs, so

@@ -20,6 +20,7 @@ export type { Logger, LoggerOptions, LogLevel } from "./log/logger.js";
 export { createLogger, silentLogger } from "./log/logger.js";
 export type { NodeModeOptions, NodeModeStats } from "./modes/node-mode.js";
 export { NodeMode } from "./modes/node-mode.js";
+export type { ScrapedSources } from "./modes/scraped-usage.js";
 export type { SlurmControllerOptions, SlurmControllerStats } from "./modes/slurm-controller.js";
 export { SlurmController } from "./modes/slurm-controller.js";
 export type { SlurmRecord } from "./modes/slurm-records.js";
@@ -70,6 +71,14 @@ export type {
 export { notableProcesses, ProcJobAttribution, summariseProcesses } from "./sources/proc-job-attribution.js";
 export type { ProcReaderOptions, ProcStat } from "./sources/proc-reader.js";
 export { ProcReader, parseProcStat } from "./sources/proc-reader.js";
+export type { CadvisorSourceOptions } from "./sources/prometheus/cadvisor.js";
+export { CadvisorSource, cadvisorUsage } from "./sources/prometheus/cadvisor.js";
+export type {
+  NodeExporterReading,
+  NodeExporterSourceOptions,
+} from "./sources/prometheus/node-exporter.js";
+export { NodeExporterSource, nodeExporterReading } from "./sources/prometheus/node-exporter.js";
+export type { PrometheusEndpointStatus } from "./sources/prometheus/prometheus-endpoint.js";
 export type { DiskSpoolOptions, SpoolStats } from "./spool/disk-spool.js";
 export { DiskSpool } from "./spool/disk-spool.js";
 export type { SpoolKind, SpoolRecord } from "./spool/frame.js";

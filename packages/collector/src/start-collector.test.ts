@@ -212,3 +212,70 @@ describe("startCollector in node mode", () => {
     }
   });
 });
+
+describe("startCollector with Prometheus-format sources", () => {
+  it("reports an endpoint that does not answer as unavailable, and still ships the round", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "jobsight-scrape-start-"));
+    const proc = new ProcTree();
+    const cgroups = new CgroupTree();
+    cgroups.slurmJob("4242", { memoryCurrent: 1 << 30 });
+    const got: { samples: { jobId: string }[]; events: { kind: string; source?: string }[] } = {
+      samples: [],
+      events: [],
+    };
+    const backend = createServer((req, res) => {
+      let text = "";
+      req.on("data", (d) => {
+        text += d;
+      });
+      req.on("end", () => {
+        if (req.url === "/v1/events") got.events.push(...JSON.parse(text).events);
+        if (req.url === "/v1/usage") got.samples.push(...JSON.parse(text).samples);
+        res.writeHead(200, { "content-type": "application/json" }).end("{}");
+      });
+    });
+    await new Promise<void>((r) => backend.listen(0, "127.0.0.1", r));
+    // A port that was free a moment ago: nothing answers there.
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, "127.0.0.1", r));
+    const dead = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/metrics`;
+    await new Promise((r) => closed.close(r));
+    let running: RunningCollector | undefined;
+    try {
+      const config = loadConfig({
+        argv: [
+          ...["--mode", "node", "--cluster", "hpc1", "--node", "n01", "--gpu", "off", "--kmsg", "false"],
+          ...["--cgroup-root", cgroups.root, "--proc-root", proc.root, "--cgroup-version", "v2"],
+          ...["--spool-dir", join(dir, "spool"), "--health", "false"],
+          ...["--cadvisor-url", dead, "--node-exporter-url", dead],
+          ...["--url", `http://127.0.0.1:${(backend.address() as AddressInfo).port}`],
+        ],
+        env: {},
+      });
+      running = await startCollector({ config, logger: silentLogger });
+      // The kernel log is off, so the job is told of it too; only the scraped sources count here.
+      const scraped = () => got.events.filter((e) => e.source !== "kmsg");
+      const end = Date.now() + 10_000;
+      while ((scraped().length < 2 || got.samples.length === 0) && Date.now() < end)
+        await new Promise((r) => setTimeout(r, 25));
+      expect(got.samples.map((s) => s.jobId)).toContain("4242");
+      expect(
+        scraped()
+          .map((e) => [e.kind, e.source])
+          .sort(),
+      ).toEqual([
+        ["source_unavailable", "cadvisor"],
+        ["source_unavailable", "node_exporter"],
+      ]);
+      expect(running.report()).toMatchObject({
+        sources: { cadvisor: "unavailable", node_exporter: "unavailable" },
+      });
+    } finally {
+      await running?.stop(1000);
+      await new Promise((r) => backend.close(r));
+      proc.cleanup();
+      cgroups.cleanup();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -17,6 +17,8 @@ import { createGpuSource } from "./sources/gpu/create-gpu-source.js";
 import type { GpuSource } from "./sources/gpu/gpu-source.js";
 import { KernelLog } from "./sources/kernel-log.js";
 import { ProcReader } from "./sources/proc-reader.js";
+import { CadvisorSource } from "./sources/prometheus/cadvisor.js";
+import { NodeExporterSource } from "./sources/prometheus/node-exporter.js";
 import { DiskSpool } from "./spool/disk-spool.js";
 
 /** A running collector. */
@@ -112,6 +114,8 @@ export async function startCollector(options: StartCollectorOptions): Promise<Ru
   let kubernetes: KubernetesCluster | undefined;
   let gpus: GpuSource | undefined;
   let kernelLog: KernelLog | undefined;
+  let cadvisor: CadvisorSource | undefined;
+  let nodeExporter: NodeExporterSource | undefined;
   const sources: Record<string, string> = {};
   if (config.mode === "node") {
     const proc = new ProcReader({ root: config.procRoot });
@@ -137,6 +141,19 @@ export async function startCollector(options: StartCollectorOptions): Promise<Ru
         onUnavailable: (m) => node?.sourceUnavailable("kmsg", m),
       });
     }
+    const { cadvisorUrl, nodeExporterUrl } = config.prometheus;
+    if (cadvisorUrl)
+      cadvisor = new CadvisorSource({
+        url: cadvisorUrl,
+        logger: log.child({ part: "cadvisor" }),
+        onUnavailable: (m) => node?.sourceUnavailable("cadvisor", m),
+      });
+    if (nodeExporterUrl)
+      nodeExporter = new NodeExporterSource({
+        url: nodeExporterUrl,
+        logger: log.child({ part: "node-exporter" }),
+        onUnavailable: (m) => node?.sourceUnavailable("node_exporter", m),
+      });
     node = new NodeMode({
       cluster: config.cluster,
       node: config.node,
@@ -147,6 +164,8 @@ export async function startCollector(options: StartCollectorOptions): Promise<Ru
       intervalMs,
       topProcesses: config.processes.top,
       gpus,
+      cadvisor,
+      nodeExporter,
       podResourcesSocket: config.kubelet.podResourcesSocket,
       podLogsDir: config.kubelet.podLogsDir,
       kernelLog,
@@ -208,6 +227,8 @@ export async function startCollector(options: StartCollectorOptions): Promise<Ru
       (kubernetes?.stats().failingWatches ?? 0) > 0;
     if (gpus) sources.gpu = gpus.status;
     if (kernelLog) sources.kmsg = kernelLog.unavailable ? "unavailable" : "running";
+    if (cadvisor) sources.cadvisor = cadvisor.status;
+    if (nodeExporter) sources.node_exporter = nodeExporter.status;
     return {
       status: degraded ? "degraded" : "ok",
       version: options.version ?? "0.0.0",

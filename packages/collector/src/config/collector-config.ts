@@ -15,6 +15,8 @@ export type CollectorConfig = {
     rocmSmi: string;
   };
   kubelet: { podResourcesSocket: string; podLogsDir: string };
+  /** Prometheus-format endpoints scraped each round in node mode; unset means not scraped. */
+  prometheus: { cadvisorUrl?: string; nodeExporterUrl?: string };
   kernelLog: { enabled: boolean; path: string };
   progress: { enabled: boolean; fileName: string; output: boolean; outputPattern?: string };
   spool: { dir: string; maxMegabytes: number };

@@ -183,6 +183,31 @@ describe("loadConfig", () => {
     ]);
   });
 
+  it("leaves the Prometheus-format sources off unless given, and checks their URLs and mode", () => {
+    expect(loadConfig({ argv: ["--cluster", "hpc1"], env: {} }).prometheus).toEqual({});
+    const on = loadConfig({
+      argv: ["--cluster", "hpc1", "--cadvisor-url", "http://127.0.0.1:10255/metrics/cadvisor"],
+      env: { JOBSIGHT_NODE_EXPORTER_URL: "http://127.0.0.1:9100/metrics" },
+    });
+    expect(on.prometheus).toEqual({
+      cadvisorUrl: "http://127.0.0.1:10255/metrics/cadvisor",
+      nodeExporterUrl: "http://127.0.0.1:9100/metrics",
+    });
+    expect(
+      problemsOf(() =>
+        loadConfig({
+          argv: ["--cluster", "hpc1", "--mode", "slurm-controller", "--cadvisor-url", "unix:/kubelet.sock"],
+          env: { JOBSIGHT_NODE_EXPORTER_URL: "127.0.0.1:9100" },
+        }),
+      ),
+    ).toEqual([
+      "prometheus.cadvisorUrl: must be an http or https URL",
+      "prometheus.nodeExporterUrl: is not a URL",
+      "prometheus.cadvisorUrl: is scraped in node mode only (--mode node)",
+      "prometheus.nodeExporterUrl: is scraped in node mode only (--mode node)",
+    ]);
+  });
+
   it("documents every option in --help", () => {
     const help = helpText();
     for (const s of optionSpecs) {

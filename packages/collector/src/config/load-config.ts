@@ -4,6 +4,7 @@ import { ConfigError, type ConfigProblem } from "../errors.js";
 import { outputPatternProblem } from "../sources/job-progress.js";
 import type { CollectorConfig } from "./collector-config.js";
 import { type OptionSpec, optionSpecs } from "./options.js";
+import { httpUrlProblem } from "./url-rule.js";
 
 /** Where the configuration comes from. */
 export type ConfigSources = {
@@ -177,6 +178,7 @@ export function loadConfig(sources: ConfigSources = {}): CollectorConfig {
   const config = out as CollectorConfig;
   config.node ??= sources.hostname ?? hostname();
   config.kubernetes.namespaces ??= [];
+  config.prometheus ??= {};
   if (config.backend.url) config.backend.url = config.backend.url.replace(/\/+$/, "");
   problems.push(...checkRules(config));
   if (problems.length > 0) throw new ConfigError(problems);
@@ -208,28 +210,23 @@ function checkRules(c: CollectorConfig): ConfigProblem[] {
       message: "must be lower-case letters, digits, '-' and '_', at most 63 characters",
     });
   }
-  if (c.backend.url) {
-    try {
-      const u = new URL(c.backend.url);
-      if (u.protocol !== "http:" && u.protocol !== "https:")
-        problems.push({ path: "backend.url", message: "must be an http or https URL" });
-    } catch {
-      problems.push({ path: "backend.url", message: "is not a URL" });
-    }
+  if (c.backend.otlpUrl && !c.backend.url)
+    problems.push({
+      path: "backend.otlpUrl",
+      message: "needs backend.url too: job records and events go to REST",
+    });
+  for (const [path, value] of [
+    ["backend.url", c.backend.url],
+    ["backend.otlpUrl", c.backend.otlpUrl],
+    ["prometheus.cadvisorUrl", c.prometheus.cadvisorUrl],
+    ["prometheus.nodeExporterUrl", c.prometheus.nodeExporterUrl],
+  ] as const) {
+    const problem = httpUrlProblem(path, value || undefined);
+    if (problem) problems.push(problem);
   }
-  if (c.backend.otlpUrl) {
-    if (!c.backend.url)
-      problems.push({
-        path: "backend.otlpUrl",
-        message: "needs backend.url too: job records and events go to REST",
-      });
-    try {
-      const u = new URL(c.backend.otlpUrl);
-      if (u.protocol !== "http:" && u.protocol !== "https:")
-        problems.push({ path: "backend.otlpUrl", message: "must be an http or https URL" });
-    } catch {
-      problems.push({ path: "backend.otlpUrl", message: "is not a URL" });
-    }
+  for (const path of ["cadvisorUrl", "nodeExporterUrl"] as const) {
+    if (c.prometheus[path] && c.mode !== "node")
+      problems.push({ path: `prometheus.${path}`, message: "is scraped in node mode only (--mode node)" });
   }
   if (c.backend.token && c.backend.tokenFile)
     problems.push({ path: "backend.token", message: "give either token or tokenFile, not both" });

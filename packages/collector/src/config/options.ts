@@ -132,6 +132,22 @@ export const optionSpecs: readonly OptionSpec[] = [
     description: "The rocm-smi command (with --gpu-source rocm-smi).",
   },
   {
+    path: "prometheus.cadvisorUrl",
+    flag: "--cadvisor-url",
+    env: "JOBSIGHT_CADVISOR_URL",
+    type: "string",
+    description:
+      "cAdvisor's metrics endpoint (e.g. the kubelet's read-only http://127.0.0.1:10255/metrics/cadvisor), scraped each round (node mode) for each pod's CPU and memory in place of its cgroup; a failed scrape falls back to the cgroups. Off when unset.",
+  },
+  {
+    path: "prometheus.nodeExporterUrl",
+    flag: "--node-exporter-url",
+    env: "JOBSIGHT_NODE_EXPORTER_URL",
+    type: "string",
+    description:
+      "node_exporter's metrics endpoint (e.g. http://127.0.0.1:9100/metrics), scraped each round (node mode) while one job runs alone on the node: the node's CPU, memory, CPU pressure and load become that job's. Nothing is recorded per job on shared nodes. Off when unset.",
+  },
+  {
     path: "kubelet.podResourcesSocket",
     flag: "--pod-resources-socket",
     env: "JOBSIGHT_POD_RESOURCES_SOCKET",

@@ -16,9 +16,10 @@ import { ExclusiveNodeLoad, withoutInstantReadings } from "./instant-readings.js
 import type { JobProgressReader } from "./job-progress-reader.js";
 import { attributeXid, NodeGpus } from "./node-gpus.js";
 import { sanitiseSample } from "./sample-sanitiser.js";
+import { addCadvisorPods, addNodeExporterUsage, type ScrapedSources } from "./scraped-usage.js";
 
-/** Options of {@link NodeMode}. */
-export type NodeModeOptions = {
+/** Options of {@link NodeMode}; `cadvisor` and `nodeExporter` are scraped once per round. */
+export type NodeModeOptions = ScrapedSources & {
   cluster: string;
   /** This node's name (a multi-slurmd scope prefix overrides it per job). */
   node: string;
@@ -107,6 +108,8 @@ export class NodeMode {
   private readonly gpus: NodeGpus | undefined;
   private readonly load: ExclusiveNodeLoad;
   private readonly tracked = new Map<string, Tracked>();
+  // Pods only cAdvisor saw: a failed scrape says nothing about whether they ended.
+  private scrapedOnly = new Set<string>();
   private readonly queuedEvents: NodeEvent[] = [];
   private readonly heap: HeapTrim | undefined;
   private readonly out: HeldRecords;
@@ -215,9 +218,10 @@ export class NodeMode {
     const time = new Date(this.now()).toISOString();
     const usage = new Map<string, { usage: CgroupUsage; node: string; dir?: string }>();
     const pods = new Set<string>();
+    const scraped = await this.o.cadvisor?.read();
     if (this.cgroups) {
       for (const job of this.cgroups.discover()) {
-        const u = this.cgroups.reader.read(job.dir);
+        const u = scraped?.get(job.jobId) ?? this.cgroups.reader.read(job.dir);
         if (u) usage.set(job.jobId, { usage: u, node: job.nodePrefix ?? this.o.node, dir: job.dir });
         if (job.scheduler === "kubernetes") pods.add(job.jobId);
       }
@@ -243,6 +247,13 @@ export class NodeMode {
         });
       }
     }
+    if (scraped) {
+      this.scrapedOnly = new Set([...scraped.keys()].filter((uid) => !usage.get(uid)?.dir));
+      addCadvisorPods(usage, scraped, this.o.node);
+      for (const uid of scraped.keys()) pods.add(uid);
+    }
+    if (this.o.nodeExporter)
+      await addNodeExporterUsage(usage, this.o.nodeExporter, this.cgroups !== undefined);
     const jobOf = (pid: number) => pidJob.get(pid);
     const dirs = new Map<string, string>();
     usage.forEach((u, jobId) => {
@@ -280,7 +291,7 @@ export class NodeMode {
     });
     // Jobs seen before and gone now: their last reading becomes the final one.
     this.tracked.forEach((t, jobId) => {
-      if (usage.has(jobId)) return;
+      if (usage.has(jobId) || (!scraped && this.scrapedOnly.has(jobId))) return;
       if (!t.finalised) this.push(records, { ...withoutInstantReadings(t.sample), time, final: true });
       if (t.dir) this.cgroups?.reader.forget(t.dir);
       this.tracked.delete(jobId);
