@@ -1,61 +1,18 @@
-import type { UsageSample } from "@jobsight/schemas";
 import type { ScalarAttribute as AttrValue } from "./attribute-values.js";
+import type { ApplyOutcome, ExtractedPoint, ObservationMapping, Section } from "./mapping-contract.js";
 import { jobMetricDefinitions, type MetricDefinition } from "./metric-definitions.js";
-import {
-  LegacySeriesAttributes as L,
-  JobMetricNames as M,
-  type MetricNameSet,
-  SeriesAttributes as S,
-} from "./metric-names.js";
+import { LegacySeriesAttributes as L, JobMetricNames as M, SeriesAttributes as S } from "./metric-names.js";
 import type { AttributeLookup } from "./point-attributes.js";
 import { accept, type Kind, toRatio } from "./point-values.js";
 import { progressDone, progressLimit } from "./progress-mapping.js";
+
+export type { ApplyOutcome, ExtractedPoint, ObservationMapping, SampleDraft } from "./mapping-contract.js";
 
 /**
  * The one mapping between UsageSample fields and OTLP points, both ways: for every per-job
  * metric, how to read its points out of a sample and how to write a received point back into
  * a sample under construction.
  */
-
-/** One point of one metric, before the job identity attributes are added. */
-export interface ExtractedPoint {
-  value: number;
-  attributes: Array<[string, AttrValue]>;
-}
-
-type Section = Record<string, unknown>;
-
-/**
- * A sample being rebuilt from points. Sections are created by their first point (most samples
- * lack some); `points` counts points per section (0 once a section is dropped), for rejections.
- */
-export interface SampleDraft {
-  memory?: Section;
-  cpu?: Section;
-  io?: Section;
-  pressure?: Section;
-  pids?: number;
-  /** GPUs by index; created with the first GPU point (most samples have none). */
-  gpus?: Map<number, Section>;
-  /** Notable processes by pid; created with the first process point. */
-  processes?: Map<number, Section>;
-  progress?: Section;
-  points: Record<string, number>;
-}
-
-/**
- * What became of one received point: the section it filled, why it was refused, or that it
- * feeds no field (a standard input's idle CPU mode: skipped, not refused).
- */
-export type ApplyOutcome = { section: string } | { reject: string } | { skip: "not_applicable" };
-
-/** How one metric maps to and from a sample. */
-export interface ObservationMapping {
-  definition: MetricDefinition;
-  /** The points of `sample`, with the series attribute keys of `names` (default `conventions`). */
-  extract(sample: UsageSample, names?: MetricNameSet): ExtractedPoint[];
-  apply(draft: SampleDraft, value: number, attributes: AttributeLookup): ApplyOutcome;
-}
 
 function integerAttribute(attributes: AttributeLookup, key: string): number | undefined {
   const raw = attributes.get(key);

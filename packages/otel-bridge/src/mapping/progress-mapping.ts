@@ -1,6 +1,6 @@
+import type { ApplyOutcome, ObservationMapping } from "./mapping-contract.js";
 import { jobMetricDefinitions } from "./metric-definitions.js";
 import { JobMetricNames as M, SeriesAttributes as S } from "./metric-names.js";
-import type { ApplyOutcome, ObservationMapping } from "./observation-mapping.js";
 import { accept } from "./point-values.js";
 
 /**

@@ -1,5 +1,4 @@
 // What a fitted calibration is and how one job is calibrated with it; fitting is in conformal.ts.
-import type { GroupFallback } from "./group-fallback.js";
 
 /**
  * One calibration example: the model's centre `m` and spread `s` (log scale), the observed log value
@@ -27,6 +26,14 @@ export const KEEP_REQUEST_GRACE = 0.02;
 
 /** A bin's grace when the request is not a candidate there: the model's value alone. */
 export const NO_GRACE = 1e6;
+
+/**
+ * Calibration of the group's own record, for the jobs the model is too unsure of: log margins over
+ * the largest use among the group's recent jobs (`group` of an example) that bounded those jobs at
+ * the table's miss rate (`upper`) and at the range's (`low`), and the measured share of them inside
+ * (fitted and applied in `group-fallback.ts`).
+ */
+export type GroupFallback = { upper: number; low: number; confidence: number; n: number };
 
 /** Score quantiles of one Mondrian bin. */
 export type ConformalBin = {

@@ -5,14 +5,8 @@ import {
   type ConformalResult,
   type ConformalTable,
   excessOf,
+  type GroupFallback,
 } from "./conformal-table.js";
-
-/**
- * Calibration of the group's own record, for the jobs the model is too unsure of: log margins over
- * the largest use among the group's recent jobs (`group` of an example) that bounded those jobs at
- * the table's miss rate (`upper`) and at the range's (`low`), and the measured share of them inside.
- */
-export type GroupFallback = { upper: number; low: number; confidence: number; n: number };
 
 /** Fewest abstained calibration jobs with a group record before the record is calibrated. */
 export const GROUP_FALLBACK_MIN_JOBS = 100;
