@@ -358,6 +358,7 @@ describe("actions under policy, and the history rules, over the database", () =>
       hold: false,
       message:
         "Would hold the submission of assemble by carol (dry run): 3 of your assemble jobs with 8.0 GiB were killed for memory in the last 168 h (201, 202, 203).",
+      reason: "3 of your assemble jobs with 8.0 GiB were killed for memory in the last 168 h (201, 202, 203)",
     });
     const live = new SubmissionHold({
       storage: fx.storage,
