@@ -1,4 +1,5 @@
 import { PolledGpuSource, type PolledGpuSourceOptions } from "../gpu/polled-gpu-source.js";
+import { fetchExposition } from "../prometheus/prometheus-endpoint.js";
 import { parsePrometheusText } from "../prometheus/prometheus-text.js";
 import type { GpuUsage } from "../usage-parts.js";
 import { type DcgmDevice, dcgmDevices } from "./dcgm-devices.js";
@@ -50,10 +51,7 @@ export class DcgmExporter extends PolledGpuSource<DcgmDevice> {
   async scrape(): Promise<void> {
     let body: string;
     try {
-      const res = await fetch(this.url, { signal: AbortSignal.timeout(this.timeoutMs) });
-      if (!res.ok) throw new Error(`HTTP ${res.status}`);
-      body = await res.text();
-      if (body.length > MAX_BODY) throw new Error(`response over ${MAX_BODY} bytes`);
+      body = await fetchExposition(this.url, this.timeoutMs, MAX_BODY);
     } catch (error) {
       this.failed(`${this.url}: ${(error as Error).message}`);
       return;

@@ -55,10 +55,7 @@ export class PrometheusEndpoint {
   async scrape(): Promise<PromSample[] | undefined> {
     let body: string;
     try {
-      const res = await fetch(this.url, { signal: AbortSignal.timeout(this.timeoutMs) });
-      if (!res.ok) throw new Error(`HTTP ${res.status}`);
-      body = await res.text();
-      if (body.length > MAX_BODY) throw new Error(`response over ${MAX_BODY} bytes`);
+      body = await fetchExposition(this.url, this.timeoutMs, MAX_BODY);
     } catch (error) {
       this.failed(`${this.name} scrape of ${this.url} failed: ${(error as Error).message}`);
       return undefined;
@@ -79,4 +76,21 @@ export class PrometheusEndpoint {
     this.reportedUnavailable = true;
     this.onUnavailable(message);
   }
+}
+
+/**
+ * The text a Prometheus endpoint serves; rejects on a timeout, a non-2xx answer or a body over
+ * `maxBytes` characters, with the reason as the message.
+ *
+ * @example
+ * ```ts
+ * const body = await fetchExposition("http://127.0.0.1:9400/metrics", 5_000, 8 * 1024 * 1024);
+ * ```
+ */
+export async function fetchExposition(url: string, timeoutMs: number, maxBytes: number): Promise<string> {
+  const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+  if (!res.ok) throw new Error(`HTTP ${res.status}`);
+  const body = await res.text();
+  if (body.length > maxBytes) throw new Error(`response over ${maxBytes} bytes`);
+  return body;
 }
