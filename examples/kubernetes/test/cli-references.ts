@@ -66,8 +66,12 @@ export function collectorContainerProblems(container: Manifest): string[] {
   const problems: string[] = [];
   const known = new Set(collectorOptions.map((s) => s.env));
   const env = containerEnv(container);
+  // A variable the others name as $(NAME) (e.g. NODE_IP from status.hostIP) is there for them.
+  const referenced = new Set(
+    Object.values(env).flatMap((v) => [...v.matchAll(/\$\((\w+)\)/g)].map((m) => m[1])),
+  );
   for (const name of Object.keys(env)) {
-    if (!known.has(name) && !RUNTIME_ENV.has(name))
+    if (!known.has(name) && !RUNTIME_ENV.has(name) && !referenced.has(name))
       problems.push(`${container.name}: ${name} is not a jobsight-collector setting`);
   }
   try {

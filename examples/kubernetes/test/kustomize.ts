@@ -24,8 +24,8 @@ const KNOWN_KEYS = new Set(["apiVersion", "kind", "resources", "components", "pa
 
 /**
  * The objects `kubectl kustomize dir` builds, for the subset of Kustomize the examples use:
- * `resources` (files and folders with their own kustomization.yaml), `components` (their
- * patches applied after the resources') and JSON 6902 `patches` with a `target`.
+ * `resources` (files and folders with their own kustomization.yaml), `components` (their resource
+ * files added and their patches applied after the resources') and JSON 6902 `patches` with a `target`.
  */
 export function kustomize(dir: string): Manifest[] {
   const k = parse(readFileSync(join(dir, "kustomization.yaml"), "utf8"), { version: "1.1" }) as Manifest;
@@ -47,7 +47,9 @@ export function kustomize(dir: string): Manifest[] {
 /** Applies the `patches` of the kustomization in `dir` (or of `k`, already read) to `objects`. */
 function applyPatches(dir: string, objects: Manifest[], k?: Manifest): void {
   k ??= parse(readFileSync(join(dir, "kustomization.yaml"), "utf8"), { version: "1.1" }) as Manifest;
-  if (k.kind === "Component" && k.resources) throw new Error(`${dir}: component resources are not handled`);
+  // A component's own objects join the build before its patches, as Kustomize does.
+  if (k.kind === "Component")
+    for (const r of (k.resources ?? []) as string[]) objects.push(...yamlDocuments(join(dir, r)));
   for (const patch of (k.patches ?? []) as Manifest[]) {
     const ops = parse(patch.path ? readFileSync(join(dir, patch.path), "utf8") : patch.patch, {
       version: "1.1",

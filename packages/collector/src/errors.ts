@@ -14,6 +14,8 @@ export const collectorErrorCodes = {
     "The kubelet's PodResources API (its unix socket) is missing, failed or answered what we cannot read; pods' GPUs are then attributed from the processes on them only.",
   SOURCE_MALFORMED:
     "A kernel file (such as /proc/loadavg) does not read as the kernel writes it; the fields taken from it are left out of the samples.",
+  SCRAPE_FAILED:
+    "A Prometheus-format endpoint (cAdvisor, node_exporter, dcgm-exporter) did not answer, refused the scrape (HTTP status) or served too much; the round goes on without it.",
 } as const;
 
 /** A stable error code of the collector. */
@@ -88,5 +90,15 @@ export class KubeletError extends CollectorError {
   constructor(message: string, options?: { cause?: unknown }) {
     super("KUBELET_UNAVAILABLE", message, options);
     this.name = "KubeletError";
+  }
+}
+
+/** A scrape of a Prometheus-format endpoint failed; `status` is the HTTP status when it answered one. */
+export class ScrapeError extends CollectorError {
+  readonly status: number | undefined;
+  constructor(message: string, status?: number, options?: { cause?: unknown }) {
+    super("SCRAPE_FAILED", message, options);
+    this.status = status;
+    this.name = "ScrapeError";
   }
 }

@@ -10,13 +10,21 @@ export type CollectorConfig = {
   gpu: {
     mode: "auto" | "on" | "off";
     command: string;
-    source: "nvidia-smi" | "dcgm" | "rocm-smi";
+    source: "nvidia-smi" | "dcgm" | "rocm-smi" | "amd-smi";
     dcgmUrl: string;
     rocmSmi: string;
+    amdSmi: string;
   };
   kubelet: { podResourcesSocket: string; podLogsDir: string };
   /** Prometheus-format endpoints scraped each round in node mode; unset means not scraped. */
-  prometheus: { cadvisorUrl?: string; nodeExporterUrl?: string };
+  prometheus: {
+    cadvisorUrl?: string;
+    /** Bearer token file and TLS trust of an https `cadvisorUrl` (the kubelet's port 10250). */
+    cadvisorTokenFile?: string;
+    cadvisorCaFile?: string;
+    cadvisorInsecureSkipVerify: boolean;
+    nodeExporterUrl?: string;
+  };
   kernelLog: { enabled: boolean; path: string };
   progress: { enabled: boolean; fileName: string; output: boolean; outputPattern?: string };
   spool: { dir: string; maxMegabytes: number };

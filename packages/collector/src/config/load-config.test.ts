@@ -184,13 +184,16 @@ describe("loadConfig", () => {
   });
 
   it("leaves the Prometheus-format sources off unless given, and checks their URLs and mode", () => {
-    expect(loadConfig({ argv: ["--cluster", "hpc1"], env: {} }).prometheus).toEqual({});
+    expect(loadConfig({ argv: ["--cluster", "hpc1"], env: {} }).prometheus).toEqual({
+      cadvisorInsecureSkipVerify: false,
+    });
     const on = loadConfig({
       argv: ["--cluster", "hpc1", "--cadvisor-url", "http://127.0.0.1:10255/metrics/cadvisor"],
       env: { JOBSIGHT_NODE_EXPORTER_URL: "http://127.0.0.1:9100/metrics" },
     });
     expect(on.prometheus).toEqual({
       cadvisorUrl: "http://127.0.0.1:10255/metrics/cadvisor",
+      cadvisorInsecureSkipVerify: false,
       nodeExporterUrl: "http://127.0.0.1:9100/metrics",
     });
     expect(

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { ConfigError, type ConfigProblem } from "../errors.js";
 import { outputPatternProblem } from "../sources/job-progress.js";
+import { cadvisorAuthProblems } from "./cadvisor-rule.js";
 import type { CollectorConfig } from "./collector-config.js";
 import { type OptionSpec, optionSpecs } from "./options.js";
 import { httpUrlProblem } from "./url-rule.js";
@@ -178,7 +179,6 @@ export function loadConfig(sources: ConfigSources = {}): CollectorConfig {
   const config = out as CollectorConfig;
   config.node ??= sources.hostname ?? hostname();
   config.kubernetes.namespaces ??= [];
-  config.prometheus ??= {};
   if (config.backend.url) config.backend.url = config.backend.url.replace(/\/+$/, "");
   problems.push(...checkRules(config));
   if (problems.length > 0) throw new ConfigError(problems);
@@ -228,6 +228,7 @@ function checkRules(c: CollectorConfig): ConfigProblem[] {
     if (c.prometheus[path] && c.mode !== "node")
       problems.push({ path: `prometheus.${path}`, message: "is scraped in node mode only (--mode node)" });
   }
+  problems.push(...cadvisorAuthProblems(c.prometheus));
   if (c.backend.token && c.backend.tokenFile)
     problems.push({ path: "backend.token", message: "give either token or tokenFile, not both" });
   if (c.health.port > 65535) problems.push({ path: "health.port", message: "must be at most 65535" });

@@ -110,10 +110,10 @@ export const optionSpecs: readonly OptionSpec[] = [
     flag: "--gpu-source",
     env: "JOBSIGHT_GPU_SOURCE",
     type: "enum",
-    values: ["nvidia-smi", "dcgm", "rocm-smi"],
+    values: ["nvidia-smi", "dcgm", "rocm-smi", "amd-smi"],
     default: "nvidia-smi",
     description:
-      "Where GPU readings come from: nvidia-smi, a local NVIDIA dcgm-exporter (MIG instances as their own devices, tied to pods by its Kubernetes mapping; no per-process view), or AMD's rocm-smi.",
+      "Where GPU readings come from: nvidia-smi, a local NVIDIA dcgm-exporter (MIG instances as their own devices, tied to pods by its Kubernetes mapping; no per-process view), AMD's rocm-smi, or AMD's amd-smi (ROCm 6+; each partition of a split GPU as its own device).",
   },
   {
     path: "gpu.dcgmUrl",
@@ -132,12 +132,45 @@ export const optionSpecs: readonly OptionSpec[] = [
     description: "The rocm-smi command (with --gpu-source rocm-smi).",
   },
   {
+    path: "gpu.amdSmi",
+    flag: "--amd-smi",
+    env: "JOBSIGHT_AMD_SMI",
+    type: "string",
+    default: "amd-smi",
+    description: "The amd-smi command (with --gpu-source amd-smi).",
+  },
+  {
     path: "prometheus.cadvisorUrl",
     flag: "--cadvisor-url",
     env: "JOBSIGHT_CADVISOR_URL",
     type: "string",
     description:
-      "cAdvisor's metrics endpoint (e.g. the kubelet's read-only http://127.0.0.1:10255/metrics/cadvisor), scraped each round (node mode) for each pod's CPU and memory in place of its cgroup; a failed scrape falls back to the cgroups. Off when unset.",
+      "cAdvisor's metrics endpoint: the kubelet's authenticated https://NODE_IP:10250/metrics/cadvisor (with the token and CA below), or its read-only http://127.0.0.1:10255/metrics/cadvisor where enabled. Scraped each round (node mode) for each pod's CPU and memory in place of its cgroup; a failed scrape falls back to the cgroups. Off when unset.",
+  },
+  {
+    path: "prometheus.cadvisorTokenFile",
+    flag: "--cadvisor-token-file",
+    env: "JOBSIGHT_CADVISOR_TOKEN_FILE",
+    type: "string",
+    description:
+      "File of the bearer token sent to the kubelet with each cAdvisor scrape, e.g. the pod's service account token /var/run/secrets/kubernetes.io/serviceaccount/token, its account granted RBAC get on nodes/metrics. Re-read before every scrape (the kubelet rotates it); unreadable at start is a configuration error, later the last token read is sent. Unset: no token.",
+  },
+  {
+    path: "prometheus.cadvisorCaFile",
+    flag: "--cadvisor-ca-file",
+    env: "JOBSIGHT_CADVISOR_CA_FILE",
+    type: "string",
+    description:
+      "PEM file of the CA(s) that sign the kubelet's serving certificate, for an https cAdvisor URL (the cluster CA /var/run/secrets/kubernetes.io/serviceaccount/ca.crt where kubelets' serving certificates are issued by it). Unset: the CAs Node.js trusts (its bundled ones and NODE_EXTRA_CA_CERTS).",
+  },
+  {
+    path: "prometheus.cadvisorInsecureSkipVerify",
+    flag: "--cadvisor-insecure-skip-tls-verify",
+    env: "JOBSIGHT_CADVISOR_INSECURE_SKIP_TLS_VERIFY",
+    type: "boolean",
+    default: false,
+    description:
+      "Accept any certificate from an https cAdvisor URL, for kubelets with self-signed serving certificates; logged as a warning at start. Anyone able to answer on the kubelet's address could then read the token and feed the collector figures.",
   },
   {
     path: "prometheus.nodeExporterUrl",

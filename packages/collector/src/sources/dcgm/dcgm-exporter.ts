@@ -1,5 +1,5 @@
 import { PolledGpuSource, type PolledGpuSourceOptions } from "../gpu/polled-gpu-source.js";
-import { fetchExposition } from "../prometheus/prometheus-endpoint.js";
+import { fetchExposition } from "../prometheus/fetch-exposition.js";
 import { parsePrometheusText } from "../prometheus/prometheus-text.js";
 import type { GpuUsage } from "../usage-parts.js";
 import { type DcgmDevice, dcgmDevices } from "./dcgm-devices.js";

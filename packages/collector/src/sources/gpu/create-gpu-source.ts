@@ -1,6 +1,7 @@
 import type { CollectorConfig } from "../../config/collector-config.js";
 import type { Logger } from "../../log/logger.js";
 import { DcgmExporter } from "../dcgm/dcgm-exporter.js";
+import { AmdSmi } from "../rocm/amd-smi.js";
 import { RocmSmi } from "../rocm/rocm-smi.js";
 import type { GpuSource } from "./gpu-source.js";
 import { NvidiaSmi } from "./nvidia-smi.js";
@@ -15,7 +16,7 @@ export type GpuSourceContext = {
 };
 
 /**
- * The GPU source `gpu.source` names: nvidia-smi, a dcgm-exporter endpoint or rocm-smi.
+ * The GPU source `gpu.source` names: nvidia-smi, a dcgm-exporter endpoint, rocm-smi or amd-smi.
  *
  * @example
  * ```ts
@@ -29,6 +30,8 @@ export function createGpuSource(gpu: CollectorConfig["gpu"], context: GpuSourceC
       return new DcgmExporter({ url: gpu.dcgmUrl, ...context });
     case "rocm-smi":
       return new RocmSmi({ command: gpu.rocmSmi, ...context });
+    case "amd-smi":
+      return new AmdSmi({ command: gpu.amdSmi, ...context });
     default:
       return new NvidiaSmi({ command: gpu.command, ...context });
   }

@@ -1,6 +1,7 @@
 import type { Logger } from "../../log/logger.js";
 import { jobFromCgroupPath } from "../cgroup-job-path.js";
 import type { CgroupUsage } from "../cgroup-usage.js";
+import { KubeletAuth } from "./kubelet-auth.js";
 import { PrometheusEndpoint, type PrometheusEndpointStatus } from "./prometheus-endpoint.js";
 import type { PromSample } from "./prometheus-text.js";
 
@@ -83,11 +84,23 @@ export function cadvisorUsage(samples: readonly PromSample[]): Map<string, Cgrou
 
 /** Options of {@link CadvisorSource}. */
 export type CadvisorSourceOptions = {
-  /** The cAdvisor endpoint, e.g. the kubelet's read-only `http://127.0.0.1:10255/metrics/cadvisor`. */
+  /**
+   * The cAdvisor endpoint: the kubelet's authenticated `https://<node IP>:10250/metrics/cadvisor`
+   * (with `tokenFile`), or its read-only `http://127.0.0.1:10255/metrics/cadvisor` where enabled.
+   */
   url: string;
+  /**
+   * File of the bearer token sent to the kubelet, its service account granted `get` on
+   * `nodes/metrics`; re-read before every scrape. @default no token
+   */
+  tokenFile?: string;
+  /** PEM file of the CA(s) that sign the kubelet's serving certificate. @default the CAs Node.js trusts */
+  caFile?: string;
+  /** Accept any kubelet certificate (self-signed serving certificates); warned about once. @default false */
+  insecureSkipVerify?: boolean;
   /** Time limit of one scrape. @default 5000 */
   timeoutMs?: number;
-  /** Called once, the first time the endpoint proves unavailable. @default no-op */
+  /** Called once, the first time the endpoint proves unavailable, and once if the token file stops being readable. @default no-op */
   onUnavailable?: (message: string) => void;
   /** Structured log. @default silent */
   logger?: Logger;
@@ -96,11 +109,16 @@ export type CadvisorSourceOptions = {
 /**
  * Per-pod usage scraped from cAdvisor once per collection round, instead of reading the pods'
  * cgroups: for nodes where the collector cannot see the host's cgroup tree. A failed scrape gives
- * `undefined` and the round falls back to the cgroups it can read.
+ * `undefined` and the round falls back to the cgroups it can read. Token or CA files that cannot
+ * be read throw a `ConfigError` here, at construction.
  *
  * @example
  * ```ts
- * const cadvisor = new CadvisorSource({ url: "http://127.0.0.1:10255/metrics/cadvisor" });
+ * const cadvisor = new CadvisorSource({
+ *   url: "https://10.0.0.5:10250/metrics/cadvisor",
+ *   tokenFile: "/var/run/secrets/kubernetes.io/serviceaccount/token",
+ *   caFile: "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt",
+ * });
  * const byPodUid = await cadvisor.read();
  * ```
  */
@@ -113,7 +131,9 @@ export class CadvisorSource {
   private readonly largest = new Map<string, number>();
 
   constructor(options: CadvisorSourceOptions) {
-    this.endpoint = new PrometheusEndpoint({ ...options, name: "cAdvisor" });
+    const { url, timeoutMs, tokenFile, caFile, insecureSkipVerify, onUnavailable, logger } = options;
+    const auth = new KubeletAuth({ tokenFile, caFile, insecureSkipVerify, onUnavailable, logger });
+    this.endpoint = new PrometheusEndpoint({ url, timeoutMs, onUnavailable, logger, name: "cAdvisor", auth });
   }
 
   get status(): PrometheusEndpointStatus {

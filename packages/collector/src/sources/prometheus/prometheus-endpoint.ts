@@ -1,8 +1,24 @@
+import type { Agent } from "node:https";
+import { ScrapeError } from "../../errors.js";
 import { type Logger, silentLogger } from "../../log/logger.js";
+import { fetchExposition } from "./fetch-exposition.js";
 import { type PromSample, parsePrometheusText } from "./prometheus-text.js";
 
 /** Where a scraped endpoint stands: never scraped, answering, or failing since it last answered. */
 export type PrometheusEndpointStatus = "stopped" | "running" | "unavailable";
+
+/**
+ * How an endpoint's scrapes authenticate, as Prometheus's `tls_config` and `bearer_token_file`:
+ * see `KubeletAuth` for the kubelet's.
+ */
+export type ScrapeAuth = {
+  /** Agent of an `https` endpoint, carrying its TLS trust; `undefined` for Node.js's global agent. */
+  readonly agent: Agent | undefined;
+  /** Headers of the next scrape (e.g. a bearer token read afresh); never rejects. */
+  headers(): Promise<Record<string, string>>;
+  /** What the operator should be told about a failed scrape (a refusal, an untrusted certificate), if anything. */
+  explain(error: ScrapeError): string | undefined;
+};
 
 /** Options of {@link PrometheusEndpoint}. */
 export type PrometheusEndpointOptions = {
@@ -14,6 +30,8 @@ export type PrometheusEndpointOptions = {
   timeoutMs?: number;
   /** Called once, the first time the endpoint proves unavailable. @default no-op */
   onUnavailable?: (message: string) => void;
+  /** How scrapes authenticate. @default none: no token, the CAs Node.js trusts for `https` */
+  auth?: ScrapeAuth;
   /** Structured log. @default silent */
   logger?: Logger;
 };
@@ -40,6 +58,7 @@ export class PrometheusEndpoint {
   private readonly name: string;
   private readonly timeoutMs: number;
   private readonly onUnavailable: (message: string) => void;
+  private readonly auth: ScrapeAuth | undefined;
   private readonly log: Logger;
   private reportedUnavailable = false;
 
@@ -48,6 +67,7 @@ export class PrometheusEndpoint {
     this.name = options.name;
     this.timeoutMs = options.timeoutMs ?? 5_000;
     this.onUnavailable = options.onUnavailable ?? (() => {});
+    this.auth = options.auth;
     this.log = options.logger ?? silentLogger;
   }
 
@@ -55,9 +75,12 @@ export class PrometheusEndpoint {
   async scrape(): Promise<PromSample[] | undefined> {
     let body: string;
     try {
-      body = await fetchExposition(this.url, this.timeoutMs, MAX_BODY);
+      const headers = await this.auth?.headers();
+      body = await fetchExposition(this.url, this.timeoutMs, MAX_BODY, { headers, agent: this.auth?.agent });
     } catch (error) {
-      this.failed(`${this.name} scrape of ${this.url} failed: ${(error as Error).message}`);
+      const hint = error instanceof ScrapeError ? this.auth?.explain(error) : undefined;
+      const why = `${(error as Error).message}${hint ? `: ${hint}` : ""}`;
+      this.failed(`${this.name} scrape of ${this.url} failed: ${why}`);
       return undefined;
     }
     const { samples, problems } = parsePrometheusText(body);
@@ -76,21 +99,4 @@ export class PrometheusEndpoint {
     this.reportedUnavailable = true;
     this.onUnavailable(message);
   }
-}
-
-/**
- * The text a Prometheus endpoint serves; rejects on a timeout, a non-2xx answer or a body over
- * `maxBytes` characters, with the reason as the message.
- *
- * @example
- * ```ts
- * const body = await fetchExposition("http://127.0.0.1:9400/metrics", 5_000, 8 * 1024 * 1024);
- * ```
- */
-export async function fetchExposition(url: string, timeoutMs: number, maxBytes: number): Promise<string> {
-  const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
-  if (!res.ok) throw new Error(`HTTP ${res.status}`);
-  const body = await res.text();
-  if (body.length > maxBytes) throw new Error(`response over ${maxBytes} bytes`);
-  return body;
 }

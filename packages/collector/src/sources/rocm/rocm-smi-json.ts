@@ -80,7 +80,11 @@ export function parseRocmSmiJson(text: string): RocmSmiReading {
       identity.pciBusId = bus;
     }
     const uid = card["Unique ID"];
-    if (typeof uid === "string" && /^0x[0-9a-fA-F]+$/.test(uid)) identity.uuid = uid;
+    // On the reading too: job attribution matches a reading to its identity by UUID.
+    if (typeof uid === "string" && /^0x[0-9a-fA-F]+$/.test(uid)) {
+      usage.uuid = uid;
+      identity.uuid = uid;
+    }
     const total = first(card, ["VRAM Total Memory (B)"]);
     if (total !== undefined && total >= 0) usage.memoryTotalBytes = Math.round(total);
     const power = first(card, [

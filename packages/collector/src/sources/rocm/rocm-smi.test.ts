@@ -1,7 +1,11 @@
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { assignGpus } from "../../modes/job-gpus.js";
 import { fakeCommand } from "../../test-support/fake-command.js";
+import { podGpuRefs } from "../gpu/kubernetes-gpu-allocation.js";
+import { ProcReader } from "../proc-reader.js";
 import { RocmSmi } from "./rocm-smi.js";
 import { parseRocmSmiJson } from "./rocm-smi-json.js";
 
@@ -18,6 +22,7 @@ describe("parseRocmSmiJson", () => {
       {
         index: 0,
         pciBusId: "0000:C1:00.0",
+        uuid: "0x62a3d5e1c0b1ef42",
         utilizationPercent: 97,
         memoryUsedBytes: 51539607552,
         memoryTotalBytes: 68702699520,
@@ -27,6 +32,7 @@ describe("parseRocmSmiJson", () => {
       {
         index: 1,
         pciBusId: "0000:C6:00.0",
+        uuid: "0x8f06a3d5e1c0b1e5",
         utilizationPercent: 0,
         memoryUsedBytes: 11223040,
         memoryTotalBytes: 68702699520,
@@ -62,6 +68,26 @@ describe("RocmSmi", () => {
     expect(smi.known().map((g) => g.pciBusId)).toEqual(["0000:C1:00.0", "0000:C6:00.0"]);
     expect(smi.skippedLines).toBe(1);
     expect(smi.cannotSee).toContain("processes on each GPU");
+    await smi.stop();
+  });
+
+  it("gives a pod the amd.com/gpu the device plugin allocated it by PCI address", async () => {
+    const fake = fakeCommand("rocm-smi", `cat '${fixture}'`);
+    cleanups.push(fake.cleanup);
+    const proc = mkdtempSync(join(tmpdir(), "jobsight-proc-"));
+    cleanups.push(() => rmSync(proc, { recursive: true, force: true }));
+    const smi = new RocmSmi({ command: fake.path, intervalMs: 60_000 });
+    await smi.poll();
+    const { byJob } = assignGpus({
+      readings: smi.latest(),
+      apps: await smi.computeApps(),
+      proc: new ProcReader({ root: proc }),
+      allocated: new Map([
+        ["pod-uid", podGpuRefs([{ resourceName: "amd.com/gpu", deviceIds: ["0000:c6:00.0"] }])],
+      ]),
+      known: smi.known(),
+    });
+    expect(byJob.get("pod-uid")?.map((g) => g.index)).toEqual([1]);
     await smi.stop();
   });
 

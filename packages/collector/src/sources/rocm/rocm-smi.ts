@@ -1,7 +1,7 @@
-import { tiedCommand, trackChild } from "../../util/tied-child.js";
 import { PolledGpuSource, type PolledGpuSourceOptions } from "../gpu/polled-gpu-source.js";
 import type { GpuUsage } from "../usage-parts.js";
 import { parseRocmSmiJson, ROCM_SMI_ARGS } from "./rocm-smi-json.js";
+import { runSmiCommand } from "./run-smi-command.js";
 
 /** Options of {@link RocmSmi}: the command, and the polling loop's (a run per `intervalMs`). */
 export type RocmSmiOptions = PolledGpuSourceOptions & {
@@ -44,29 +44,7 @@ export class RocmSmi extends PolledGpuSource<GpuUsage> {
 
   /** One run of rocm-smi; resolves (never rejects) once readings are updated or the failure noted. */
   async poll(): Promise<void> {
-    const { execFile } = await import("node:child_process");
-    const tied = tiedCommand(this.command, [...ROCM_SMI_ARGS]);
-    const out = await new Promise<{ stdout: string; error?: string }>((resolve) => {
-      trackChild(
-        execFile(
-          tied.file,
-          tied.args,
-          { timeout: this.timeoutMs, maxBuffer: 4 * 1024 * 1024 },
-          (error, stdout, stderr) => {
-            if (!error) return resolve({ stdout });
-            const code = (error as { code?: unknown }).code;
-            const said = `${stderr}`.trim().split("\n")[0] ?? "";
-            resolve({
-              stdout,
-              error:
-                code === 127 || code === "ENOENT"
-                  ? `${this.command} not found: no AMD GPU tools on this node`
-                  : `${this.command} failed (${code ?? error.message})${said ? `: ${said}` : ""}`,
-            });
-          },
-        ),
-      );
-    });
+    const out = await runSmiCommand(this.command, ROCM_SMI_ARGS, this.timeoutMs);
     if (this.halted) return;
     if (out.error) return this.failed(out.error);
     let parsed: ReturnType<typeof parseRocmSmiJson>;
