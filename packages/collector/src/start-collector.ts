@@ -6,9 +6,10 @@ import { CollectorMetrics } from "./health/collector-metrics.js";
 import { HealthServer } from "./health/health-server.js";
 import type { Logger } from "./log/logger.js";
 import { JobProgressReader } from "./modes/job-progress-reader.js";
-import type { KubernetesCluster } from "./modes/kubernetes-cluster.js";
+import type { KubernetesCluster } from "./modes/kubernetes/kubernetes-cluster.js";
 import { NodeMode } from "./modes/node-mode.js";
 import { SlurmController } from "./modes/slurm-controller.js";
+import { gpuSourceName, SourceLimits } from "./modes/source-limits.js";
 import { HttpJsonSink } from "./ship/http-json-sink.js";
 import { Shipper } from "./ship/shipper.js";
 import type { Sink } from "./ship/sink.js";
@@ -73,7 +74,7 @@ export async function startCollector(options: StartCollectorOptions): Promise<Ru
   const k8s =
     config.mode === "kubernetes"
       ? {
-          ...(await import("./modes/kubernetes-cluster.js")),
+          ...(await import("./modes/kubernetes/kubernetes-cluster.js")),
           kubeConfig:
             (options.kubeConfig as KubeConfig | undefined) ??
             (await import("./config/kube-config.js")).kubeConfigFor(config.kubernetes),
@@ -142,9 +143,13 @@ export async function startCollector(options: StartCollectorOptions): Promise<Ru
       });
     }
     const { cadvisorUrl, nodeExporterUrl } = config.prometheus;
+    // Throws a ConfigError when the token or CA file cannot be read: before any loop starts.
     if (cadvisorUrl)
       cadvisor = new CadvisorSource({
         url: cadvisorUrl,
+        tokenFile: config.prometheus.cadvisorTokenFile,
+        caFile: config.prometheus.cadvisorCaFile,
+        insecureSkipVerify: config.prometheus.cadvisorInsecureSkipVerify,
         logger: log.child({ part: "cadvisor" }),
         onUnavailable: (m) => node?.sourceUnavailable("cadvisor", m),
       });
@@ -166,6 +171,13 @@ export async function startCollector(options: StartCollectorOptions): Promise<Ru
       gpus,
       cadvisor,
       nodeExporter,
+      sourceLimits: new SourceLimits({
+        cluster: config.cluster,
+        cgroupVersion: version,
+        gpu: gpus && { name: gpuSourceName(config.gpu.source), cannotSee: gpus.cannotSee },
+        cadvisor,
+        nodeExporter,
+      }),
       podResourcesSocket: config.kubelet.podResourcesSocket,
       podLogsDir: config.kubelet.podLogsDir,
       kernelLog,

@@ -9,6 +9,16 @@ const UNLIMITED = 2 ** 62;
 // cpuacct.stat counts in USER_HZ, which is 100 on every Linux architecture Jobsight runs on.
 const USER_HZ = 100;
 
+/**
+ * What a job's cgroup v1 directories cannot tell, in words a diagnosis can name: v1 keeps no
+ * pressure stall information per cgroup, and its blkio controller charges buffered writes to the
+ * kernel's flusher rather than to the job that wrote them.
+ */
+export const CGROUP_V1_CANNOT_SEE = [
+  "pressure stall (PSI) of the job's CPU, memory and I/O",
+  "buffered writes the kernel flushes to disk later (cgroup v1 counts them for no job)",
+] as const;
+
 /** Options of {@link CgroupV1Reader}. */
 export type CgroupV1ReaderOptions = {
   /** Where the v1 controllers are mounted (`<root>/memory`, `<root>/cpuacct`, …). @default "/sys/fs/cgroup" */

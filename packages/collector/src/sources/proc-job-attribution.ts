@@ -132,6 +132,17 @@ export class ProcJobAttribution {
   }
 }
 
+/**
+ * What summing a job's processes from /proc (no cgroups) cannot tell, in words a diagnosis can name:
+ * only live processes' resident pages are counted, at the moments they are read.
+ */
+export const PROC_SUMS_CANNOT_SEE = [
+  "processes that started and exited between two readings",
+  "memory the kernel holds for the job beyond its processes' resident pages (page cache, files in /dev/shm)",
+  "memory peaks between two readings (the largest sum read stands in)",
+  "a memory limit and the I/O of the job",
+] as const;
+
 /** Totals of a job's processes. */
 export type ProcessTotals = { rssBytes: number; cpuSeconds: number; count: number };
 

@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { type AddressInfo, createServer, connect as dial, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -21,6 +20,7 @@ import {
 import { CgroupTree } from "../../src/test-support/cgroup-tree.js";
 import { fakeCommand } from "../../src/test-support/fake-command.js";
 import { ProcTree } from "../../src/test-support/proc-tree.js";
+import { startTap } from "./support/tcp-tap.js";
 
 // Issue #26: the real collector command, in node mode over a cgroup v2 tree and a fake nvidia-smi
 // printing recorded output, ships over OTLP/gRPC (its only OTLP transport) with each name set to a
@@ -113,36 +113,6 @@ async function storedSamples(server: ServerProcess, jobId: string): Promise<Usag
   const res = await fetch(`${server.url}/v1/jobs/${jobId}/usage?cluster=hpc1`, { headers: platform });
   expect(res.status).toBe(200);
   return ((await res.json()) as { samples: UsageSample[] }).samples;
-}
-
-/**
- * A TCP hop in front of the server's OTLP/gRPC port that keeps every byte the collector sends,
- * so a test can see which names went over the wire (gRPC sends them uncompressed by default).
- */
-async function startTap(target: string) {
-  const { hostname, port } = new URL(target);
-  const sent: Buffer[] = [];
-  const sockets = new Set<Socket>();
-  const tap = createServer((client) => {
-    const upstream = dial(Number(port), hostname);
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on("error", () => socket.destroy()).on("close", () => sockets.delete(socket));
-    }
-    client.on("data", (d: Buffer) => sent.push(d));
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => tap.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(tap.address() as AddressInfo).port}`,
-    /** Whether the collector sent `text` as a whole protobuf string field (tag 1: a name or key). */
-    sentField: (text: string) =>
-      Buffer.concat(sent).includes(Buffer.from(`\x0a${String.fromCharCode(text.length)}${text}`)),
-    close: () => {
-      for (const socket of sockets) socket.destroy();
-      return new Promise<void>((resolve) => tap.close(() => resolve()));
-    },
-  };
 }
 
 /** A collector's run: the command, its own `/metrics` port (from its log), and its output. */

@@ -8,10 +8,11 @@ export const NodeEventKind = Type.Union(
     Type.Literal("gpu_lost"),
     Type.Literal("oom_kill"),
     Type.Literal("source_unavailable"),
+    Type.Literal("source_limits"),
   ],
   {
     description:
-      'gpu_xid: an NVIDIA Xid error from the kernel log; gpu_lost: nvidia-smi could no longer reach a GPU ("Unable to determine the device handle … GPU is lost"), with the kernel\'s Xid for it when one was logged; oom_kill: the kernel OOM killer killed a process; source_unavailable: a collector could not read a source (no GPU, no kernel-log permission).',
+      "gpu_xid: an NVIDIA Xid error from the kernel log; gpu_lost: nvidia-smi could no longer reach a GPU (\"Unable to determine the device handle … GPU is lost\"), with the kernel's Xid for it when one was logged; oom_kill: the kernel OOM killer killed a process; source_unavailable: a collector could not read a source (no GPU, no kernel-log permission); source_limits: a source the collector read a job's data from, and what that source cannot see (sent once per job and source).",
   },
 );
 export type NodeEventKind = Static<typeof NodeEventKind>;
@@ -75,9 +76,30 @@ export const OomKill = Type.Object(
 );
 
 /**
+ * What a source the collector read a job's data from cannot observe (`source_limits` events): the
+ * source itself is the event's `source`, e.g. `dcgm-exporter` cannot see `processes on each GPU`.
+ */
+export const SourceLimits = Type.Object(
+  {
+    reads: Type.Union([Type.Literal("gpu"), Type.Literal("usage")], {
+      description:
+        "What the collector read from the source for the job: gpu (its GPU readings) or usage (its memory, CPU, I/O and pids).",
+    }),
+    cannotSee: Type.Array(Type.String({ minLength: 1, maxLength: 256 }), {
+      minItems: 1,
+      maxItems: 16,
+      description:
+        "What the source cannot observe, each in words a diagnosis can name, e.g. processes on each GPU.",
+    }),
+  },
+  { additionalProperties: false, description: "What a source cannot see." },
+);
+
+/**
  * Something that happened on a node, read from the kernel log, from nvidia-smi or from the collector
  * itself. A `gpu_lost` event carries `gpuLost`, and `xid` when the kernel logged an Xid for the
- * same GPU shortly before; the kernel's own Xid line is a `gpu_xid` event of its own.
+ * same GPU shortly before; the kernel's own Xid line is a `gpu_xid` event of its own. A
+ * `source_limits` event carries `source` and `sourceLimits`, attributed to the job it was read for.
  *
  * @example
  * ```ts
@@ -98,8 +120,12 @@ export const NodeEvent = Type.Object(
     gpuLost: Type.Optional(GpuLost),
     oomKill: Type.Optional(OomKill),
     source: Type.Optional(
-      Name("For source_unavailable: the source that could not be read (gpu, kmsg, cgroup, proc).", 64),
+      Name(
+        "For source_unavailable: the source that could not be read (gpu, kmsg, cgroup, proc, cadvisor, node_exporter); for source_limits: the source read (nvidia-smi, dcgm-exporter, rocm-smi, cadvisor, node_exporter, cgroup-v1, proc).",
+        64,
+      ),
     ),
+    sourceLimits: Type.Optional(SourceLimits),
     message: Type.String({
       minLength: 1,
       maxLength: 4096,
@@ -110,7 +136,7 @@ export const NodeEvent = Type.Object(
   {
     $id: "NodeEvent",
     additionalProperties: false,
-    description: "An event on a node: GPU Xid, lost GPU, OOM kill, unavailable source.",
+    description: "An event on a node: GPU Xid, lost GPU, OOM kill, unavailable source, a source's limits.",
   },
 );
 export type NodeEvent = Static<typeof NodeEvent>;

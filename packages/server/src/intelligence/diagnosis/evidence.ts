@@ -102,6 +102,7 @@ export function eventCitation(event: NodeEvent): { source: string; field?: strin
         ...(event.gpuLost?.exitCode !== undefined ? { value: event.gpuLost.exitCode } : {}),
       };
     case "source_unavailable":
+    case "source_limits":
       return { source: "collector" };
     default: {
       const value = event.xid?.code ?? event.oomKill?.pid;

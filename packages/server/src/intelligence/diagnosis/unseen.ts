@@ -2,11 +2,12 @@ import type { Unseen, UsageSample } from "@jobsight/schemas";
 import type { RuleContext } from "./context.js";
 import { formatDuration, ms } from "./explain/format.js";
 import { medianInterval } from "./series.js";
+import { sourceLimitsUnseen } from "./unseen/source-limits-unseen.js";
 
 /**
  * Every source that would have mattered and was missing: no samples (or none from a node), gaps
- * in the samples, no GPU metrics for a GPU job, an unreadable kernel log, no final reading, no
- * recorded outcome.
+ * in the samples, no GPU metrics for a GPU job, what the sources that fed the job cannot see, an
+ * unreadable kernel log, no final reading, no recorded outcome.
  */
 export function sourcesUnseen(ctx: RuleContext): Unseen[] {
   const out: Unseen[] = [];
@@ -68,6 +69,7 @@ export function sourcesUnseen(ctx: RuleContext): Unseen[] {
       }
     }
   }
+  out.push(...sourceLimitsUnseen(ctx));
   for (const node of ctx.kernelLogUnreadable) {
     const why = ctx.input.events.find(
       (e) => e.kind === "source_unavailable" && e.source === "kmsg" && e.node === node,

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { meaningOfEvent } from "./kubernetes-events.js";
 
 const events: CoreV1Event[] = JSON.parse(
-  readFileSync(join(import.meta.dirname, "fixtures", "kubernetes", "events.json"), "utf8"),
+  readFileSync(join(import.meta.dirname, "..", "fixtures", "kubernetes", "events.json"), "utf8"),
 );
 const byReason = (reason: string) => events.find((e) => e.reason === reason)!;
 

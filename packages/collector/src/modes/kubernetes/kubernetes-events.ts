@@ -1,6 +1,6 @@
 import type { NodeEvent } from "@jobsight/schemas/light";
 import type { CoreV1Event } from "@kubernetes/client-node";
-import { parseOomKilled } from "../sources/kmsg-parse.js";
+import { parseOomKilled } from "../../sources/kmsg-parse.js";
 import type { PodHints } from "./kubernetes-records.js";
 import { isoTime } from "./kubernetes-records.js";
 

@@ -6,10 +6,10 @@ import {
   type KubernetesObject,
   type V1Pod,
 } from "@kubernetes/client-node";
-import { type Logger, silentLogger } from "../log/logger.js";
-import type { BackoffOptions } from "../ship/backoff.js";
-import type { DiskSpool } from "../spool/disk-spool.js";
-import { QueuedSpoolWriter, type SpoolItem } from "../spool/queued-spool-writer.js";
+import { type Logger, silentLogger } from "../../log/logger.js";
+import type { BackoffOptions } from "../../ship/backoff.js";
+import type { DiskSpool } from "../../spool/disk-spool.js";
+import { QueuedSpoolWriter, type SpoolItem } from "../../spool/queued-spool-writer.js";
 import { meaningOfEvent } from "./kubernetes-events.js";
 import { isoTime, type PodHints, previousRunSteps, recordFromPod } from "./kubernetes-records.js";
 import { ResilientWatch } from "./kubernetes-watch.js";

@@ -9,7 +9,7 @@ import { previousRunSteps, recordFromPod } from "./kubernetes-records.js";
 
 // Successive versions of each pod as a watch delivers them (core/v1 Pod, see fixtures/kubernetes).
 const fixture = (name: string): V1Pod[] =>
-  JSON.parse(readFileSync(join(import.meta.dirname, "fixtures", "kubernetes", `${name}.json`), "utf8"));
+  JSON.parse(readFileSync(join(import.meta.dirname, "..", "fixtures", "kubernetes", `${name}.json`), "utf8"));
 const GiB = 2 ** 30;
 const MiB = 2 ** 20;
 

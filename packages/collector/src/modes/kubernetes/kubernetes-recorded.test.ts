@@ -4,9 +4,9 @@ import { join } from "node:path";
 import type { JobRecord, NodeEvent } from "@jobsight/schemas/light";
 import type { CoreV1Event } from "@kubernetes/client-node";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { DiskSpool } from "../spool/disk-spool.js";
-import { FakeKubeApi } from "../test-support/fake-kube-api.js";
-import { drainSpool, kubernetesFixture, until } from "../test-support/kubernetes-fixtures.js";
+import { DiskSpool } from "../../spool/disk-spool.js";
+import { FakeKubeApi } from "../../test-support/fake-kube-api.js";
+import { drainSpool, kubernetesFixture, until } from "../../test-support/kubernetes-fixtures.js";
 import { KubernetesCluster } from "./kubernetes-cluster.js";
 
 // Objects recorded from real clusters and committed in public repositories (provenance in

@@ -6,8 +6,8 @@ import {
   makeInformer,
   type ObjectCache,
 } from "@kubernetes/client-node";
-import { type Logger, silentLogger } from "../log/logger.js";
-import { Backoff, type BackoffOptions } from "../ship/backoff.js";
+import { type Logger, silentLogger } from "../../log/logger.js";
+import { Backoff, type BackoffOptions } from "../../ship/backoff.js";
 
 /** Options of {@link ResilientWatch}. */
 export type ResilientWatchOptions<T extends KubernetesObject> = {
