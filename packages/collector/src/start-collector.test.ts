@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -156,6 +156,24 @@ describe("startCollector in kubernetes mode", () => {
 });
 
 describe("startCollector in node mode", () => {
+  it("refuses an unreadable kubelet token file as a configuration error, before opening the spool", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "jobsight-node-token-"));
+    const spoolDir = join(dir, "spool");
+    const config = loadConfig({
+      argv: [
+        ...["--mode", "node", "--cluster", "hpc1", "--node", "n1", "--spool-dir", spoolDir],
+        ...["--cadvisor-url", "https://127.0.0.1:10250/metrics/cadvisor"],
+        ...["--cadvisor-token-file", join(dir, "no-token"), "--gpu", "off", "--kmsg", "false"],
+      ],
+      env: {},
+    });
+    const error = await startCollector({ config, logger: silentLogger }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems[0].path).toBe("prometheus.cadvisorTokenFile");
+    expect(existsSync(spoolDir)).toBe(false);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   it("stamps kernel-log events with the boot time of the configured proc root", async () => {
     const dir = mkdtempSync(join(tmpdir(), "jobsight-node-start-"));
     const proc = new ProcTree();

@@ -80,6 +80,32 @@ export async function startCollector(options: StartCollectorOptions): Promise<Ru
             (await import("./config/kube-config.js")).kubeConfigFor(config.kubernetes),
         }
       : undefined;
+  // Whatever can fail on a bad setting or file is read before the spool is opened.
+  const token =
+    !options.sink && config.backend.url && config.backend.tokenFile
+      ? readFileSync(config.backend.tokenFile, "utf8").trim()
+      : config.backend.token;
+  let node: NodeMode | undefined;
+  let cadvisor: CadvisorSource | undefined;
+  let nodeExporter: NodeExporterSource | undefined;
+  if (config.mode === "node") {
+    const { cadvisorUrl, nodeExporterUrl } = config.prometheus;
+    if (cadvisorUrl)
+      cadvisor = new CadvisorSource({
+        url: cadvisorUrl,
+        tokenFile: config.prometheus.cadvisorTokenFile,
+        caFile: config.prometheus.cadvisorCaFile,
+        insecureSkipVerify: config.prometheus.cadvisorInsecureSkipVerify,
+        logger: log.child({ part: "cadvisor" }),
+        onUnavailable: (m) => node?.sourceUnavailable("cadvisor", m),
+      });
+    if (nodeExporterUrl)
+      nodeExporter = new NodeExporterSource({
+        url: nodeExporterUrl,
+        logger: log.child({ part: "node-exporter" }),
+        onUnavailable: (m) => node?.sourceUnavailable("node_exporter", m),
+      });
+  }
   const spool = await DiskSpool.open({
     dir: config.spool.dir,
     maxBytes: config.spool.maxMegabytes * 1024 * 1024,
@@ -87,9 +113,6 @@ export async function startCollector(options: StartCollectorOptions): Promise<Ru
   });
   let sink = options.sink;
   if (!sink && config.backend.url) {
-    const token = config.backend.tokenFile
-      ? readFileSync(config.backend.tokenFile, "utf8").trim()
-      : config.backend.token;
     sink = config.backend.otlpUrl
       ? new (await import("./ship/otlp-sink.js")).OtlpSink({
           otlpUrl: config.backend.otlpUrl,
@@ -110,13 +133,10 @@ export async function startCollector(options: StartCollectorOptions): Promise<Ru
     : undefined;
   const intervalMs = config.intervalSeconds * 1000;
 
-  let node: NodeMode | undefined;
   let controller: SlurmController | undefined;
   let kubernetes: KubernetesCluster | undefined;
   let gpus: GpuSource | undefined;
   let kernelLog: KernelLog | undefined;
-  let cadvisor: CadvisorSource | undefined;
-  let nodeExporter: NodeExporterSource | undefined;
   const sources: Record<string, string> = {};
   if (config.mode === "node") {
     const proc = new ProcReader({ root: config.procRoot });
@@ -142,23 +162,6 @@ export async function startCollector(options: StartCollectorOptions): Promise<Ru
         onUnavailable: (m) => node?.sourceUnavailable("kmsg", m),
       });
     }
-    const { cadvisorUrl, nodeExporterUrl } = config.prometheus;
-    // Throws a ConfigError when the token or CA file cannot be read: before any loop starts.
-    if (cadvisorUrl)
-      cadvisor = new CadvisorSource({
-        url: cadvisorUrl,
-        tokenFile: config.prometheus.cadvisorTokenFile,
-        caFile: config.prometheus.cadvisorCaFile,
-        insecureSkipVerify: config.prometheus.cadvisorInsecureSkipVerify,
-        logger: log.child({ part: "cadvisor" }),
-        onUnavailable: (m) => node?.sourceUnavailable("cadvisor", m),
-      });
-    if (nodeExporterUrl)
-      nodeExporter = new NodeExporterSource({
-        url: nodeExporterUrl,
-        logger: log.child({ part: "node-exporter" }),
-        onUnavailable: (m) => node?.sourceUnavailable("node_exporter", m),
-      });
     node = new NodeMode({
       cluster: config.cluster,
       node: config.node,
