@@ -16,6 +16,8 @@ export type CalibrationExample = {
   need?: number;
   held?: boolean;
   group?: number;
+  /** The spread (log standard deviation) of the group's recent uses; NaN or absent: unknown. */
+  groupSpread?: number;
 };
 
 /**
@@ -33,7 +35,16 @@ export const NO_GRACE = 1e6;
  * the table's miss rate (`upper`) and at the range's (`low`), and the measured share of them inside
  * (fitted and applied in `group-fallback.ts`).
  */
-export type GroupFallback = { upper: number; low: number; confidence: number; n: number };
+export type GroupFallback = GroupFallbackBand & {
+  /**
+   * The same margins fitted per band of the group's spread (ascending upper edges; the last band is
+   * open), for jobs whose group spread is known; absent where too few jobs allowed two bands.
+   */
+  bySpread?: { edges: number[]; bands: GroupFallbackBand[] };
+};
+
+/** Margins and measured confidence of the group's record over one set of calibration jobs. */
+export type GroupFallbackBand = { upper: number; low: number; confidence: number; n: number };
 
 /** Score quantiles of one Mondrian bin. */
 export type ConformalBin = {

@@ -6,15 +6,22 @@ import {
   type ConformalTable,
   excessOf,
   type GroupFallback,
+  type GroupFallbackBand,
 } from "./conformal-table.js";
 
 /** Fewest abstained calibration jobs with a group record before the record is calibrated. */
 export const GROUP_FALLBACK_MIN_JOBS = 100;
 
+/** Most bands of group spread the margins are fitted over (each needs the fewest jobs above). */
+const MAX_SPREAD_BANDS = 4;
+
+type Scored = { z: number; spread: number };
+
 /**
  * Fits the fallback on the calibration jobs the fitted `table` abstains on and whose group has a
  * record: the upper margin is their finite-sample conformal quantile of `y − group` at the table's
- * miss rate, the low margin the quantile at the range's miss. Undefined with too few such jobs.
+ * miss rate, the low margin the quantile at the range's miss; and the same per band of the groups'
+ * spread, where there are jobs enough for two bands or more. Undefined with too few such jobs.
  *
  * @example
  * ```ts
@@ -26,16 +33,69 @@ export function fitGroupFallback(
   examples: CalibrationExample[],
   rangeMiss: number,
 ): GroupFallback | undefined {
-  const scores: number[] = [];
+  const scored: Scored[] = [];
   for (const e of examples) {
     if (e.group === undefined || !Number.isFinite(e.group)) continue;
     const r = applyConformal(table, e.m, e.s, e.logRequest, true, e.need, e.held);
-    if (r.tooUncertain) scores.push(e.y - e.group);
+    if (r.tooUncertain) scored.push({ z: e.y - e.group, spread: e.groupSpread ?? Number.NaN });
   }
+  if (scored.length < GROUP_FALLBACK_MIN_JOBS) return undefined;
+  const all = fitBand(
+    scored.map((s) => s.z),
+    table.missRate,
+    rangeMiss,
+  );
+  const bySpread = fitSpreadBands(
+    scored.filter((s) => Number.isFinite(s.spread)),
+    table.missRate,
+    rangeMiss,
+  );
+  return bySpread ? { ...all, bySpread } : all;
+}
+
+/** Bands of equal counts by spread, a band with fewer than the fewest jobs joined to the one below. */
+function fitSpreadBands(
+  scored: Scored[],
+  missRate: number,
+  rangeMiss: number,
+): GroupFallback["bySpread"] | undefined {
+  const k = Math.min(MAX_SPREAD_BANDS, Math.floor(scored.length / GROUP_FALLBACK_MIN_JOBS));
+  if (k < 2) return undefined;
+  scored.sort((a, b) => a.spread - b.spread);
+  const groups: Scored[][] = [];
+  const edges: number[] = [];
+  let from = 0;
+  for (let b = 1; b <= k && from < scored.length; b++) {
+    let to = b === k ? scored.length : Math.round((b * scored.length) / k);
+    // Equal spreads stay in one band, so a job's band follows from its spread alone.
+    while (to < scored.length && scored[to].spread === scored[to - 1].spread) to++;
+    if (to - from < GROUP_FALLBACK_MIN_JOBS && groups.length > 0) {
+      groups[groups.length - 1].push(...scored.slice(from, to));
+      edges[edges.length - 1] = scored[to - 1].spread;
+    } else {
+      groups.push(scored.slice(from, to));
+      edges.push(scored[to - 1].spread);
+    }
+    from = to;
+  }
+  if (groups.length < 2) return undefined;
+  edges.pop();
+  return {
+    edges,
+    bands: groups.map((g) =>
+      fitBand(
+        g.map((s) => s.z),
+        missRate,
+        rangeMiss,
+      ),
+    ),
+  };
+}
+
+function fitBand(scores: number[], missRate: number, rangeMiss: number): GroupFallbackBand {
   const n = scores.length;
-  if (n < GROUP_FALLBACK_MIN_JOBS) return undefined;
   const sorted = Float64Array.from(scores).sort();
-  const rank = Math.min(n, Math.ceil((1 - table.missRate) * (n + 1) - 1e-9));
+  const rank = Math.min(n, Math.ceil((1 - missRate) * (n + 1) - 1e-9));
   const upper = sorted[rank - 1];
   const low = quantileSorted(sorted, rangeMiss);
   let inside = 0;
@@ -43,9 +103,18 @@ export function fitGroupFallback(
   return { upper, low, confidence: inside / n, n };
 }
 
+/** The band of a job's group spread; the pooled margins where it is unknown or none were fitted. */
+function bandOf(f: GroupFallback, spread: number): GroupFallbackBand {
+  if (!f.bySpread || !Number.isFinite(spread)) return f;
+  const { edges, bands } = f.bySpread;
+  let i = 0;
+  while (i < edges.length && spread > edges[i]) i++;
+  return bands[i];
+}
+
 /**
  * The group's calibrated value for a job the model abstained on: its group's recent largest use
- * plus the margin, never below the recent-need floor, at most the request where limits are
+ * plus the margin of its spread's band, never below the recent-need floor, at most the request where limits are
  * enforced; undefined (still abstaining) without a fitted fallback or a group record, or when that
  * value would be as wasteful as the abstention threshold forbids.
  *
@@ -62,9 +131,10 @@ export function applyGroupFallback(
   group: number,
   logRequest: number,
   need = Number.NaN,
+  spread = Number.NaN,
 ): ConformalResult | undefined {
-  const f = table.groupFallback;
-  if (!f || !Number.isFinite(group)) return undefined;
+  if (!table.groupFallback || !Number.isFinite(group)) return undefined;
+  const f = bandOf(table.groupFallback, spread);
   let logValue = Math.max(group + f.upper, Number.isNaN(need) ? Number.NEGATIVE_INFINITY : need);
   const enforced = table.enforcedLimit && !Number.isNaN(logRequest) && logValue >= logRequest;
   if (enforced) logValue = logRequest;

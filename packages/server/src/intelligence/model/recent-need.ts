@@ -14,7 +14,7 @@ export const HELD_MIN_JOBS = 10;
 /** Finished jobs of a group before its largest recent use is a record to calibrate. */
 export const GROUP_MIN_JOBS = 5;
 
-const recordColumns = new WeakMap<string[], { max: number; count: number; censored: number }>();
+const recordColumns = new WeakMap<string[], { max: number; count: number; censored: number; std: number }>();
 
 /**
  * The log value a recommendation never goes below: what the same user's same program recently
@@ -94,6 +94,29 @@ export function requestHeld(
  * ```
  */
 export function groupRecord(model: Pick<ResourceModel, "featureNames">, row: ArrayLike<number>): number {
+  const c = groupColumns(model);
+  if (c.max < 0 || c.count < 0 || c.censored < 0) return Number.NaN;
+  if (!(row[c.count] >= Math.log1p(GROUP_MIN_JOBS) - 1e-6) || Number.isNaN(row[c.max])) return Number.NaN;
+  const killed = row[c.censored];
+  return Number.isNaN(killed) ? row[c.max] : Math.max(row[c.max], killed);
+}
+
+/**
+ * How much the group's recent uses vary: the standard deviation (log) of the values its record is
+ * the largest of; NaN where the model has no such column. The fallback's margin is calibrated per
+ * band of it, so a group that repeats itself is not given the margin an erratic one needs.
+ *
+ * @example
+ * ```ts
+ * const spread = groupSpread(model, row); // 0.05: the group's jobs vary by about 5%
+ * ```
+ */
+export function groupSpread(model: Pick<ResourceModel, "featureNames">, row: ArrayLike<number>): number {
+  const c = groupColumns(model);
+  return c.std < 0 ? Number.NaN : row[c.std];
+}
+
+function groupColumns(model: Pick<ResourceModel, "featureNames">) {
   let c = recordColumns.get(model.featureNames);
   if (c === undefined) {
     const names = model.featureNames;
@@ -101,11 +124,9 @@ export function groupRecord(model: Pick<ResourceModel, "featureNames">, row: Arr
       max: names.indexOf("app_max"),
       count: names.indexOf("app_count"),
       censored: names.indexOf("app_censored_max"),
+      std: names.indexOf("app_std"),
     };
     recordColumns.set(model.featureNames, c);
   }
-  if (c.max < 0 || c.count < 0 || c.censored < 0) return Number.NaN;
-  if (!(row[c.count] >= Math.log1p(GROUP_MIN_JOBS) - 1e-6) || Number.isNaN(row[c.max])) return Number.NaN;
-  const killed = row[c.censored];
-  return Number.isNaN(killed) ? row[c.max] : Math.max(row[c.max], killed);
+  return c;
 }

@@ -1,7 +1,7 @@
 import type { PolicyAdjustment, ResourceName } from "@jobsight/schemas";
 import { applyConformal } from "../calibration/conformal-table.js";
 import { applyGroupFallback } from "../calibration/group-fallback.js";
-import { groupRecord, recentNeedFloor, requestHeld } from "../model/recent-need.js";
+import { groupRecord, groupSpread, recentNeedFloor, requestHeld } from "../model/recent-need.js";
 import { centreAndSpread, type ResourceModel } from "../model/resource-model.js";
 import { evaluateEnsemble } from "../model/tree-ensemble.js";
 import { isoSeconds } from "./iso-seconds.js";
@@ -116,8 +116,15 @@ export function predictResource(
   const calibrated = applyConformal(model.calibration, m, s, logRequest, true, need, held);
   // Too unsure of the job, the model gives way to the group's own calibrated record, if any.
   const r = calibrated.tooUncertain
-    ? (applyGroupFallback(model.calibration, calibrated, m, groupRecord(model, row), logRequest, need) ??
-      calibrated)
+    ? (applyGroupFallback(
+        model.calibration,
+        calibrated,
+        m,
+        groupRecord(model, row),
+        logRequest,
+        need,
+        groupSpread(model, row),
+      ) ?? calibrated)
     : calibrated;
   if (r.tooUncertain || r.logValue > model.maxLogValue) {
     return {

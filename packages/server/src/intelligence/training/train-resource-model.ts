@@ -2,7 +2,7 @@ import { type ConformalOptions, fitConformal } from "../calibration/conformal.js
 import type { CalibrationExample } from "../calibration/conformal-table.js";
 import { detectEnforcedLimit } from "../calibration/enforced-limit.js";
 import type { FeatureTable } from "../features/feature-table.js";
-import { groupRecord, recentNeedFloor, requestHeld } from "../model/recent-need.js";
+import { groupRecord, groupSpread, recentNeedFloor, requestHeld } from "../model/recent-need.js";
 import { centreAndSpread, type ResourceModel } from "../model/resource-model.js";
 import { evaluateEnsemble } from "../model/tree-ensemble.js";
 import { resourceSpec } from "../resources.js";
@@ -157,6 +157,7 @@ export function calibrationExamples(
       need: recentNeedFloor(model, row, logRequest),
       held: requestHeld(model, row, logRequest),
       group: groupRecord(model, row),
+      groupSpread: groupSpread(model, row),
     });
   }
   return out;
