@@ -1,8 +1,6 @@
-import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import * as grpc from "@grpc/grpc-js";
 import {
   createExportMetricsResponse,
@@ -12,47 +10,15 @@ import {
 } from "@jobsight/otel-bridge";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { SinkError } from "../errors.js";
+import { testPki } from "../test-support/test-pki.js";
 import { OtlpMetricsClient } from "./otlp-metrics-client.js";
-
-const run = promisify(execFile);
-const EC_KEY = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
 
 /** A throwaway CA and a server certificate for 127.0.0.1 it signed, made with openssl. */
 async function certificates(dir: string) {
-  const f = (name: string) => join(dir, name);
-  await run(
-    "openssl",
-    ["req", "-x509", ...EC_KEY, "-keyout", f("ca.key"), "-out", f("ca.crt")].concat([
-      "-days",
-      "2",
-      "-subj",
-      "/CN=Test CA",
-    ]),
-  );
-  await run("openssl", [
-    "req",
-    ...EC_KEY,
-    "-keyout",
-    f("server.key"),
-    "-out",
-    f("server.csr"),
-    "-subj",
-    "/CN=s",
-  ]);
-  writeFileSync(f("server.ext"), "subjectAltName=IP:127.0.0.1\n");
-  await run(
-    "openssl",
-    ["x509", "-req", "-in", f("server.csr"), "-CA", f("ca.crt"), "-CAkey", f("ca.key")].concat([
-      "-CAcreateserial",
-      "-out",
-      f("server.crt"),
-      "-days",
-      "1",
-      "-extfile",
-      f("server.ext"),
-    ]),
-  );
-  return { caFile: f("ca.crt"), cert: readFileSync(f("server.crt")), key: readFileSync(f("server.key")) };
+  const pki = testPki(dir);
+  await pki.ca("ca", "/CN=Test CA");
+  const { cert, key } = await pki.issue("server", "ca", "/CN=s", "IP:127.0.0.1");
+  return { caFile: pki.file("ca.crt"), cert, key };
 }
 
 async function startReceiver(credentials: grpc.ServerCredentials, delayMs = 0) {

@@ -1,4 +1,3 @@
-import { execFile } from "node:child_process";
 import {
   mkdirSync,
   mkdtempSync,
@@ -12,7 +11,6 @@ import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { validateUsageSample } from "@jobsight/schemas";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../../errors.js";
@@ -22,6 +20,7 @@ import { DiskSpool } from "../../spool/disk-spool.js";
 import { CgroupTree } from "../../test-support/cgroup-tree.js";
 import { ProcTree } from "../../test-support/proc-tree.js";
 import { takeSpooled } from "../../test-support/spool-contents.js";
+import { testPki } from "../../test-support/test-pki.js";
 import { ProcReader } from "../proc-reader.js";
 import { CadvisorSource } from "./cadvisor.js";
 
@@ -30,8 +29,6 @@ import { CadvisorSource } from "./cadvisor.js";
 // the recorded cAdvisor exposition to the bearer token it expects, 401 to any other, and the
 // service account token as the kubelet projects it (a `..data` symlink swapped on rotation).
 
-const run = promisify(execFile);
-const EC_KEY = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
 const fixture = readFileSync(join(import.meta.dirname, "fixtures", "kubelet-metrics-cadvisor.prom"), "utf8");
 const TRAIN = "8d5d1b2a-3c4e-4f60-9a7b-2e1f0c3d4b5a";
 const INFER = "c0ffee00-1111-4222-8333-444455556666";
@@ -43,44 +40,15 @@ const f = (name: string) => join(pki, name);
 
 beforeAll(async () => {
   pki = mkdtempSync(join(tmpdir(), "jobsight-kubelet-pki-"));
-  const ca = (name: string) =>
-    run(
-      "openssl",
-      ["req", "-x509", ...EC_KEY, "-keyout", f(`${name}.key`), "-out", f(`${name}.crt`)].concat([
-        "-days",
-        "2",
-        "-subj",
-        `/CN=${name}@1764000000`,
-      ]),
-    );
-  await ca("kubelet-ca");
-  await ca("other-ca");
-  await run("openssl", [
-    "req",
-    ...EC_KEY,
-    "-keyout",
-    f("kubelet.key"),
-    "-out",
-    f("kubelet.csr"),
-    "-subj",
+  const certs = testPki(pki);
+  await certs.ca("kubelet-ca", "/CN=kubelet-ca@1764000000");
+  await certs.ca("other-ca", "/CN=other-ca@1764000000");
+  ({ cert, key } = await certs.issue(
+    "kubelet",
+    "kubelet-ca",
     "/CN=node-1@1764000000",
-  ]);
-  writeFileSync(f("kubelet.ext"), "subjectAltName=DNS:node-1,IP:127.0.0.1\n");
-  await run(
-    "openssl",
-    [
-      "x509",
-      "-req",
-      "-in",
-      f("kubelet.csr"),
-      "-CA",
-      f("kubelet-ca.crt"),
-      "-CAkey",
-      f("kubelet-ca.key"),
-    ].concat(["-CAcreateserial", "-out", f("kubelet.crt"), "-days", "1", "-extfile", f("kubelet.ext")]),
-  );
-  cert = readFileSync(f("kubelet.crt"));
-  key = readFileSync(f("kubelet.key"));
+    "DNS:node-1,IP:127.0.0.1",
+  ));
 }, 60_000);
 afterAll(() => rmSync(pki, { recursive: true, force: true }));
 
