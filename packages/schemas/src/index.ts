@@ -77,6 +77,7 @@ export { NodeEvent } from "./jobs/node-event.js";
 export { parseQuantity } from "./jobs/quantity.js";
 export type { QuantityKind } from "./jobs/quantity-format.js";
 export {
+  cpuStepOf,
   formatCpuQuantity,
   formatMemoryQuantity,
   formatQuantity,

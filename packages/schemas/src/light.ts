@@ -24,6 +24,7 @@ export type { NodeEvent, NodeEventKind } from "./jobs/node-event.js";
 export { parseQuantity } from "./jobs/quantity.js";
 export type { QuantityKind } from "./jobs/quantity-format.js";
 export {
+  cpuStepOf,
   formatCpuQuantity,
   formatMemoryQuantity,
   formatQuantity,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseQuantity } from "./quantity.js";
 import {
+  cpuStepOf,
   formatCpuQuantity,
   formatMemoryQuantity,
   formatQuantity,
@@ -130,4 +131,17 @@ describe("formatQuantityLike", () => {
       expect(parseQuantity(text)).toBe(parseQuantity(formatQuantity(value, kind)));
     },
   );
+});
+
+describe("cpuStepOf", () => {
+  it("reads the step a CPU amount was written in", () => {
+    expect(cpuStepOf(32)).toBe(1);
+    expect(cpuStepOf(parseQuantity("2000m"))).toBe(1);
+    expect(cpuStepOf(1.5)).toBe(0.1);
+    expect(cpuStepOf(parseQuantity("250m"))).toBe(0.01);
+    expect(cpuStepOf(parseQuantity("1234m"))).toBe(0.001);
+    expect(cpuStepOf(0.1 + 0.2)).toBe(0.1);
+    for (const none of [undefined, 0, -1, Number.NaN, Number.POSITIVE_INFINITY])
+      expect(cpuStepOf(none)).toBe(0.001);
+  });
 });

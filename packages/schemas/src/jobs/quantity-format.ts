@@ -126,3 +126,25 @@ export function formatQuantityLike(original: unknown, value: number, kind: Quant
   if (!unit) return byRule;
   return spellIn(unit, value, kind) ?? spellIn(unit, parseQuantity(byRule)!, kind) ?? byRule;
 }
+
+/**
+ * The step a Kubernetes CPU amount was written in, read from the amount itself: whole cores for
+ * `cpu: "32"`, tenths for `"1.5"`, hundredths for `"250m"` (0.25), millicores otherwise or when
+ * nothing was asked. Advice for the job is rounded up to it, so an edit keeps the user's style
+ * and writes exactly the advice (`"31"`, not `"30440m"`).
+ *
+ * @example
+ * ```ts
+ * cpuStepOf(32); // 1
+ * cpuStepOf(1.5); // 0.1
+ * cpuStepOf(undefined); // 0.001
+ * ```
+ */
+export function cpuStepOf(cores: number | undefined): number {
+  if (cores === undefined || !(cores > 0) || !Number.isFinite(cores)) return 0.001;
+  for (const step of [1, 0.1, 0.01]) {
+    const steps = cores / step;
+    if (Math.abs(steps - Math.round(steps)) <= 1e-9 * Math.max(1, steps)) return step;
+  }
+  return 0.001;
+}

@@ -1,4 +1,10 @@
-import { formatQuantity, type Prediction, parseQuantity, type ResourceName } from "@jobsight/schemas";
+import {
+  cpuStepOf,
+  formatQuantity,
+  type Prediction,
+  parseQuantity,
+  type ResourceName,
+} from "@jobsight/schemas";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isMap, type Scalar } from "yaml";
@@ -67,8 +73,8 @@ function checkSbatch(text: string, prediction: Prediction): void {
   const now = analyseSbatch(out);
   const ok = recommended(prediction);
   // Each amount in the script's own form: the count the script sets is the one that moves, and a
-  // per-CPU/per-GPU/per-task amount is divided by the new count (keeping the job's total when no
-  // new total is recommended: fewer CPUs must not take memory away with them).
+  // per-CPU/per-GPU/per-task amount is divided by the new count; one with no recommendation stays as
+  // written, its total following the count (the edit says so in its skipped list).
   let { ntasks, cpusPerTask } = was;
   const { nodes } = was;
   if (ok.cores !== undefined) {
@@ -80,21 +86,32 @@ function checkSbatch(text: string, prediction: Prediction): void {
   const cpusMoved = ntasks * cpusPerTask !== was.ntasks * was.cpusPerTask;
   const gpuForm = was.gpuOption?.name;
   const gpusCoupled = gpuForm === "gpus-per-task" && ntasks !== was.ntasks;
-  const gpuTarget = ok.gpus ?? (gpusCoupled ? was.requested.gpus : undefined);
+  const gpuTarget = ok.gpus;
   const gpuPer =
     { gres: nodes, gpus: 1, "gpus-per-node": nodes, "gpus-per-task": ntasks }[gpuForm ?? "gres"] ?? 1;
   const gpuCount =
     gpuTarget !== undefined && (gpuForm || gpuTarget > 0) ? Math.ceil(gpuTarget / gpuPer) : undefined;
-  const gpus = gpuCount === undefined ? was.requested.gpus : gpuCount * gpuPer;
+  const gpus =
+    gpuCount !== undefined
+      ? gpuCount * gpuPer
+      : gpusCoupled && was.requested.gpus !== undefined
+        ? (was.requested.gpus / was.ntasks) * ntasks
+        : was.requested.gpus;
   const memoryForm = was.memoryOption?.name ?? "mem";
   const memoryCoupled =
     memoryForm === "mem-per-cpu" ? cpusMoved : memoryForm === "mem-per-gpu" && gpus !== was.requested.gpus;
-  const memoryTarget = ok.memory ?? (memoryCoupled ? was.requested.memoryBytes : undefined);
+  const memoryTarget = ok.memory;
   const memoryPer =
     { mem: nodes, "mem-per-cpu": ntasks * cpusPerTask, "mem-per-gpu": gpus ?? 0 }[memoryForm] ?? 0;
   const memoryEach =
     memoryTarget && memoryPer > 0 ? Math.ceil(memoryTarget / MiB / memoryPer) * MiB : undefined;
-  const memory = memoryEach === undefined ? was.requested.memoryBytes : memoryEach * memoryPer;
+  const memoryWritten = was.memoryOption && parseSlurmMemory(was.memoryOption.value);
+  const memory =
+    memoryEach !== undefined
+      ? memoryEach * memoryPer
+      : memoryCoupled && memoryWritten !== undefined
+        ? memoryWritten * memoryPer
+        : was.requested.memoryBytes;
   const walltime =
     ok.walltime === undefined ? was.requested.walltimeSeconds : Math.ceil(ok.walltime / 60) * 60;
   const cores = ok.cores === undefined ? was.requested.cores : ntasks * cpusPerTask;
@@ -120,11 +137,16 @@ function checkSbatch(text: string, prediction: Prediction): void {
   if (gpuCount !== undefined && gpuCount !== was.gpu?.count) moved.add("gpus");
   const memoryWas = was.memoryOption && parseSlurmMemory(was.memoryOption.value);
   if (memoryEach !== undefined && memoryEach !== memoryWas) moved.add("memory");
-  // (1) A resource without evidence is never edited, but for a per-CPU/per-GPU/per-task amount
-  // whose count moved: it is rewritten so that the job asks for the same total (checked above).
+  // (1) A resource without evidence is never edited, not even a per-CPU/per-GPU/per-task amount
+  // whose count moved; the edit then says what the job gets in all.
+  const plan = planSubmissionEdit(text, prediction, undefined, { format: "sbatch" });
   for (const r of prediction.resources) {
+    if (r.status !== "ok") expect(moved.has(r.resource)).toBe(false);
     const coupled = (r.resource === "memory" && memoryCoupled) || (r.resource === "gpus" && gpusCoupled);
-    if (r.status !== "ok" && !coupled) expect(moved.has(r.resource)).toBe(false);
+    if (r.status !== "ok" && coupled)
+      expect(plan.skipped.some((k) => k.resource === r.resource && / kept as written: /.test(k.reason))).toBe(
+        true,
+      );
   }
   const active = [was.memoryOption, was.cpusPerTaskOption, was.ntasksOption, was.ntasksPerNodeOption];
   const edited = [...active, was.gpuOption, was.timeOption].filter(
@@ -193,6 +215,11 @@ function checkManifest(s: DemoSubmission, prediction: Prediction): void {
   const now = mainOf(out, s.workload);
   const before = parseManifest(s.text, { ...ctx, workload: s.workload }).spec.requested;
   const ok = recommended(prediction);
+  // Cores go in the step the user wrote them in ("32": whole cores), as the server rounds them.
+  if (ok.cores !== undefined) {
+    const step = cpuStepOf(before.cores);
+    ok.cores = Number((Math.ceil(ok.cores / step - 1e-6) * step).toPrecision(12));
+  }
   const expected = { ...before };
   const edited: string[] = [];
   const allowed = new Set<number>();

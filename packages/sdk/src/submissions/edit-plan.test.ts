@@ -74,8 +74,18 @@ describe("planEdit", () => {
 
   it("keeps millicores for Kubernetes, whole cores for SLURM", () => {
     const p = prediction(ok("cores", 0.2501));
-    expect(planEdit(p, undefined, { ...current, scheduler: "kubernetes" }).targets).toEqual({ cores: 0.251 });
+    const k8s = { ...current, requested: {}, scheduler: "kubernetes" as const };
+    expect(planEdit(p, undefined, k8s).targets).toEqual({ cores: 0.251 });
     expect(planEdit(p, undefined, current).targets).toEqual({ cores: 1 });
+  });
+
+  it("writes Kubernetes cores in the step the user wrote them: whole, tenths or millicores", () => {
+    const p = prediction(ok("cores", 30.44));
+    const k8s = (cores: number) => ({ requested: { cores }, scheduler: "kubernetes" as const });
+    expect(planEdit(p, undefined, k8s(32)).targets).toEqual({ cores: 31 });
+    expect(planEdit(p, undefined, k8s(32.5)).targets).toEqual({ cores: 30.5 });
+    expect(planEdit(p, undefined, k8s(32.25)).targets).toEqual({ cores: 30.44 });
+    expect(planEdit(prediction(ok("cores", 0.2501)), undefined, k8s(0.5)).targets).toEqual({ cores: 0.3 });
   });
 
   it("skips recommendations below the policy's confidence", () => {

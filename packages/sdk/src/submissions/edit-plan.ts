@@ -1,4 +1,5 @@
 import type { Policy, Prediction, ResourceName, ResourceRequest, ResourceValues } from "@jobsight/schemas";
+import { cpuStepOf } from "@jobsight/schemas";
 
 /** The value to write per resource, in the resource's unit (bytes, cores, devices, seconds), for the whole job. */
 export type ResourceTargets = Partial<Record<ResourceName, number>>;
@@ -17,7 +18,10 @@ export type CurrentRequest = {
   namespace?: string;
   /** Pod labels, for the policy's opt-out label. */
   labels?: Record<string, string>;
-  /** SLURM takes whole cores; Kubernetes takes millicores. @default "slurm" */
+  /**
+   * SLURM takes whole cores; Kubernetes takes cores in the step the request was written in (whole
+   * cores for `"32"`, millicores for `"250m"`, see `cpuStepOf`). @default "slurm"
+   */
   scheduler?: "slurm" | "kubernetes";
 };
 
@@ -114,9 +118,11 @@ export function planEdit(
       if (down !== undefined) value = Math.max(value, requested * (1 - down));
       if (up !== undefined) value = Math.min(value, requested * (1 + up));
     }
-    if (resource === "cores" && current.scheduler === "kubernetes")
-      value = Math.ceil(value * 1000 - 1e-6) / 1000;
-    else if (integral.includes(resource)) value = Math.ceil(value);
+    if (resource === "cores" && current.scheduler === "kubernetes") {
+      // In the step the user's own cpu quantity was written in: "32" stays whole cores.
+      const step = cpuStepOf(requested);
+      value = Number((Math.ceil(value / step - 1e-6) * step).toPrecision(12));
+    } else if (integral.includes(resource)) value = Math.ceil(value);
     if (requested !== undefined && value < requested && p.neverLower?.includes(resource)) {
       skipped.push({ resource, reason: "the policy never lowers it" });
       continue;

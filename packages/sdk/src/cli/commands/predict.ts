@@ -87,7 +87,8 @@ function printResult(r: FileResult, style: Style, io: CliIo): void {
     for (const line of adjustmentNotes(p.resources)) out.write(`${style.dim(line)}\n`);
   }
   for (const s of r.plan.skipped) {
-    if (!p.resources.some((x) => x.resource === s.resource && x.status !== "ok"))
+    // The table already says which resources lacked evidence; other reasons are news.
+    if (!s.reason.startsWith("insufficient evidence") || p.resources.every((x) => x.resource !== s.resource))
       out.write(style.dim(`not changed: ${s.resource} — ${s.reason}\n`));
   }
   if (r.plan.edit.diff) {

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { ResourceTargets } from "../edit-plan.js";
 import { dominantEol, splitLines } from "../text-lines.js";
 import { editSbatch } from "./edit-sbatch.js";
-import { parseSbatch } from "./parse-sbatch.js";
+import { analyseSbatch, parseSbatch } from "./parse-sbatch.js";
 
 const GiB = 2 ** 30;
 const ctx = { cluster: "hpc1", user: "alice" };
@@ -151,8 +151,12 @@ describe("editSbatch properties", () => {
         expect(now.walltimeSeconds).toBe(t.walltime ?? was.walltimeSeconds);
         expect(now.cores).toBe(t.cores ?? was.cores);
         const noGpuOption = was.gpus === undefined;
-        expect(now.gpus).toBe(t.gpus === undefined || (t.gpus === 0 && noGpuOption) ? was.gpus : t.gpus);
-        expect(now.memoryBytes).toBe(t.memory ?? was.memoryBytes);
+        // Without a target a line is never edited; a per-task or per-CPU one then follows the count.
+        const [lineWas, lineNow] = [analyseSbatch(script), analyseSbatch(result.text)];
+        if (t.gpus === undefined) expect(lineNow.gpuOption?.value).toBe(lineWas.gpuOption?.value);
+        else expect(now.gpus).toBe(t.gpus === 0 && noGpuOption ? was.gpus : t.gpus);
+        if (t.memory === undefined) expect(lineNow.memoryOption?.value).toBe(lineWas.memoryOption?.value);
+        else expect(now.memoryBytes).toBe(t.memory);
         expect(now.nodes).toBe(was.nodes);
         expect(now.gpuModel).toBe(was.gpuModel);
         expect({ ...after.spec, requested: undefined }).toEqual({ ...before.spec, requested: undefined });

@@ -76,11 +76,30 @@ describe("editSbatch", () => {
     );
   });
 
-  it("keeps the memory total when fewer CPUs would shrink a per-CPU amount", () => {
+  it("never edits a per-CPU amount without a memory target, and says what the job then gets", () => {
     const text = "#SBATCH --mem-per-cpu=2G -c 8\n";
-    const out = editSbatch(text, { cores: 2 }).text;
-    expect(out).toBe("#SBATCH --mem-per-cpu=8G -c 2\n");
-    expect(requested(out)).toEqual({ cores: 2, memoryBytes: 16 * GiB });
+    const { text: out, skipped } = editSbatch(text, { cores: 2 });
+    expect(out).toBe("#SBATCH --mem-per-cpu=2G -c 2\n");
+    expect(requested(out)).toEqual({ cores: 2, memoryBytes: 4 * GiB });
+    expect(skipped).toEqual([
+      {
+        resource: "memory",
+        reason: "--mem-per-cpu=2G kept as written: with 2 CPUs the job gets 4G in all, not 16G",
+      },
+    ]);
+    // With a target the per-CPU amount carries it over the new count.
+    expect(editSbatch(text, { cores: 2, memory: 16 * GiB }).text).toBe("#SBATCH --mem-per-cpu=8G -c 2\n");
+  });
+
+  it("never edits GPUs per task without a GPU target when the task count moves", () => {
+    const { text: out, skipped } = editSbatch("#SBATCH -n 4 --gpus-per-task=1 --mem-per-gpu=10G\n", {
+      cores: 2,
+    });
+    expect(out).toBe("#SBATCH -n 2 --gpus-per-task=1 --mem-per-gpu=10G\n");
+    expect(skipped.map((k) => k.reason)).toEqual([
+      "--gpus-per-task=1 kept as written: with 2 tasks the job gets 2 in all, not 4",
+      "--mem-per-gpu=10G kept as written: with 2 GPUs the job gets 20G in all, not 40G",
+    ]);
   });
 
   it("edits cores in the option the script uses", () => {

@@ -79,14 +79,17 @@ export function editSbatch(text: string, targets: ResourceTargets): FormatEdit {
     }
   }
 
-  // A per-task or per-CPU amount changes with the task or CPU count: keep the job's total where
-  // no new total is wanted, so lowering cores never silently lowers memory or GPUs.
-  const gpuTarget =
-    targets.gpus ??
-    (layout.gpuOption?.name === "gpus-per-task" && ntasks !== layout.ntasks
-      ? layout.requested.gpus
-      : undefined);
-  let gpus = layout.requested.gpus;
+  // A per-task or per-CPU amount follows the task or CPU count. A resource without a target (no
+  // advice, or the policy leaves it alone) is never edited: its line stays as written, and what
+  // the job then gets in all is said, so a lower total is never silent.
+  const gpuTarget = targets.gpus;
+  const perTaskGpus = layout.gpuOption?.name === "gpus-per-task" && ntasks !== layout.ntasks;
+  let gpus =
+    perTaskGpus && layout.requested.gpus !== undefined
+      ? (layout.requested.gpus / layout.ntasks) * ntasks
+      : layout.requested.gpus;
+  if (gpuTarget === undefined && perTaskGpus)
+    skipped.push(keptAsWritten("gpus", layout.gpuOption!, `${ntasks} tasks`, layout.requested.gpus, gpus));
   if (gpuTarget !== undefined) {
     const option = layout.gpuOption;
     if (!option) {
@@ -114,12 +117,16 @@ export function editSbatch(text: string, targets: ResourceTargets): FormatEdit {
 
   const memoryOption = layout.memoryOption;
   const cpusChanged = ntasks * cpusPerTask !== layout.ntasks * layout.cpusPerTask;
-  const memoryTarget =
-    targets.memory ??
-    ((memoryOption?.name === "mem-per-cpu" && cpusChanged) ||
-    (memoryOption?.name === "mem-per-gpu" && gpus !== layout.requested.gpus)
-      ? layout.requested.memoryBytes
-      : undefined);
+  const memoryTarget = targets.memory;
+  const perCpu = memoryOption?.name === "mem-per-cpu" && cpusChanged;
+  const perGpu = memoryOption?.name === "mem-per-gpu" && gpus !== layout.requested.gpus;
+  if (memoryTarget === undefined && (perCpu || perGpu)) {
+    const each = parseSlurmMemory(memoryOption!.value);
+    const units = perCpu ? ntasks * cpusPerTask : (gpus ?? 0);
+    const total = each === undefined ? undefined : each * units;
+    const what = perCpu ? `${units} CPUs` : `${units} GPUs`;
+    skipped.push(keptAsWritten("memory", memoryOption!, what, layout.requested.memoryBytes, total));
+  }
   if (memoryTarget !== undefined) {
     const option = memoryOption;
     const perUnit =
@@ -153,6 +160,22 @@ export function editSbatch(text: string, targets: ResourceTargets): FormatEdit {
   }
 
   return apply(text, layout.lines, layout.directives.lastDirectiveLine, replacements, additions, skipped);
+}
+
+/** Why a per-unit line the edit leaves alone now gives the job another total, in the user's terms. */
+function keptAsWritten(
+  resource: ResourceName,
+  option: SbatchOption,
+  units: string,
+  before: number | undefined,
+  after: number | undefined,
+): SkippedResource {
+  const amount = (n: number | undefined) =>
+    n === undefined ? "an unknown amount" : resource === "memory" ? formatSlurmMemory(n) : String(n);
+  return {
+    resource,
+    reason: `--${option.name}=${option.value} kept as written: with ${units} the job gets ${amount(after)} in all, not ${amount(before)}`,
+  };
 }
 
 function apply(

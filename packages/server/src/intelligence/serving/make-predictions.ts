@@ -11,7 +11,14 @@ import type { Engine, ServedModel } from "../registry/served-model.js";
 import { type AnswerCommon, AnswerJson } from "./answer-json.js";
 import type { LiveFeatureState } from "./live-feature-state.js";
 import { predictSpecs } from "./predict-specs.js";
-import { type RoundingOptions, schedulerRounding, toWireResource, withPolicy } from "./wire-prediction.js";
+import {
+  kubernetesRounding,
+  type RoundingOptions,
+  type SchedulerRounding,
+  schedulerRounding,
+  toWireResource,
+  withPolicy,
+} from "./wire-prediction.js";
 
 /** What a batch of predictions is made with. */
 export type PredictionContext = {
@@ -128,12 +135,14 @@ export async function predictDistinctJobs(
       : undefined;
   if (notice !== undefined) common.notice = notice;
   const json = new AnswerJson(common);
-  // The granularity depends only on the job's scheduler: made once per batch, not per job.
+  // The granularity depends only on the job's scheduler (and, for Kubernetes, the step its cores
+  // were written in): made once per batch and step, not per job.
   const slurm = schedulerRounding("slurm", ctx.rounding);
-  const kubernetes = schedulerRounding("kubernetes", ctx.rounding);
+  const kubernetes = new Map<number, SchedulerRounding>();
   for (let t = 0; t < todo.length; t++) {
     const spec = requests[todo[t]].spec;
-    const rounding = spec.scheduler === "kubernetes" ? kubernetes : slurm;
+    const rounding =
+      spec.scheduler === "kubernetes" ? kubernetesRounding(spec, ctx.rounding ?? {}, kubernetes) : slurm;
     const outcomes = raw[t];
     const wire: ResourcePrediction[] = new Array(outcomes.length);
     const recommendations: ScoredOutcome[] = new Array(outcomes.length);

@@ -53,10 +53,20 @@ describe("toWireResource", () => {
     });
   });
 
-  it("takes Kubernetes cores in millicores", () => {
-    const k8s: JobSpec = { ...spec, scheduler: "kubernetes" };
+  it("takes Kubernetes cores in the step the job wrote them, millicores at the finest", () => {
+    const k8s: JobSpec = { ...spec, scheduler: "kubernetes", requested: {} };
     expect(toWireResource(ok("cores", 1.23456, 1, 2), k8s, granularityFor(k8s))).toMatchObject({
       value: 1.235,
+    });
+    // cpu: "32" is whole cores: 30.44 is advised as 31, which the edit writes as "31".
+    const whole: JobSpec = { ...k8s, requested: { cores: 32 } };
+    expect(toWireResource(ok("cores", 30.44, 1, 31), whole, granularityFor(whole))).toMatchObject({
+      value: 31,
+      high: 31,
+    });
+    const tenths: JobSpec = { ...k8s, requested: { cores: 1.5 } };
+    expect(toWireResource(ok("cores", 1.23456, 1, 2), tenths, granularityFor(tenths))).toMatchObject({
+      value: 1.3,
     });
     expect(toWireResource(ok("cores", 1.23456, 1, 2), spec, granularityFor(spec))).toMatchObject({
       value: 2,

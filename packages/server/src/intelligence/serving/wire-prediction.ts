@@ -7,6 +7,7 @@ import type {
   ResourcePrediction,
   ResourceRecommendation,
 } from "@jobsight/schemas";
+import { cpuStepOf } from "@jobsight/schemas";
 import { type AppliedResource, applyPolicy } from "../policy/apply-policy.js";
 import { boundsOf, requestOf, type UpperLimit } from "../policy/policy-bounds.js";
 import {
@@ -34,15 +35,48 @@ const UNITS = {
   walltime: "seconds",
 } as const satisfies Record<ResourceName, string>;
 
-/** The granularity options of a job's scheduler (Kubernetes takes millicores). */
+/**
+ * The granularity options of a job's scheduler: SLURM takes whole cores; Kubernetes cores go in
+ * the step the job's own request was written in (see {@link kubernetesRounding}).
+ */
 export function granularityOptionsFor(spec: JobSpec, rounding: RoundingOptions = {}): GranularityOptions {
-  return schedulerOptions(spec.scheduler, rounding);
+  return spec.scheduler === "kubernetes"
+    ? kubernetesRounding(spec, rounding, new Map()).options
+    : schedulerOptions(spec.scheduler, rounding);
 }
 
 function schedulerOptions(scheduler: JobSpec["scheduler"], rounding: RoundingOptions): GranularityOptions {
   return scheduler === "kubernetes"
     ? { coresGranularity: 0.001, ...rounding.kubernetes }
     : { ...rounding.slurm };
+}
+
+/**
+ * The rounding of a Kubernetes job: cores in the step its own request was written in (whole
+ * cores for `cpu: "32"`), never finer than the site's; made once per step, kept in `cache`.
+ *
+ * @example
+ * ```ts
+ * const cache = new Map<number, SchedulerRounding>();
+ * kubernetesRounding(spec, rounding, cache).granularity.cores; // 1 for a request of 32 cores
+ * ```
+ */
+export function kubernetesRounding(
+  spec: JobSpec,
+  rounding: RoundingOptions,
+  cache: Map<number, SchedulerRounding>,
+): SchedulerRounding {
+  const site = schedulerOptions("kubernetes", rounding).coresGranularity ?? 0.001;
+  const step = Math.max(site, cpuStepOf(spec.requested.cores));
+  let r = cache.get(step);
+  if (!r) {
+    r = schedulerRounding("kubernetes", {
+      ...rounding,
+      kubernetes: { ...rounding.kubernetes, coresGranularity: step },
+    });
+    cache.set(step, r);
+  }
+  return r;
 }
 
 /** How one scheduler takes resources: its options and the granularity they give. */
