@@ -33,6 +33,9 @@ function abstaining(first: number, window = { start: iso(s(0)), end: iso(s(first
         reason: "The use of GPU 0 on vm was not judged: its samples cover 58% of the run",
         window: { start: iso(s(0)), end: iso(s(59)) },
       },
+      // The readers' own blind spots, told of for every job of the proc phase.
+      { source: "proc", reason: "The job's usage on vm was summed from /proc, which cannot see …" },
+      { source: "nvidia-smi", reason: "The job's GPU readings on vm came from nvidia-smi, which cannot see …" },
     ],
   } as unknown as Diagnosis;
 }

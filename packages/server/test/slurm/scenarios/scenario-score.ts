@@ -37,6 +37,16 @@ export type ClassScore = {
 };
 
 /**
+ * The readers whose blind spots every job of the class is told of (`source_limits`): the proc
+ * phase sums /proc without cgroups and reads GPUs with nvidia-smi; the cgroup phase reads a
+ * cgroup v2 tree, which declares none.
+ */
+export function readerLimits(cls: ScenarioClass): string[] {
+  if (cls.phase !== "proc") return [];
+  return cls.gpu ? ["proc", "nvidia-smi"] : ["proc"];
+}
+
+/**
  * Scores a diagnosis against its class: every expected finding present (and every expected line of
  * the job's output cited), no other finding (and none citing evidence that is not in storage:
  * `evidenceProblems`), `unseen` exactly the expected sources. An unobserved window (and a use not
@@ -71,8 +81,9 @@ export function scoreDiagnosis(
     ...evidenceProblems.map((p) => `evidence: ${p}`),
   ];
   const sources = [...new Set(d.unseen.map((u) => u.source))];
-  const unseenMissing = cls.expect.unseen.filter((s) => !sources.includes(s));
-  const extra = sources.filter((s) => !cls.expect.unseen.includes(s));
+  const expected = [...cls.expect.unseen, ...readerLimits(cls)];
+  const unseenMissing = expected.filter((s) => !sources.includes(s));
+  const extra = sources.filter((s) => !expected.includes(s));
   const t = samplingFacts(observed);
   const bar = GAP_INTERVALS * observed.intervalSeconds;
   // Coverage cut short is explained only with a prompt first sample, and by the longer stretch.
