@@ -35,7 +35,10 @@ function abstaining(first: number, window = { start: iso(s(0)), end: iso(s(first
       },
       // The readers' own blind spots, told of for every job of the proc phase.
       { source: "proc", reason: "The job's usage on vm was summed from /proc, which cannot see …" },
-      { source: "nvidia-smi", reason: "The job's GPU readings on vm came from nvidia-smi, which cannot see …" },
+      {
+        source: "nvidia-smi",
+        reason: "The job's GPU readings on vm came from nvidia-smi, which cannot see …",
+      },
     ],
   } as unknown as Diagnosis;
 }
