@@ -79,7 +79,10 @@ export class PrometheusEndpoint {
       body = await fetchExposition(this.url, this.timeoutMs, MAX_BODY, { headers, agent: this.auth?.agent });
     } catch (error) {
       const hint = error instanceof ScrapeError ? this.auth?.explain(error) : undefined;
-      const why = `${(error as Error).message}${hint ? `: ${hint}` : ""}`;
+      // Node 24 appends advice about its own flags ("; if the root CA is installed locally, try
+      // running Node.js with --use-system-ca") that does not help a collector's operator.
+      const said = (error as Error).message.split("; if the root CA")[0];
+      const why = `${said}${hint ? `: ${hint}` : ""}`;
       this.failed(`${this.name} scrape of ${this.url} failed: ${why}`);
       return undefined;
     }
