@@ -8,7 +8,8 @@ import { readRecordField, schedulerFieldName } from "./record-fields.js";
 /** The most values one piece of evidence carries (the schema's limit). */
 export const MAX_EVIDENCE_VALUES = 64;
 
-const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
+/** `text` cut to `max` characters, an ellipsis marking the cut. */
+export const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
 
 /** A source and its field as evidence carries them. */
 const where = (r: ReadFrom) => ({ source: r.source, ...(r.field ? { field: r.field } : {}) });

@@ -1,5 +1,6 @@
 import type { NodeEvent, Unseen } from "@jobsight/schemas";
 import type { RuleContext } from "../context.js";
+import { clip } from "../evidence.js";
 
 type Reads = "gpu" | "usage";
 
@@ -80,6 +81,7 @@ export function sourceLimitsUnseen(ctx: RuleContext): Unseen[] {
       source: g.source,
       reason: clip(
         `The job's ${WHAT[g.reads]} on ${nodeList([...g.nodes].sort())} came from ${g.source}, which cannot see ${g.cannotSee.join("; ")}. For this job: ${hides(g.reads, g.cannotSee).join("; ")}.`,
+        1024,
       ),
       ...(w ? { window: w } : {}),
     }));
@@ -113,8 +115,4 @@ function nodeList(nodes: readonly string[]): string {
   if (nodes.length <= 1) return nodes[0] ?? "";
   if (nodes.length <= 3) return `${nodes.slice(0, -1).join(", ")} and ${nodes[nodes.length - 1]}`;
   return `${nodes.slice(0, 3).join(", ")} and ${nodes.length - 3} more nodes`;
-}
-
-function clip(text: string): string {
-  return text.length <= 1024 ? text : `${text.slice(0, 1023)}…`;
 }
