@@ -123,6 +123,10 @@ describe("embedded PostgreSQL killed with SIGKILL under ingest", () => {
     expect(after.pid).not.toBe(before.pid);
     expect(server!.child.exitCode).toBeNull();
     expect(postgresLog.join("\n")).toMatch(/embedded PostgreSQL \(pid \d+\) exited unexpectedly/);
+    // The supervisor logs the restart after its start() returns, which can be after readiness.
+    const logDeadline = Date.now() + 10_000;
+    while (!postgresLog.some((l) => l.includes("embedded PostgreSQL restarted")) && Date.now() < logDeadline)
+      await sleep(50);
     expect(postgresLog.join("\n")).toMatch(/embedded PostgreSQL restarted/);
 
     // Every acknowledged record is stored exactly once.

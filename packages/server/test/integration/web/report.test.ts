@@ -55,7 +55,7 @@ describe.skipIf(!executablePath)("web report in headless Chromium", () => {
     // Requests still in flight when a test has seen what it checks would be aborted by the close.
     await page?.waitForLoadState("networkidle");
     await page?.close();
-    expect(errors, "console errors").toEqual([]);
+    expect(errors.join("\n"), "console errors").toBe("");
   });
 
   async function open(url: string): Promise<Page> {
