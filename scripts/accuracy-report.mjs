@@ -12,6 +12,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { bestSimpleSlack, checkTargets, pct, renderChecks } from "./lib/accuracy-targets.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const { values } = parseArgs({
@@ -27,9 +28,6 @@ if (!existsSync(server)) {
   console.error(`accuracy-report: ${server} is missing; run pnpm build first`);
   process.exit(2);
 }
-
-// The evaluation's targets, per trace and resource at the model's own operating point.
-const TARGETS = { under: 0.01, weightedUnder: 0.02, coverage: 0.9, calibrationPoints: 0.02 };
 
 function backtest(trace, out) {
   return new Promise((resolvePromise, reject) => {
@@ -48,52 +46,10 @@ function backtest(trace, out) {
   });
 }
 
-const pct = (v, digits = 1) =>
-  v === undefined || v === null || Number.isNaN(v) ? "–" : `${(100 * v).toFixed(digits)}`;
-
-function calibrationGap(model) {
-  const buckets = (model.calibration ?? []).filter((b) => b.jobs >= 100);
-  return buckets.reduce((worst, b) => Math.max(worst, Math.abs(b.observed - b.confidence)), 0);
-}
-
-function verdicts(model, best) {
-  const checks = [
-    [`under-prediction ≤ ${pct(TARGETS.under, 0)}%`, model.underPredictionRate <= TARGETS.under],
-    [
-      `weighted under-prediction ≤ ${pct(TARGETS.weightedUnder, 0)}%`,
-      model.weightedUnderPredictionRate <= TARGETS.weightedUnder,
-    ],
-    [`coverage ≥ ${pct(TARGETS.coverage, 0)}%`, model.coverage >= TARGETS.coverage],
-    [
-      "range coverage within 2 points of nominal",
-      Math.abs((model.rangeCoverage ?? 0) - (model.nominalRangeCoverage ?? 0)) <= TARGETS.calibrationPoints,
-    ],
-    [
-      "calibration within 2 points (buckets of ≥ 100 jobs)",
-      calibrationGap(model) <= TARGETS.calibrationPoints,
-    ],
-    [
-      "every value inside its own range",
-      model.valueInRange === undefined ? undefined : model.valueInRange === 1,
-    ],
-    [
-      `slack ≤ half the best simple predictor's slack at 1% (${pct(best / 2, 0)}%)`,
-      Number.isFinite(best) ? model.slack <= best / 2 : false,
-    ],
-  ];
-  const verdict = (ok) => (ok === undefined ? "not measured in this report" : ok ? "met" : "**not met**");
-  return checks.map(([what, ok]) => `${verdict(ok)}: ${what}`).join("; ");
-}
-
 function table(report) {
   const lines = [];
   for (const [resource, r] of Object.entries(report.resources)) {
-    const best = Math.min(
-      ...[r.request, r.vpa, r.vpaCapped]
-        .filter(Boolean)
-        .map((m) => m.slackAt1pct)
-        .filter(Number.isFinite),
-    );
+    const best = bestSimpleSlack(r);
     lines.push(
       `### ${report.trace}: ${resource}`,
       "",
@@ -114,7 +70,7 @@ function table(report) {
       `Calibration (promised → observed, jobs): ${cal || "–"}.`,
       `Recommendations whose value lies inside their own range: ${r.model.valueInRange === undefined ? "not measured in this report" : `${pct(r.model.valueInRange)}%`}.`,
       "",
-      `Targets: ${verdicts(r.model, best)}.`,
+      `Targets: ${renderChecks(checkTargets(r.model, best))}.`,
       "",
     );
   }

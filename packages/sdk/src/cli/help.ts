@@ -242,13 +242,15 @@ package (@jobsight/server, see 'jobsight server --help'): this command runs its
 ${connection}
 `,
   backtest: `Usage: jobsight backtest <trace> [--format swf] [--window 0.3] [--json]
-         [--resources memory,walltime] [--predictions FILE]
+         [--resources memory,walltime] [--predictions FILE] [--settings FILE]
 
 Replays a Standard Workload Format trace without look-ahead (the last 30% by submit time is
 scored) and prints coverage, under-prediction, slack, range coverage and calibration per
 resource, next to the users' own requests and a VPA-style baseline. --predictions FILE also
 writes every scored prediction as one JSON line (job, resource, status, value, low, high,
 confidence, actual, censored, request, modelVersion), so every figure can be recomputed.
+--settings FILE runs the model with other settings (JSON, e.g. {"conformal": {"missRate": 0.006}};
+each field checked, and repeated in the --json report), for a leave-one-trace-out search.
 Runs 'jobsight-server backtest' from the Jobsight server package (@jobsight/server, see
 'jobsight server --help') with the same arguments.
 `,

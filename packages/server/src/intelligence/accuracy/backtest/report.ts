@@ -1,4 +1,5 @@
 import type { ResourceName } from "@jobsight/schemas";
+import type { BacktestSettings } from "./backtest-settings.js";
 import type { PredictorMetrics } from "./metrics.js";
 
 /** The model's metrics plus what only the model has. */
@@ -36,6 +37,8 @@ export type BacktestReport = {
   window: number;
   resources: Partial<Record<ResourceName, ResourceReport>>;
   seconds: number;
+  /** The model's settings the backtest ran with (`--settings FILE`); absent: the defaults. */
+  settings?: BacktestSettings;
 };
 
 const pct = (v: number | undefined, digits = 1) =>

@@ -143,3 +143,57 @@ describe("jobsight backtest --predictions", () => {
     expect(stdout.join("")).toBe("");
   });
 });
+
+describe("jobsight backtest --settings", () => {
+  it("refuses a bad settings file with exit code 2 and each problem as path: message, before any work", async () => {
+    const file = join(dir, "bad-settings.json");
+    writeFileSync(file, JSON.stringify({ trees: 0, conformal: { missRate: 0.7, binz: 3 } }));
+    capture();
+    const code = await runBacktestCommand([trace, "--json", "--settings", file]);
+    vi.restoreAllMocks();
+    expect(code).toBe(2);
+    const lines = stderr.join("").trimEnd().split("\n");
+    expect(lines[0]).toBe(`--settings ${file}: 3 problems`);
+    expect(lines.slice(1).sort()).toEqual([
+      "  conformal.binz: is not a known setting",
+      "  conformal.missRate: must be a number in (0, 0.5), got 0.7",
+      "  trees: must be an integer ≥ 1, got 0",
+    ]);
+    expect(stderr.join("")).not.toMatch(/\bat \S+:\d+:\d+/); // no stack trace
+    expect(stdout.join("")).toBe("");
+  });
+
+  it("refuses a settings file that is missing or not JSON with exit code 2", async () => {
+    const broken = join(dir, "broken-settings.json");
+    writeFileSync(broken, "{ trees: 10 }");
+    for (const [file, problem] of [
+      [join(dir, "no-such-settings.json"), "cannot be read (ENOENT"],
+      [broken, "is not JSON ("],
+    ]) {
+      capture();
+      const code = await runBacktestCommand([trace, "--settings", file]);
+      vi.restoreAllMocks();
+      expect(code).toBe(2);
+      expect(stderr.join("")).toContain(`--settings ${file}: 1 problem\n  ${file}: ${problem}`);
+      expect(stdout.join("")).toBe("");
+    }
+  });
+
+  it("trains with the settings and repeats them in the JSON report", async () => {
+    const file = join(dir, "settings.json");
+    // Fewest jobs per user far above what any user has: the model abstains on every job.
+    const settings = { trees: 3, maxDepth: 2, minUserJobs: 1_000_000, conformal: { missRate: 0.01 } };
+    writeFileSync(file, JSON.stringify(settings));
+    capture();
+    const code = await runBacktestCommand([trace, "--json", "--resources", "memory", "--settings", file]);
+    vi.restoreAllMocks();
+    expect(code, stderr.join("")).toBe(0);
+    const report = JSON.parse(stdout.join("")) as BacktestReport;
+    expect(report.settings).toEqual(settings);
+    const memory = report.resources.memory;
+    if (!memory) throw new Error("no memory report");
+    expect(memory.evaluated).toBeGreaterThan(1000);
+    expect(memory.model.coverage).toBe(0);
+    expect(memory.request.coverage).toBeGreaterThan(0.5);
+  }, 120_000);
+});

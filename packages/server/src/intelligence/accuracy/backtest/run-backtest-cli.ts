@@ -1,11 +1,16 @@
 import { parseArgs } from "node:util";
 import type { ResourceName } from "@jobsight/schemas";
+import { ConfigError } from "../../../config/config-error.js";
+import { type BacktestSettings, readBacktestSettings } from "./backtest-settings.js";
 import { openPredictionFile, type PredictionFile } from "./prediction-lines.js";
 import { renderReport } from "./report.js";
 import { runBacktest } from "./run-backtest.js";
 
 const USAGE =
-  "usage: jobsight backtest <trace.swf[.gz]> [--format swf] [--window 0.3] [--json] [--resources memory,walltime] [--retrain days] [--predictions FILE]\n";
+  "usage: jobsight backtest <trace.swf[.gz]> [--format swf] [--window 0.3] [--json] [--resources memory,walltime] [--retrain days] [--predictions FILE] [--settings FILE]\n" +
+  "  --settings FILE  the model's settings as JSON (trees, maxDepth, upperQuantile, maxTrainingRows,\n" +
+  "                   calibrationShare, maxCalibration, minUserJobs, conformal: {missRate, ...});\n" +
+  "                   absent fields keep their defaults, and the JSON report repeats them\n";
 
 /**
  * `jobsight backtest`: replays a trace under the evaluation protocol (no look-ahead, last `window`
@@ -45,6 +50,16 @@ export async function runBacktestCommand(args: string[]): Promise<number> {
     process.stderr.write(`--window ${values.window}: must be a fraction between 0 and 1\n`);
     return 2;
   }
+  let settings: BacktestSettings | undefined;
+  try {
+    settings = values.settings === undefined ? undefined : readBacktestSettings(values.settings);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    const noun = error.issues.length === 1 ? "problem" : "problems";
+    const lines = error.issues.map((i) => `  ${i.path}: ${i.message}\n`).join("");
+    process.stderr.write(`--settings ${values.settings}: ${error.issues.length} ${noun}\n${lines}`);
+    return 2;
+  }
   let predictions: PredictionFile | undefined;
   try {
     predictions = values.predictions ? openPredictionFile(values.predictions) : undefined;
@@ -59,6 +74,7 @@ export async function runBacktestCommand(args: string[]): Promise<number> {
     window,
     resources: values.resources ? (values.resources.split(",") as ResourceName[]) : undefined,
     retrainEverySeconds: values.retrain ? Number(values.retrain) * 86_400 : undefined,
+    training: settings,
     onPrediction: predictions?.sink,
     onProgress: (phase, done) => {
       const percent = Math.round(100 * done);
@@ -73,6 +89,8 @@ export async function runBacktestCommand(args: string[]): Promise<number> {
   });
   if (tty) process.stderr.write("\n");
   await predictions?.close();
+  // The report says which configuration produced it; absent, the defaults.
+  if (settings) report.settings = settings;
   process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report));
   return 0;
 }
@@ -88,6 +106,7 @@ function parse(args: string[]) {
       retrain: { type: "string" },
       resources: { type: "string" },
       predictions: { type: "string" },
+      settings: { type: "string" },
       help: { type: "boolean", default: false },
     },
   });
