@@ -100,7 +100,8 @@ async function main() {
     "Percentages; slack is Σ over-provision / Σ use. The slack target is half of the lowest slack at",
     "≤1% among the references this report computes (users' requests, VPA-style, VPA-style capped);",
     "the evaluation's own table also lists 1.1 × P95 of all history, which is lower on some traces",
-    "(LANL-CM5 memory: 405%, so a target of 202%). Do not edit by hand.",
+    "(LANL-CM5 memory: 405%, so a target of 202%). Whether this configuration is also what a",
+    "leave-one-trace-out search would choose is in docs/leave-one-trace-out.md. Do not edit by hand.",
     "",
     ...reports.map(table),
   ].join("\n");

@@ -132,12 +132,9 @@ export function leaveOneTraceOut(reports) {
 
 const code = (s) => `\`${s}\``;
 const ratio = (x) => (x === undefined || !Number.isFinite(x) ? "–" : x.toFixed(2));
+// A report without settings ran with the defaults (see BacktestReport.settings).
 const describeSettings = (s) =>
-  s === undefined
-    ? "not recorded in its reports"
-    : Object.keys(s).length === 0
-      ? "the defaults"
-      : code(JSON.stringify(s));
+  s === undefined || Object.keys(s).length === 0 ? "the defaults" : code(JSON.stringify(s));
 
 /**
  * The result of {@link leaveOneTraceOut} as a Markdown document: the verdict, the candidates, the
