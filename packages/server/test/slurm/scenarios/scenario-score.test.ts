@@ -104,3 +104,36 @@ describe("scoreDiagnosis: stretches without samples", () => {
     expect(launches.get("17043007")).toBe(new Date(2026, 11, 6, 19, 29, 52, 1).getTime());
   });
 });
+
+describe("scoreDiagnosis: findings a class may also have", () => {
+  const LOADER = SCENARIO_CLASSES.find((c) => c.name === "stalled-data-loader")!;
+  const finding = (kind: string) => ({ kind, evidence: [] });
+  const withFindings = (...kinds: string[]) =>
+    ({
+      ...abstaining(0, { start: iso(s(0)), end: iso(s(0)) }),
+      unseen: [],
+      findings: kinds.map(finding),
+    }) as unknown as Diagnosis;
+
+  it("counts a kind the class may also have as neither missing nor unsupported, and any other as unsupported", () => {
+    expect(LOADER.expect.mayAlso).toContain("cpu_oversubscribed");
+    const also = scoreDiagnosis(
+      LOADER,
+      "1",
+      withFindings("stalled_data_loader", "cpu_oversubscribed"),
+      [],
+      1000,
+    );
+    expect(also.unsupported).toEqual([]);
+    const other = scoreDiagnosis(
+      LOADER,
+      "1",
+      withFindings("stalled_data_loader", "cpu_low_efficiency"),
+      [],
+      1000,
+    );
+    expect(other.unsupported).toEqual(["cpu_low_efficiency"]);
+    const mustNot = scoreDiagnosis(LOADER, "1", withFindings("stalled_data_loader", "gpus_unused"), [], 1000);
+    expect(mustNot.unsupported).toEqual(["gpus_unused (must not)"]);
+  });
+});

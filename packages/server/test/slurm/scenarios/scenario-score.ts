@@ -68,6 +68,7 @@ export function scoreDiagnosis(
 ): ClassScore {
   const kinds = d.findings.map((f) => f.kind as string);
   const want = new Set<string>(cls.expect.present);
+  const may = new Set<string>(cls.expect.mayAlso ?? []);
   const cites = cls.expect.cites ?? [];
   const quoted = (text: string) => d.findings.some((f) => f.evidence.some((e) => e.line?.includes(text)));
   const missingAll = [
@@ -76,7 +77,7 @@ export function scoreDiagnosis(
   ];
   const unsupported = [
     ...kinds
-      .filter((k) => !want.has(k))
+      .filter((k) => !want.has(k) && !may.has(k))
       .map((k) => (cls.expect.absent.includes(k as never) ? `${k} (must not)` : k)),
     ...evidenceProblems.map((p) => `evidence: ${p}`),
   ];
