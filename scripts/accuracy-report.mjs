@@ -7,12 +7,12 @@
 //
 // --reports DIR keeps each trace's JSON report there and reuses a report already there (delete it
 // to rerun that trace), so a long run can be resumed.
-import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { bestSimpleSlack, checkTargets, pct, renderChecks } from "./lib/accuracy-targets.mjs";
+import { runBacktest, SERVER_ENTRY } from "./lib/run-backtest.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const { values } = parseArgs({
@@ -23,27 +23,9 @@ const { values } = parseArgs({
   },
 });
 
-const server = join(root, "packages", "server", "dist", "main.js");
-if (!existsSync(server)) {
-  console.error(`accuracy-report: ${server} is missing; run pnpm build first`);
+if (!existsSync(SERVER_ENTRY)) {
+  console.error(`accuracy-report: ${SERVER_ENTRY} is missing; run pnpm build first`);
   process.exit(2);
-}
-
-function backtest(trace, out) {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [server, "backtest", trace, "--json"], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    const chunks = [];
-    child.stdout.on("data", (c) => chunks.push(c));
-    child.on("error", reject);
-    child.on("exit", (code) => {
-      if (code !== 0) return reject(new Error(`backtest of ${trace} exited with ${code}`));
-      const text = Buffer.concat(chunks).toString("utf8");
-      writeFileSync(out, text);
-      resolvePromise(JSON.parse(text));
-    });
-  });
 }
 
 function table(report) {
@@ -87,7 +69,7 @@ async function main() {
     const saved = join(values.reports, `${basename(name).replace(/\.swf(\.gz)?$/, "")}.json`);
     const report = existsSync(saved)
       ? JSON.parse(readFileSync(saved, "utf8"))
-      : await backtest(join(values.traces, name), saved);
+      : await runBacktest(join(values.traces, name), saved);
     reports.push(report);
     console.error(`accuracy-report: ${name} done`);
   }

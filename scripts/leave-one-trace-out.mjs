@@ -14,14 +14,12 @@
 // long run can be resumed; a kept report made with other settings than the grid's stops the run.
 // --jobs N runs up to N backtests at once. A backtest that fails (settings the backtest refuses
 // exit with 2 and their `path: message`) stops the run; the reports finished so far are kept.
-import { spawn } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
-  renameSync,
   rmSync,
   writeFileSync,
 } from "node:fs";
@@ -30,6 +28,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { leaveOneTraceOut, renderLeaveOneOut } from "./lib/leave-one-out.mjs";
+import { runBacktest, SERVER_ENTRY, stopBacktests } from "./lib/run-backtest.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const fail = (message, code = 2) => {
@@ -55,8 +54,7 @@ if (!values.grid) fail("--grid FILE is required (e.g. --grid scripts/loto-grid.j
 const jobs = Number(values.jobs);
 if (!Number.isInteger(jobs) || jobs < 1) fail(`--jobs ${values.jobs}: must be a whole number ≥ 1`);
 
-const server = join(root, "packages", "server", "dist", "main.js");
-if (!existsSync(server)) fail(`${server} is missing; run pnpm build first`);
+if (!existsSync(SERVER_ENTRY)) fail(`${SERVER_ENTRY} is missing; run pnpm build first`);
 
 const isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -91,45 +89,6 @@ const canonical = (v) =>
         .map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`)
         .join(",")}}`
     : JSON.stringify(v);
-
-const running = new Set();
-
-function backtest(trace, candidate, settingsFile, out) {
-  return new Promise((resolvePromise, reject) => {
-    const args = [server, "backtest", trace, "--json", "--settings", settingsFile];
-    // One backtest at a time shows its progress; several would interleave it.
-    const child = spawn(process.execPath, args, {
-      stdio: ["ignore", "pipe", jobs === 1 ? "inherit" : "pipe"],
-    });
-    running.add(child);
-    const chunks = [];
-    let errors = "";
-    child.stdout.on("data", (c) => chunks.push(c));
-    child.stderr?.on("data", (c) => {
-      errors = (errors + c).slice(-4000);
-    });
-    child.on("error", reject);
-    child.on("exit", (code, signal) => {
-      running.delete(child);
-      if (code !== 0) {
-        if (errors) process.stderr.write(errors);
-        return reject(
-          new Error(`backtest of ${trace} for candidate ${candidate} exited with ${code ?? signal}`),
-        );
-      }
-      try {
-        const text = Buffer.concat(chunks).toString("utf8");
-        const report = JSON.parse(text);
-        // Written whole or not at all: a report on disk is always a finished one.
-        writeFileSync(`${out}.partial`, text);
-        renameSync(`${out}.partial`, out);
-        resolvePromise(report);
-      } catch (error) {
-        reject(new Error(`backtest of ${trace} for candidate ${candidate}: ${error.message}`));
-      }
-    });
-  });
-}
 
 /** Runs `tasks` (functions returning promises), at most `limit` at once; the first failure stops new ones. */
 async function pool(tasks, limit) {
@@ -181,7 +140,12 @@ async function main() {
               );
             }
           } else {
-            report = await backtest(join(values.traces, trace), name, join(temp, `${name}.json`), saved);
+            report = await runBacktest(join(values.traces, trace), saved, {
+              settings: join(temp, `${name}.json`),
+              label: `backtest of ${join(values.traces, trace)} for candidate ${name}`,
+              // One backtest at a time shows its progress; several would interleave it.
+              showProgress: jobs === 1,
+            });
           }
           reports.get(name).set(key, report);
           console.error(`leave-one-trace-out: ${name} × ${trace} done (${++done}/${total})`);
@@ -190,7 +154,7 @@ async function main() {
     }
     await pool(tasks, jobs);
   } finally {
-    for (const child of running) child.kill();
+    stopBacktests();
     rmSync(temp, { recursive: true, force: true });
   }
   // In the grid's and the folder's order, whatever order the backtests finished in.
