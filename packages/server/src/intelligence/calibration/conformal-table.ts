@@ -101,7 +101,24 @@ export type ConformalTable = {
   /** The group's record, calibrated for the jobs the table abstains on. Absent: they abstain. */
   groupFallback?: GroupFallback;
   examples: number;
+  /**
+   * What the tables in service stated and delivered on jobs that have since ended (see
+   * `delivered-confidence.ts`). Absent: nothing ended under a table yet.
+   */
+  delivered?: DeliveredRecord;
+  /**
+   * The confidence stated for a calibrated one: `delivered[k]` for `stated[k]` (ascending),
+   * interpolated between. Absent: the calibrated confidence is stated as it is.
+   */
+  restated?: { stated: number[]; delivered: number[] };
 };
+
+/**
+ * Per bucket of stated confidence (of the stated miss, smallest first): the jobs served, how many
+ * of them used no more than their value, and the sum of the confidences stated; counts may be
+ * fractional once older ones are scaled down.
+ */
+export type DeliveredRecord = { jobs: number[]; met: number[]; stated: number[] };
 
 /** Where a job lands once calibrated: log bounds, its bin, and whether it abstains. */
 export type ConformalResult = {

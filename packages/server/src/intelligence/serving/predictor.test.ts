@@ -45,8 +45,9 @@ describe("predictResource", () => {
 
   it("gives exactly the request, not exp(log(request)), when the value is capped at it", () => {
     expect(requests.length).toBeGreaterThan(0);
+    const capped = model(true);
     for (const request of requests) {
-      const p = predictResource(model(true), [0], { request, userJobs: 10 });
+      const p = predictResource(capped, [0], { request, userJobs: 10 });
       expect(p.status).toBe("ok");
       if (p.status !== "ok") continue;
       expect(p.value).toBe(request);

@@ -1,6 +1,6 @@
 import type { PolicyAdjustment, ResourceName } from "@jobsight/schemas";
-import { applyConformal } from "../calibration/conformal-table.js";
-import { applyGroupFallback } from "../calibration/group-fallback.js";
+import { restateConfidence } from "../calibration/delivered-confidence.js";
+import { calibrateJob } from "../calibration/group-fallback.js";
 import { groupRecord, groupSpread, recentNeedFloor, requestHeld } from "../model/recent-need.js";
 import { centreAndSpread, type ResourceModel } from "../model/resource-model.js";
 import { evaluateEnsemble } from "../model/tree-ensemble.js";
@@ -113,19 +113,17 @@ export function predictResource(
   // last jobs ran this close to (or past) what it asked for, so a lower value would have cut it.
   const need = recentNeedFloor(model, row, logRequest);
   const held = requestHeld(model, row, logRequest);
-  const calibrated = applyConformal(model.calibration, m, s, logRequest, true, need, held);
   // Too unsure of the job, the model gives way to the group's own calibrated record, if any.
-  const r = calibrated.tooUncertain
-    ? (applyGroupFallback(
-        model.calibration,
-        calibrated,
-        m,
-        groupRecord(model, row),
-        logRequest,
-        need,
-        groupSpread(model, row),
-      ) ?? calibrated)
-    : calibrated;
+  const r = calibrateJob(model.calibration, {
+    m,
+    s,
+    y: Number.NaN,
+    logRequest,
+    need,
+    held,
+    group: groupRecord(model, row),
+    groupSpread: groupSpread(model, row),
+  });
   if (r.tooUncertain || r.logValue > model.maxLogValue) {
     return {
       status: "insufficient_evidence",
@@ -142,7 +140,8 @@ export function predictResource(
     low: Math.min(lowerExp(r.logLow), value),
     high: value,
     nominalLevel: model.calibration.nominalLevel,
-    confidence: r.confidence,
+    // What such statements delivered on the site's ended jobs, once any have ended.
+    confidence: restateConfidence(model.calibration, r.confidence),
     basis: r.capped ? "request" : "model",
     evidence: {
       group: ev?.group ?? "all jobs",

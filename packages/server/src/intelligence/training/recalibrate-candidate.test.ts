@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { applyConformal } from "../calibration/conformal-table.js";
+import { restateConfidence } from "../calibration/delivered-confidence.js";
 import { buildFeatureTable } from "../features/feature-table.js";
 import type { HistoryJob } from "../history-job.js";
 import { centreAndSpread, type ResourceModel } from "../model/resource-model.js";
@@ -121,5 +122,40 @@ describe("recalibrateCandidate: the calibration follows the site between trainin
     });
     expect(result.manifest?.resources.memory).toBe(legacy.resources.memory);
     expect(result.newJobs).toEqual({});
+  });
+
+  it("records what the table in service stated and delivered on the drifted jobs, and states that", () => {
+    const served = base.resources.memory?.model as ResourceModel;
+    expect(served.calibration.delivered).toBeUndefined();
+    const next = recalibrateCandidate([...trained, ...since], {
+      version: "v1.c1",
+      createdAt: "2026-12-02T00:00:00Z",
+      base,
+      minNewJobs: 50,
+    }).manifest as ModelManifest;
+    const table = (next.resources.memory as { model: ResourceModel }).model.calibration;
+    const record = table.delivered;
+    if (!record || !table.restated) throw new Error("no record of what was delivered");
+    const jobs = record.jobs.reduce((a, b) => a + b, 0);
+    const met = record.met.reduce((a, b) => a + b, 0);
+    const stated = record.stated.reduce((a, b) => a + b, 0);
+    // The 1,500 drifted jobs, less those the table abstained on; they broke its promises.
+    expect(jobs).toBeGreaterThan(1000);
+    expect(jobs).toBeLessThanOrEqual(1500);
+    expect(met / jobs).toBeLessThan(stated / jobs - 0.05);
+    // What it states for such a promise now is what such promises delivered.
+    expect(restateConfidence(table, stated / jobs)).toBeCloseTo(met / jobs, 1);
+    // A retraining carries the record of the model it replaces, with what ended since added.
+    const retrained = trainCandidate([...trained, ...since, ...later], {
+      version: "v2",
+      createdAt: "2026-12-03T00:00:00Z",
+      training: { trees: 20, maxDepth: 4 },
+      minJobs: 200,
+      holdoutShare: 0,
+      minComparisonJobs: 50,
+      active: { memory: next.resources.memory?.model as ResourceModel },
+    }).manifest;
+    const carried = (retrained.resources.memory as { model: ResourceModel }).model.calibration.delivered;
+    expect(carried?.jobs.reduce((a, b) => a + b, 0)).toBeGreaterThan(jobs + 500);
   });
 });

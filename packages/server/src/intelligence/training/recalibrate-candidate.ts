@@ -1,10 +1,12 @@
 import type { ResourceName } from "@jobsight/schemas";
 import { fitConformal, keptShare } from "../calibration/conformal.js";
+import { withDelivered } from "../calibration/delivered-confidence.js";
 import { buildFeatureTable } from "../features/feature-table.js";
 import type { HistoryJob } from "../history-job.js";
 import type { ManifestResource, ModelManifest } from "../registry/model-manifest.js";
 import { lineageOf } from "../registry/model-version.js";
 import { ALL_RESOURCES, resourceSpec } from "../resources.js";
+import { servedRecord } from "./served-record.js";
 import { calibrationExamples, type TrainResourceModelOptions } from "./train-resource-model.js";
 
 /** Options of {@link recalibrateCandidate}; plain data, so they cross into a worker thread. */
@@ -71,23 +73,26 @@ export function recalibrateCandidate(
     }
     const since = model.calibratedAt ?? model.trainedAt;
     const unseen: number[] = [];
-    let count = 0;
+    const endedSince: number[] = [];
     for (let i = 0; i < table.rows; i++) {
       if (Number.isNaN(table.y[i]) || !(table.end[i] > model.trainingEnd)) continue;
       unseen.push(i);
-      if (table.end[i] > since && !table.censored[i]) count++;
+      if (table.end[i] > since && !table.censored[i]) endedSince.push(i);
     }
     unseen.sort((a, b) => table.end[a] - table.end[b] || a - b);
     const pool = calibrationExamples(model, table, unseen.slice(-maxCalibration));
-    newJobs[name] = count;
+    newJobs[name] = endedSince.length;
     examples[name] = pool.length;
-    fresh += count;
-    const calibration = fitConformal(
+    fresh += endedSince.length;
+    // What the table in service stated and delivered on the jobs that ended under it.
+    const fitted = fitConformal(
       pool,
       options.training?.conformal,
       model.calibration.enforcedLimit,
       keptShare(model.calibration),
     );
+    const record = servedRecord(model, table, maxCalibration);
+    const calibration = record ? withDelivered(fitted, record, { maxJobs: maxCalibration }) : fitted;
     const next: ManifestResource = {
       ...base,
       model: { ...model, calibration, calibratedAt: Math.max(since, lastEnd) },

@@ -1,12 +1,14 @@
 import type { ResourceName } from "@jobsight/schemas";
 import { sha256Hex } from "../../data-plane/objects/object-store.js";
 import { type HoldoutResult, holdoutBacktest } from "../accuracy/holdout-backtest.js";
+import { withDelivered } from "../calibration/delivered-confidence.js";
 import { buildFeatureTable, type FeatureTable } from "../features/feature-table.js";
 import type { HistoryJob } from "../history-job.js";
 import type { ResourceModel } from "../model/resource-model.js";
 import { exportTreeEnsemblesToOnnx } from "../onnx/export-tree-ensemble.js";
 import { MANIFEST_FORMAT, type ModelManifest } from "../registry/model-manifest.js";
 import { ALL_RESOURCES, resourceSpec } from "../resources.js";
+import { servedRecord } from "./served-record.js";
 import { type TrainResourceModelOptions, trainResourceModel } from "./train-resource-model.js";
 import { collectBetweenPhases } from "./training-heap.js";
 
@@ -100,7 +102,14 @@ export function trainCandidate(
     }
     collectBetweenPhases();
     // Trained up to just after the last end, so `trainedAt` stays a finite time in the manifest.
-    const model = trainResourceModel(table, lastEnd + 1, options.training).model;
+    const trained = trainResourceModel(table, lastEnd + 1, options.training).model;
+    // What the model in service stated and delivered carries over, so the confidences stay measured.
+    const active = options.active?.[name];
+    const maxJobs = options.training?.maxCalibration ?? 15_000;
+    const record = active ? servedRecord(active, table, maxJobs) : undefined;
+    const model = record
+      ? { ...trained, calibration: withDelivered(trained.calibration, record, { maxJobs }) }
+      : trained;
     const bytes = exportTreeEnsemblesToOnnx(
       [
         { name: "centre", ensemble: model.centre },

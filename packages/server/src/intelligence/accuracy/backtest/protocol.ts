@@ -1,5 +1,6 @@
 import { fitConformal, keptShare } from "../../calibration/conformal.js";
 import type { CalibrationExample } from "../../calibration/conformal-table.js";
+import { recordDelivered, withDelivered } from "../../calibration/delivered-confidence.js";
 import type { FeatureTable } from "../../features/feature-table.js";
 import { describeLevel } from "../../features/group-keys.js";
 import type { ResourceModel } from "../../model/resource-model.js";
@@ -80,13 +81,25 @@ export function runModelProtocol(table: FeatureTable, options: ProtocolOptions =
   let trainings = 0;
   let trainSeconds = 0;
   const F = table.featureNames.length;
+  const delivered = { maxJobs: maxCal };
+  // Calibration examples, under `served`, of the jobs that ended since the last calibration.
+  const ended = (served: ResourceModel, now: number): CalibrationExample[] => {
+    const rows: number[] = [];
+    while (next < byEnd.length && table.end[byEnd[next]] < now) rows.push(byEnd[next++]);
+    return calibrationExamples(served, table, rows);
+  };
   for (let i = first; i < n; i++) {
     const now = table.submit[i];
     if (!model || now >= trainedAt + retrainEvery) {
       const t0 = performance.now();
       const trained = trainResourceModel(table, now, options.training);
       trainSeconds += (performance.now() - t0) / 1000;
+      // What the model in service delivered on the jobs that ended since, carried to the new one.
+      const record = model
+        ? recordDelivered(model.calibration.delivered, model.calibration, ended(model, now), delivered)
+        : undefined;
       model = trained.model;
+      if (record) model = { ...model, calibration: withDelivered(model.calibration, record, delivered) };
       pool = calibrationExamples(model, table, trained.calibrationRows);
       trainedAt = now;
       calibratedAt = now;
@@ -95,19 +108,17 @@ export function runModelProtocol(table: FeatureTable, options: ProtocolOptions =
       while (next < byEnd.length && table.end[byEnd[next]] < now) next++;
       options.onProgress?.(i - first, n - first);
     } else if (now >= calibratedAt + recalEvery) {
-      const fresh: number[] = [];
-      while (next < byEnd.length && table.end[byEnd[next]] < now) fresh.push(byEnd[next++]);
-      pool = pool.concat(calibrationExamples(model, table, fresh));
+      const fresh = ended(model, now);
+      const record = recordDelivered(model.calibration.delivered, model.calibration, fresh, delivered);
+      pool = pool.concat(fresh);
       if (pool.length > maxCal) pool = pool.slice(pool.length - maxCal);
-      model = {
-        ...model,
-        calibration: fitConformal(
-          pool,
-          options.training?.conformal,
-          model.calibration.enforcedLimit,
-          keptShare(model.calibration),
-        ),
-      };
+      const refitted = fitConformal(
+        pool,
+        options.training?.conformal,
+        model.calibration.enforcedLimit,
+        keptShare(model.calibration),
+      );
+      model = { ...model, calibration: withDelivered(refitted, record, delivered) };
       calibratedAt = now;
     }
     const level = table.evidenceLevel[i];
