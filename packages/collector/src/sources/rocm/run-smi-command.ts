@@ -50,8 +50,9 @@ function failure(command: string, error: ExecFileException, stderr: string, time
   if (code === 127 || code === "ENOENT") return `${command} not found: no AMD GPU tools on this node`;
   const said = stderr.trim().split("\n")[0] ?? "";
   // error.message would quote the guard's whole shell script, so name the cause instead.
+  // Killed by us and not for its output: the timeout. The guard shell then exits 143, not by signal.
   const why =
-    error.killed && (code === null || code === undefined)
+    error.killed && code !== "ERR_CHILD_PROCESS_STDIO_MAXBUFFER"
       ? `timed out after ${timeoutMs} ms`
       : typeof code === "number" || typeof code === "string"
         ? String(code)
