@@ -10,8 +10,10 @@ export {
 export { decodeObservations, describeRejections } from "./decode/decode-observations.js";
 export { decodeObservationsProtobuf } from "./decode/decode-observations-protobuf.js";
 export type {
+  ContainerOnlySample,
   DecodedObservations,
   DecodeObservationsOptions,
+  HostOnlySample,
   ObservationRejections,
   RejectedSample,
   SkippedPoints,

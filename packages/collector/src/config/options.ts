@@ -103,7 +103,8 @@ export const optionSpecs: readonly OptionSpec[] = [
     env: "JOBSIGHT_NVIDIA_SMI",
     type: "string",
     default: "nvidia-smi",
-    description: "The nvidia-smi command.",
+    description:
+      "The nvidia-smi command (with --gpu-source dcgm, run as -L and -q -x when the MIG layout changes, to learn each MIG instance's UUID).",
   },
   {
     path: "gpu.source",

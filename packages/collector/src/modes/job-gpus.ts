@@ -1,4 +1,5 @@
 import { jobFromProcCgroup } from "../sources/cgroup-job-path.js";
+import { findMigReading } from "../sources/gpu/mig-ref.js";
 import type { ComputeApp, GpuIdentity } from "../sources/gpu/nvidia-smi-csv.js";
 import { shortPciBusId } from "../sources/gpu/nvidia-smi-csv.js";
 import type { GpuRef } from "../sources/gpu/slurm-gpu-allocation.js";
@@ -28,10 +29,12 @@ export type GpuAssignmentInput = {
   allocated?: Map<string, GpuRef[]>;
   /** Every GPU seen, to resolve allocations of GPUs with no current reading (lost). @default readings */
   known?: GpuIdentity[];
+  /** The latest reading of each MIG instance (with `mig` set), for allocations of MIG devices. @default none */
+  migReadings?: GpuUsage[];
 };
 
 /** The GPU an allocation names: by UUID (or its prefix, as CUDA takes it), index, PCI address or device minor. */
-function resolve(ref: GpuRef, known: GpuIdentity[]): GpuIdentity | undefined {
+function resolve(ref: Exclude<GpuRef, { mig: unknown }>, known: GpuIdentity[]): GpuIdentity | undefined {
   if ("uuid" in ref) return known.find((g) => g.uuid?.startsWith(ref.uuid));
   if ("index" in ref) return known.find((g) => g.index === ref.index);
   if ("pciBusId" in ref) {
@@ -42,6 +45,10 @@ function resolve(ref: GpuRef, known: GpuIdentity[]): GpuIdentity | undefined {
   const byMinor = known.some((g) => g.minor !== undefined);
   return known.find((g) => (byMinor ? g.minor === ref.minor : g.index === ref.minor));
 }
+
+/** Order of a job's GPUs: by index, a GPU's MIG instances by GPU instance id after it. */
+export const byDevice = (a: GpuUsage, b: GpuUsage): number =>
+  a.index - b.index || (a.mig?.gpuInstanceId ?? -1) - (b.mig?.gpuInstanceId ?? -1);
 
 /**
  * Match GPU readings to jobs. A job gets every GPU the scheduler allocated it, whether or not
@@ -72,6 +79,12 @@ export function assignGpus(input: GpuAssignmentInput): GpuAssignment {
   input.allocated?.forEach((refs, jobId) => {
     const indices = new Set<number>();
     for (const ref of refs) {
+      if ("mig" in ref) {
+        // A MIG instance is a device of its own; its parent GPU is shared, so it names no holder.
+        const instance = findMigReading(ref.mig, input.migReadings ?? [], known);
+        if (instance) give(jobId, instance);
+        continue;
+      }
       const id = resolve(ref, known);
       if (!id) continue;
       indices.add(id.index);
@@ -99,7 +112,7 @@ export function assignGpus(input: GpuAssignmentInput): GpuAssignment {
     if (pci && !jobByPci.has(pci)) jobByPci.set(pci, jobId);
   }
   byJob.forEach((list) => {
-    list.sort((a, b) => a.index - b.index);
+    list.sort(byDevice);
   });
   return { byJob, jobByPci, outside };
 }

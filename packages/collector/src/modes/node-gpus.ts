@@ -8,7 +8,7 @@ import { SlurmGpuAllocation } from "../sources/gpu/slurm-gpu-allocation.js";
 import { DEFAULT_POD_LOGS_DIR, podUidsByName } from "../sources/kubelet/pod-log-dirs.js";
 import type { JobProcesses } from "../sources/proc-job-attribution.js";
 import type { ProcReader } from "../sources/proc-reader.js";
-import { assignGpus, type GpuAssignment } from "./job-gpus.js";
+import { assignGpus, byDevice, type GpuAssignment } from "./job-gpus.js";
 
 /** Xids that go with a GPU dropping out: fallen off the bus, NVLink, ECC and row-remapping faults, reset needed. */
 const LOSS_XIDS = new Set([79, 74, 48, 94, 95, 63, 64, 92]);
@@ -100,10 +100,12 @@ export class NodeGpus {
     pods: ReadonlySet<string> = new Set(),
   ): Promise<GpuAssignment> {
     const readings = this.o.smi.latest();
+    // A GPU split into MIG instances reads as its instances only (dcgm-exporter).
+    const migReadings = this.o.smi.migDevices?.() ?? [];
     const apps = readings.length > 0 ? await this.o.smi.computeApps() : [];
     const allocated = this.allocation.read(jobs, dirs);
     // Without readings there is nothing to attribute, so the kubelet is not asked.
-    const byPod = readings.length > 0 ? await this.pods.read(pods) : undefined;
+    const byPod = readings.length + migReadings.length > 0 ? await this.pods.read(pods) : undefined;
     byPod?.forEach((refs, uid) => {
       allocated.set(uid, refs);
     });
@@ -114,6 +116,7 @@ export class NodeGpus {
       pidJob,
       allocated,
       known: this.o.smi.known(),
+      migReadings,
     });
     this.addPodDevices(result, pods);
     for (const o of result.outside) {
@@ -159,7 +162,7 @@ export class NodeGpus {
         if (!pods.has(uid)) continue;
         const list = result.byJob.get(uid) ?? [];
         for (const d of devices) if (!list.includes(d)) list.push(d);
-        list.sort((a, b) => a.index - b.index);
+        list.sort(byDevice);
         result.byJob.set(uid, list);
       }
     });

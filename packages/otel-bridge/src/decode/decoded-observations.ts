@@ -18,10 +18,46 @@ export interface RejectedSample {
 
 /**
  * Why points were skipped: a metric Jobsight does not read (`unknown_metric`), a standard input
- * whose resource names no job Jobsight can find (`unattributed`), or a point of a standard input
- * that feeds no sample field (`not_applicable`, e.g. `cpu.mode` `idle`).
+ * whose resource names no job Jobsight can find (`unattributed`), one that names a `container.id`
+ * but no pod or job and that no job record lists (`container_unmapped`; without the
+ * `containerOnly` option, any such point), a point of a standard input that feeds no sample field
+ * (`not_applicable`, e.g. `cpu.mode` `idle`), or, from Jobsight's receiver, a node-wide point
+ * (`host.name` only) read while the node was not one job's alone (`node_shared`) or while no job
+ * record put a running job on it (`no_job_on_node`: none ran, or its record had not arrived).
  */
-export type SkipReason = "unknown_metric" | "unattributed" | "not_applicable";
+export type SkipReason =
+  | "unknown_metric"
+  | "unattributed"
+  | "container_unmapped"
+  | "not_applicable"
+  | "node_shared"
+  | "no_job_on_node";
+
+/**
+ * A sample of node-wide standard inputs (`system.*`, `hw.gpu.*`) whose points name no job, only
+ * their node (`host.name`): its `jobId` is `""` until the caller, who holds the job records, sets
+ * it to the job that had the node alone at `sample.time`. `metrics` counts its points by metric
+ * name, for counting them as skipped when no job had the node alone.
+ */
+export interface HostOnlySample {
+  sample: UsageSample;
+  metrics: Record<string, number>;
+}
+
+/**
+ * A sample of container- or process-scope standard inputs (`container.*`, `process.*`) whose points
+ * name no job, only their container (`container.id`): its `jobId` is `""` (and its `node` too when
+ * the points name none) until the caller, who holds the job records, sets it to the job whose
+ * record lists `containerId`; it has no `user` (the job's is the one to use). Its step is
+ * `k8s.container.name`, else `container.name`. `metrics` counts its points by metric name, for
+ * counting them as skipped when no record lists the container.
+ */
+export interface ContainerOnlySample {
+  sample: UsageSample;
+  /** The runtime id as job records list it: lower-case hex, without `containerd://` and the like. */
+  containerId: string;
+  metrics: Record<string, number>;
+}
 
 /**
  * Points left aside without an error: they are not rejections (the OTLP answer does not count
@@ -49,6 +85,17 @@ export interface DecodedObservations {
   rejectedSamples: RejectedSample[];
   /** Points skipped without an error (unknown metrics, unattributed standard inputs). */
   skipped: SkippedPoints;
+  /**
+   * With the `hostOnly` option: the samples of node-wide points that name only their node, for
+   * the caller to attribute (their points are in neither `skipped` nor `rejected` yet).
+   */
+  hostOnly?: HostOnlySample[];
+  /**
+   * With the `containerOnly` option: the samples of container and process points that name only
+   * their `container.id`, for the caller to attribute (their points are in neither `skipped` nor
+   * `rejected` yet).
+   */
+  containerOnly?: ContainerOnlySample[];
 }
 
 /** Options of the decoders (`decodeObservations`, `decodeObservationsProtobuf`). */
@@ -64,4 +111,20 @@ export interface DecodeObservationsOptions {
    * @default undefined
    */
   cluster?: string;
+  /**
+   * Keep node-wide standard inputs (`system.*`, `hw.gpu.*`) whose points name only their node
+   * (`host.name`, no job) as {@link DecodedObservations.hostOnly} samples, for a caller that can
+   * tell which job had the node alone then; otherwise they are skipped as `unattributed`.
+   * @default false
+   */
+  hostOnly?: boolean;
+  /**
+   * Keep container- and process-scope standard inputs (`container.*`, `process.*`) whose points name
+   * only their `container.id` (no pod, no job; a runtime prefix such as `containerd://` is
+   * stripped) as {@link DecodedObservations.containerOnly} samples, for a caller that can tell
+   * which job's pod ran the container (Jobsight's receiver: `JobRecord.containerIds`); otherwise
+   * they are skipped as `container_unmapped`.
+   * @default false
+   */
+  containerOnly?: boolean;
 }

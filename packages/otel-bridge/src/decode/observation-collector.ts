@@ -1,4 +1,3 @@
-import type { UsageSample } from "@jobsight/schemas";
 import { aggregateMetricDefinitions } from "../mapping/metric-definitions.js";
 import { ObservationAttributes as O, OBSERVATION_SCOPE_NAME } from "../mapping/metric-names.js";
 import { type ObservationMapping, observationMappings } from "../mapping/observation-mapping.js";
@@ -11,14 +10,14 @@ import {
   STEP,
   USER,
 } from "../mapping/point-attributes.js";
-import { checkBuiltSample } from "../mapping/sample-check.js";
 import { usageSampleKeyAt } from "../mapping/sample-key.js";
 import type { DecodedObservations, DecodeObservationsOptions } from "./decoded-observations.js";
-import { Pending, type Series, Times } from "./pending-samples.js";
+import { finishSamples } from "./finished-samples.js";
+import { Pending } from "./pending-samples.js";
 import { Rejections, SampleRejections } from "./rejections.js";
-import { buildSample, dropIncompleteSections, pointsOf, TimeTexts } from "./sample-assembly.js";
+import { SeriesIndex } from "./series-index.js";
 import { Skipped } from "./skipped-points.js";
-import { standardIdentity } from "./standard/standard-identity.js";
+import { pointIdentity, type UnattributedOptions } from "./standard/standard-host-only.js";
 import { type StandardMapping, standardMapping } from "./standard/standard-mappings.js";
 
 // Jobsight's own names (`jobsight.*`, and the 0.1 names of the metrics that now carry a
@@ -61,17 +60,19 @@ export class ObservationCollector {
   readonly #skipped: Skipped;
   readonly #bySample = new SampleRejections();
   readonly #cluster: string | undefined;
+  readonly #unattributed: UnattributedOptions;
   // Entries in order of first appearance, found by identity and then by time.
   readonly #entries: Pending[] = [];
-  // Series by node, then job id, then (rarely more than one) cluster and step: the strings a
-  // body repeats are the same objects, so these lookups hash nothing twice.
-  readonly #series = new Map<string, Map<string, Series[]>>();
-  #last: Series = { cluster: "", jobId: "", node: "", step: "\u0000", times: new Times() };
+  readonly #series = new SeriesIndex();
 
   constructor(options: DecodeObservationsOptions = {}) {
     this.#rejections = new Rejections(options.maxReasons ?? 20);
     this.#skipped = new Skipped(options.maxReasons ?? 20);
     this.#cluster = options.cluster;
+    this.#unattributed = {
+      hostOnly: options.hostOnly === true,
+      containerOnly: options.containerOnly === true,
+    };
   }
 
   /**
@@ -155,10 +156,14 @@ export class ObservationCollector {
       return;
     }
     const user = identityText(attributes, USER);
-    this.#place(mapping, value, timeLo, timeHi, attributes, cluster, jobId, node, step, user);
+    this.#place(mapping, value, timeLo, timeHi, attributes, cluster, jobId, node, step, user, undefined);
   }
 
-  /** A standard input's point: its job found from resource attributes, or counted as unattributed. */
+  /**
+   * A standard input's point: its job found from resource attributes; with `hostOnly`, a node-wide
+   * point naming only its node goes to a host-only sample, with `containerOnly` a container's
+   * naming only its container to a container-only one (job id `""`); else it is skipped.
+   */
   #addStandard(
     mapping: StandardMapping,
     value: number | string,
@@ -166,12 +171,12 @@ export class ObservationCollector {
     timeHi: number,
     attributes: IdentityLookup,
   ): void {
-    const found = standardIdentity(attributes, this.#cluster);
+    const found = pointIdentity(attributes, mapping.standard.scope, this.#cluster, this.#unattributed);
     if (typeof found === "string") {
-      this.#skipped.add(1, "unattributed", mapping.definition.name);
+      this.#skipped.add(1, found, mapping.definition.name);
       return;
     }
-    const { cluster, jobId, node, step, user } = found;
+    const { cluster, jobId, node, step, user, containerId } = found;
     if (this.#cluster !== undefined && cluster !== this.#cluster) {
       const why = `cluster ${cluster} is not this sender's cluster (${this.#cluster})`;
       this.#rejectPoint(why, cluster, jobId, node, step, timeLo, timeHi);
@@ -185,7 +190,7 @@ export class ObservationCollector {
       this.#rejectPoint("time_unix_nano is 0", cluster, jobId, node, step, timeLo, timeHi);
       return;
     }
-    this.#place(mapping, value, timeLo, timeHi, attributes, cluster, jobId, node, step, user);
+    this.#place(mapping, value, timeLo, timeHi, attributes, cluster, jobId, node, step, user, containerId);
   }
 
   /** Puts a point with a checked identity and value into its sample. */
@@ -200,24 +205,18 @@ export class ObservationCollector {
     node: string,
     step: string | undefined,
     user: string | undefined,
+    containerId: string | undefined,
   ): void {
-    // Consecutive points mostly belong to the same job: reuse its identity and time index then.
-    const s = step ?? "";
-    let last = this.#last;
-    if (cluster !== last.cluster || jobId !== last.jobId || node !== last.node || s !== last.step) {
-      const found = this.#seriesOf(cluster, jobId, node, s);
-      if (!found) {
-        const why = `${O.cluster}, ${O.jobId}, ${O.node} or ${O.step} holds U+0000`;
-        this.#rejectPoint(why, cluster, jobId, node, step, timeLo, timeHi);
-        return;
-      }
-      last = found;
-      this.#last = last;
+    const series = this.#series.get(cluster, jobId, node, step ?? "", containerId);
+    if (!series) {
+      const why = `${O.cluster}, ${O.jobId}, ${O.node} or ${O.step} holds U+0000`;
+      this.#rejectPoint(why, cluster, jobId, node, step, timeLo, timeHi);
+      return;
     }
-    let entry = last.times.get(timeLo, timeHi);
+    let entry = series.times.get(timeLo, timeHi);
     if (!entry) {
-      entry = new Pending(cluster, jobId, node, step, timeLo, timeHi);
-      last.times.add(entry);
+      entry = new Pending(cluster, jobId, node, step, timeLo, timeHi, containerId);
+      series.times.add(entry);
       this.#entries.push(entry);
     }
     if (entry.user === undefined && user !== undefined && !user.includes("\u0000")) entry.user = user;
@@ -228,6 +227,11 @@ export class ObservationCollector {
     else {
       const points = entry.draft.points;
       points[outcome.section] = (points[outcome.section] ?? 0) + 1;
+      if (jobId === "") {
+        entry.metrics ??= {};
+        const name = mapping.definition.name;
+        entry.metrics[name] = (entry.metrics[name] ?? 0) + 1;
+      }
     }
   }
 
@@ -246,48 +250,16 @@ export class ObservationCollector {
       this.#bySample.add(1, reason, { cluster, jobId, node, step }, timeLo, timeHi);
   }
 
-  /** The series of an identity, made on first sight; `undefined` when a field holds U+0000. */
-  #seriesOf(cluster: string, jobId: string, node: string, step: string): Series | undefined {
-    let byJob = this.#series.get(node);
-    if (!byJob) {
-      byJob = new Map();
-      this.#series.set(node, byJob);
-    }
-    let list = byJob.get(jobId);
-    if (!list) {
-      list = [];
-      byJob.set(jobId, list);
-    }
-    for (const series of list) if (series.cluster === cluster && series.step === step) return series;
-    // Checked once per identity: PostgreSQL text cannot store U+0000.
-    if (`${cluster}${jobId}${node}${step}`.includes("\u0000")) return undefined;
-    const series: Series = { cluster, jobId, node, step, times: new Times() };
-    list.push(series);
-    return series;
-  }
-
   /** The samples (each checked against the schema), their keys and every rejection. */
   finish(): DecodedObservations {
-    const samples: UsageSample[] = [];
-    const accepted: Pending[] = [];
-    const times = new TimeTexts();
-    for (const entry of this.#entries) {
-      const reject = (points: number, reason: string) => {
-        this.#rejections.add(points, reason);
-        this.#bySample.add(points, reason, entry, entry.timeLo, entry.timeHi);
-      };
-      dropIncompleteSections(entry.draft, reject);
-      const sample = buildSample(entry, times);
-      if (!sample) continue;
-      const checked = checkBuiltSample(sample);
-      if (!checked.ok) {
-        const first = checked.errors[0];
-        reject(pointsOf(entry.draft), `invalid sample: ${first.path || "/"}: ${first.message}`);
-        continue;
-      }
-      samples.push(sample);
-      accepted.push(entry);
-    }
+    const { samples, accepted, hostOnly, containerOnly } = finishSamples(
+      this.#entries,
+      (entry, points, why) => {
+        this.#rejections.add(points, why);
+        // A host- or container-only sample names no job yet: its rejections are counted, not listed.
+        if (entry.jobId !== "") this.#bySample.add(points, why, entry, entry.timeLo, entry.timeHi);
+      },
+    );
     // Keys are hashed only if someone reads them (a store with its own natural key does not).
     let keys: string[] | undefined;
     const result = {
@@ -295,6 +267,8 @@ export class ObservationCollector {
       rejected: this.#rejections.result,
       rejectedSamples: this.#bySample.list(),
       skipped: this.#skipped.result,
+      ...(this.#unattributed.hostOnly ? { hostOnly } : {}),
+      ...(this.#unattributed.containerOnly ? { containerOnly } : {}),
     } as DecodedObservations;
     Object.defineProperty(result, "keys", {
       enumerable: true,

@@ -8,6 +8,8 @@ export class Pending {
   user: string | undefined = undefined;
   final = false;
   readonly draft: SampleDraft = { points: {} };
+  /** Points by metric name, kept only for a host- or container-only sample (job id `""`). */
+  metrics: Record<string, number> | undefined = undefined;
   constructor(
     readonly cluster: string,
     readonly jobId: string,
@@ -15,6 +17,8 @@ export class Pending {
     readonly step: string | undefined,
     readonly timeLo: number,
     readonly timeHi: number,
+    /** The container of a container-only sample (job id `""`); `undefined` for any other. */
+    readonly containerId: string | undefined = undefined,
   ) {}
 
   get unixNano(): bigint {
@@ -27,8 +31,18 @@ export class Pending {
   }
 }
 
-/** One identity (`step` "" when absent) and its samples by time. */
-export type Series = { cluster: string; jobId: string; node: string; step: string; times: Times };
+/**
+ * One identity (`step` "" when absent; `containerId` only for a container-only one) and its
+ * samples by time.
+ */
+export type Series = {
+  cluster: string;
+  jobId: string;
+  node: string;
+  step: string;
+  containerId: string | undefined;
+  times: Times;
+};
 
 /** The samples of one identity by time: keyed by the low 30 bits (a small integer, no allocation). */
 export class Times {

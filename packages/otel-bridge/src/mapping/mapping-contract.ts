@@ -26,8 +26,8 @@ export interface SampleDraft {
   io?: Section;
   pressure?: Section;
   pids?: number;
-  /** GPUs by index; created with the first GPU point (most samples have none). */
-  gpus?: Map<number, Section>;
+  /** GPUs by index (MIG instances by `<index>/gi<id>`); created with the first GPU point (most samples have none). */
+  gpus?: Map<number | string, Section>;
   /** Notable processes by pid; created with the first process point. */
   processes?: Map<number, Section>;
   progress?: Section;

@@ -27,7 +27,15 @@ export interface MetricDefinition {
   description: string;
 }
 
-const gpu = [S.gpuIndex, S.gpuUuid, S.gpuType, S.gpuPciBusId] as const;
+const gpu = [
+  S.gpuIndex,
+  S.gpuUuid,
+  S.gpuType,
+  S.gpuPciBusId,
+  S.gpuParent,
+  S.migInstanceId,
+  S.migProfile,
+] as const;
 const def = (
   name: string,
   unit: string,

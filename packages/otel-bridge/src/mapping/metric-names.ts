@@ -1,5 +1,6 @@
 import {
   ATTR_HW_ID,
+  ATTR_HW_PARENT,
   ATTR_HW_TYPE,
   ATTR_PROCESS_STATE,
   METRIC_CONTAINER_CPU_TIME,
@@ -67,6 +68,12 @@ export const SeriesAttributes = {
   /** `gpu` on every GPU point (`hw.power` and `hw.temperature` need it to tell GPUs apart). */
   gpuType: ATTR_HW_TYPE,
   gpuPciBusId: "jobsight.gpu.pci_bus_id",
+  /** On a MIG instance's points: its parent GPU's `hw.id` (the instance's own `hw.id` is its MIG UUID, else `<parent>/gi<id>`). */
+  gpuParent: ATTR_HW_PARENT,
+  /** On a MIG instance's points: its GPU instance id (DCGM's `GPU_I_ID`); no convention names one. */
+  migInstanceId: "jobsight.gpu.mig.instance_id",
+  /** On a MIG instance's points: its profile, e.g. `1g.5gb` (DCGM's `GPU_I_PROFILE`). */
+  migProfile: "jobsight.gpu.mig.profile",
   /** `read` or `write` (semantic conventions). */
   ioDirection: "disk.io.direction",
   /** `cpu`, `memory` or `io`. */

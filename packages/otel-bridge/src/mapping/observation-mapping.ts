@@ -1,8 +1,9 @@
 import type { ScalarAttribute as AttrValue } from "./attribute-values.js";
+import { applyGpuIdentity, gpuKeyOf, gpuSeriesAttributes } from "./gpu-identity.js";
 import type { ApplyOutcome, ExtractedPoint, ObservationMapping, Section } from "./mapping-contract.js";
 import { jobMetricDefinitions, type MetricDefinition } from "./metric-definitions.js";
 import { LegacySeriesAttributes as L, JobMetricNames as M, SeriesAttributes as S } from "./metric-names.js";
-import type { AttributeLookup } from "./point-attributes.js";
+import { integerAttribute, stringAttribute } from "./point-attributes.js";
 import { accept, type Kind, toRatio } from "./point-values.js";
 import { progressDone, progressLimit } from "./progress-mapping.js";
 
@@ -13,18 +14,6 @@ export type { ApplyOutcome, ExtractedPoint, ObservationMapping, SampleDraft } fr
  * metric, how to read its points out of a sample and how to write a received point back into
  * a sample under construction.
  */
-
-function integerAttribute(attributes: AttributeLookup, key: string): number | undefined {
-  const raw = attributes.get(key);
-  // A Prometheus round trip turns every label into a string; accept decimal strings too.
-  const n = typeof raw === "string" && /^\d+$/.test(raw) ? Number(raw) : raw;
-  return typeof n === "number" && Number.isSafeInteger(n) && n >= 0 ? n : undefined;
-}
-
-function stringAttribute(attributes: AttributeLookup, key: string): string | undefined {
-  const raw = attributes.get(key);
-  return typeof raw === "string" && raw !== "" ? raw : undefined;
-}
 
 function definitionOf(name: string): MetricDefinition {
   const found = jobMetricDefinitions.find((d) => d.name === name);
@@ -135,17 +124,6 @@ const pids: ObservationMapping = {
   },
 };
 
-// `hw.id` is required on `hw.*` metrics: a GPU that reports no UUID is named by its index.
-const gpuIdOf = (index: number): string => `gpu${index}`;
-
-/** The UUID a GPU point carries: `jobsight.gpu.uuid` (0.1), else an `hw.id` that is not the index stand-in. */
-function gpuUuidOf(attributes: AttributeLookup, index: number): string | undefined {
-  const legacy = stringAttribute(attributes, L.gpuUuid);
-  if (legacy) return legacy;
-  const id = stringAttribute(attributes, S.gpuUuid);
-  return id === gpuIdOf(index) ? undefined : id;
-}
-
 function gpuField(name: string, field: string, kind: Kind): ObservationMapping {
   return {
     definition: definitionOf(name),
@@ -153,11 +131,7 @@ function gpuField(name: string, field: string, kind: Kind): ObservationMapping {
       (sample.gpus ?? []).flatMap((g) => {
         const value = (g as Section)[field];
         if (typeof value !== "number") return [];
-        const attributes: Array<[string, AttrValue]> = [[S.gpuIndex, g.index]];
-        if (names === "legacy") {
-          if (g.uuid !== undefined) attributes.push([L.gpuUuid, g.uuid]);
-        } else attributes.push([S.gpuUuid, g.uuid ?? gpuIdOf(g.index)], [S.gpuType, "gpu"]);
-        if (g.pciBusId !== undefined) attributes.push([S.gpuPciBusId, g.pciBusId]);
+        const attributes = gpuSeriesAttributes(g, names);
         return [{ value: kind === "ratio" ? toRatio(value) : value, attributes }];
       }),
     apply: (draft, value, attributes) => {
@@ -166,17 +140,16 @@ function gpuField(name: string, field: string, kind: Kind): ObservationMapping {
       const accepted = accept(value, kind);
       if (typeof accepted === "string") return { reject: `${name}: ${accepted}` };
       draft.gpus ??= new Map();
-      let gpu = draft.gpus.get(index);
+      // Two MIG instances of one GPU share its index: each is a device of its own.
+      const key = gpuKeyOf(attributes, index);
+      let gpu = draft.gpus.get(key);
       if (!gpu) {
         gpu = { index };
-        draft.gpus.set(index, gpu);
+        draft.gpus.set(key, gpu);
       }
       gpu[field] = accepted;
-      const uuid = gpuUuidOf(attributes, index);
-      const pciBusId = stringAttribute(attributes, S.gpuPciBusId);
-      if (uuid) gpu.uuid = uuid;
-      if (pciBusId) gpu.pciBusId = pciBusId;
-      return { section: `gpu:${index}` };
+      applyGpuIdentity(gpu, attributes, index);
+      return { section: `gpu:${key}` };
     },
   };
 }

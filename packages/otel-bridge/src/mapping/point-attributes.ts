@@ -8,6 +8,20 @@ export interface AttributeLookup {
   get(key: string): ScalarAttribute | undefined;
 }
 
+/** A non-negative safe integer attribute (a decimal string too); `undefined` otherwise. */
+export function integerAttribute(attributes: AttributeLookup, key: string): number | undefined {
+  const raw = attributes.get(key);
+  // A Prometheus round trip turns every label into a string; accept decimal strings too.
+  const n = typeof raw === "string" && /^\d+$/.test(raw) ? Number(raw) : raw;
+  return typeof n === "number" && Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+}
+
+/** A non-empty string attribute; `undefined` otherwise. */
+export function stringAttribute(attributes: AttributeLookup, key: string): string | undefined {
+  const raw = attributes.get(key);
+  return typeof raw === "string" && raw !== "" ? raw : undefined;
+}
+
 /** The attributes every point is asked for, by slot (see {@link IdentityLookup}). */
 export const IDENTITY_KEYS = [O.cluster, O.jobId, O.node, O.step, O.user, O.final] as const;
 export const CLUSTER = 0;

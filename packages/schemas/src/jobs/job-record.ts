@@ -142,6 +142,13 @@ export const JobRecord = Type.Object(
     nodes: Type.Optional(
       Type.Array(Name("Node name.", 256), { maxItems: 4096, description: "Nodes the job ran on." }),
     ),
+    containerIds: Type.Optional(
+      Type.Array(Type.String({ pattern: "^[0-9a-f]{12,128}$", maxLength: 128 }), {
+        maxItems: 256,
+        description:
+          "Container runtime ids of the job's containers (Kubernetes: `status.*containerStatuses[].containerID` of the pod's containers, init and ephemeral containers, current and previous run), lower-case hex without the runtime prefix (`containerd://`, `cri-o://`, `docker://`), so that a reading naming only `container.id` can be given to the job.",
+      }),
+    ),
     allocated: Type.Optional(ResourceRequest),
     peaks: Type.Optional(JobPeaks),
     steps: Type.Optional(Type.Array(JobStep, { maxItems: 1024, description: "The job's steps." })),

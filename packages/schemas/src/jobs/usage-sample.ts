@@ -101,19 +101,37 @@ export const PressureStall = Type.Object(
   { additionalProperties: false, description: "Pressure stall information, avg10 percentages." },
 );
 
-/** One GPU used by the job at one instant (from nvidia-smi / NVML). */
+/** The MIG instance a GPU reading is of, when it is one instance of a GPU split by MIG. */
+export const MigInstance = Type.Object(
+  {
+    gpuInstanceId: Type.Integer({
+      minimum: 0,
+      description: "The GPU instance id (NVML's, DCGM's GPU_I_ID), unique within the parent GPU.",
+    }),
+    profile: Type.Optional(Name("The instance's profile, e.g. 1g.5gb (DCGM's GPU_I_PROFILE).", 64)),
+    uuid: Type.Optional(Name("The MIG device's own UUID, e.g. MIG-c6d4f1ef-…, when known.", 128)),
+  },
+  {
+    additionalProperties: false,
+    description:
+      "Set when the reading is of one MIG instance; index, uuid and pciBusId are then its parent GPU's.",
+  },
+);
+
+/** One GPU used by the job at one instant (from nvidia-smi / NVML), or one MIG instance of a GPU. */
 export const GpuUsage = Type.Object(
   {
-    index: Type.Integer({ minimum: 0, description: "GPU index on the node." }),
-    uuid: Type.Optional(Name("GPU UUID, e.g. GPU-5f3c….", 128)),
+    index: Type.Integer({ minimum: 0, description: "GPU index on the node (a MIG instance's parent)." }),
+    uuid: Type.Optional(Name("GPU UUID, e.g. GPU-5f3c… (a MIG instance's parent).", 128)),
     pciBusId: Type.Optional(Name("PCI bus id, e.g. 00000000:3B:00.0.", 64)),
     utilizationPercent: Percent("utilization.gpu"),
     memoryUsedBytes: Bytes("memory.used"),
     memoryTotalBytes: Type.Optional(Bytes("memory.total")),
     powerWatts: Type.Optional(Type.Number({ minimum: 0, description: "power.draw (W)." })),
     temperatureCelsius: Type.Optional(Type.Number({ description: "temperature.gpu (°C)." })),
+    mig: Type.Optional(MigInstance),
   },
-  { additionalProperties: false, description: "One GPU at one instant." },
+  { additionalProperties: false, description: "One GPU, or one MIG instance of a GPU, at one instant." },
 );
 
 /** A process of the job worth naming: a top memory holder or one stuck in state D. */

@@ -42,6 +42,18 @@ describe("migrations", () => {
       { version: 11, flavour: "common" },
       { version: 12, flavour: "common" },
       { version: 13, flavour: "common" },
+      { version: 14, flavour: "common" },
+      { version: 15, flavour: "common" },
+    ]);
+    // The OTLP receiver finds a container's job by the ids its record lists (GIN on the list).
+    const byContainer = await pool.query(
+      "SELECT indexdef FROM pg_indexes WHERE tablename = 'jobs' AND indexname = 'jobs_by_container'",
+    );
+    expect(byContainer.rows).toEqual([
+      {
+        indexdef:
+          "CREATE INDEX jobs_by_container ON public.jobs USING gin (((record -> 'containerIds'::text)))",
+      },
     ]);
     // Rate-limit counts live two windows and skip the WAL.
     const unlogged = await pool.query(

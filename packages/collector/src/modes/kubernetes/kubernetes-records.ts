@@ -2,6 +2,7 @@ import type { JobOutcome, JobPhase, JobRecord, JobState, JobStep } from "@jobsig
 import { parseQuantity } from "@jobsight/schemas/light";
 import type { V1ContainerStateTerminated, V1ContainerStatus, V1Pod } from "@kubernetes/client-node";
 import { jobSpecFromPod } from "./kubernetes-pod-spec.js";
+import { podContainerIds } from "./pod-container-ids.js";
 
 /** What the pod's Events said about it, used where its status does not say why it ended. */
 export type PodHints = {
@@ -226,6 +227,8 @@ export function recordFromPod(
   const startedAt = isoTime(pod.status?.startTime);
   if (phase !== "submitted" && startedAt) record.startedAt = startedAt;
   if (phase !== "submitted" && pod.spec?.nodeName) record.nodes = [bounded(pod.spec.nodeName, 256)];
+  const containerIds = podContainerIds(pod);
+  if (containerIds.length > 0) record.containerIds = containerIds;
   if (phase !== "ended") return record;
 
   record.endedAt = endOf(pod, now);

@@ -4,7 +4,7 @@ import type { GpuUsage } from "../usage-parts.js";
 
 const MiB = 1024 * 1024;
 
-/** A MIG GPU instance: DCGM's `GPU_I_ID` and `GPU_I_PROFILE` labels. */
+/** A MIG GPU instance: DCGM's `GPU_I_ID` and `GPU_I_PROFILE` labels (dcgm-exporter names no MIG UUID). */
 export type MigInstance = { id: number; profile?: string };
 
 /** One device dcgm-exporter reports: a whole GPU, or one MIG instance of a GPU. */
@@ -63,6 +63,8 @@ function device(acc: Acc, index: number, mig: MigInstance | undefined): DcgmDevi
   };
   if (gpu.uuid) usage.uuid = gpu.uuid;
   if (gpu.pciBusId) usage.pciBusId = gpu.pciBusId;
+  // The instance's identity travels with its reading: its parent's index and UUID are shared.
+  if (mig) usage.mig = { gpuInstanceId: mig.id, ...(mig.profile ? { profile: mig.profile } : {}) };
   const free = finite(f.get("DCGM_FI_DEV_FB_FREE"));
   const reserved = finite(f.get("DCGM_FI_DEV_FB_RESERVED")) ?? 0;
   if (free !== undefined && free >= 0) usage.memoryTotalBytes = Math.round((used + free + reserved) * MiB);
@@ -123,7 +125,7 @@ export function dcgmDevices(samples: PromSample[]): DcgmScrape {
         ? undefined
         : {
             id: Number(instance),
-            ...(acc.labels.GPU_I_PROFILE ? { profile: acc.labels.GPU_I_PROFILE } : {}),
+            ...(acc.labels.GPU_I_PROFILE ? { profile: acc.labels.GPU_I_PROFILE.slice(0, 64) } : {}),
           };
     if (mig && !Number.isInteger(mig.id)) {
       skipped.push(key);

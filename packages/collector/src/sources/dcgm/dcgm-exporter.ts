@@ -1,3 +1,4 @@
+import { MigUuidReader } from "../gpu/mig-uuid-reader.js";
 import { PolledGpuSource, type PolledGpuSourceOptions } from "../gpu/polled-gpu-source.js";
 import { fetchExposition } from "../prometheus/fetch-exposition.js";
 import { parsePrometheusText } from "../prometheus/prometheus-text.js";
@@ -8,6 +9,12 @@ import { type DcgmDevice, dcgmDevices } from "./dcgm-devices.js";
 export type DcgmExporterOptions = PolledGpuSourceOptions & {
   /** dcgm-exporter's metrics endpoint. @default "http://127.0.0.1:9400/metrics" */
   url?: string;
+  /**
+   * The nvidia-smi command, run (`-L`, `-q -x`) when the MIG layout changes to learn each MIG
+   * instance's UUID, which dcgm-exporter does not export and allocations name instances by.
+   * @default none: MIG instances carry no UUID
+   */
+  nvidiaSmi?: string;
 };
 
 /** The largest scrape read; a node's exporter serves tens of kilobytes. */
@@ -15,8 +22,9 @@ const MAX_BODY = 8 * 1024 * 1024;
 
 /**
  * GPU readings scraped from NVIDIA's dcgm-exporter (`/metrics`, Prometheus text format) instead of
- * running nvidia-smi: whole GPUs as `latest()`, and MIG instances as devices of their own, which
- * dcgm-exporter's Kubernetes mapping ties to the pod holding each (`podDevices()`). It cannot see
+ * running nvidia-smi: whole GPUs as `latest()`, and MIG instances as devices of their own
+ * (`migDevices()`), which a scheduler's allocation or dcgm-exporter's Kubernetes mapping
+ * (`podDevices()`) ties to the job holding each. It cannot see
  * which processes run on a GPU, nor GPUs falling off the bus (the kernel log's Xids still can).
  * Scraping never throws: a failed scrape is logged and tried again next interval.
  *
@@ -31,6 +39,7 @@ const MAX_BODY = 8 * 1024 * 1024;
 export class DcgmExporter extends PolledGpuSource<DcgmDevice> {
   readonly cannotSee = ["processes on each GPU", "GPUs lost from the bus (nvidia-smi's view)"] as const;
   private readonly url: string;
+  private readonly migUuids: MigUuidReader | undefined;
 
   constructor(options: DcgmExporterOptions = {}) {
     const url = options.url ?? "http://127.0.0.1:9400/metrics";
@@ -40,6 +49,12 @@ export class DcgmExporter extends PolledGpuSource<DcgmDevice> {
       where: { url },
     });
     this.url = url;
+    if (options.nvidiaSmi)
+      this.migUuids = new MigUuidReader({
+        command: options.nvidiaSmi,
+        timeoutMs: this.timeoutMs,
+        logger: this.log,
+      });
   }
 
   /** The loop's read is one scrape. */
@@ -64,8 +79,22 @@ export class DcgmExporter extends PolledGpuSource<DcgmDevice> {
       this.failed(`${this.url} serves no DCGM GPU readings`);
       return;
     }
+    await this.nameMigInstances(devices);
+    if (this.halted) return;
     this.succeeded(devices);
     for (const d of devices) this.identities.set(d.gpu.uuid ?? String(d.gpu.index), d.gpu);
+  }
+
+  /** Give each MIG instance its MIG UUID, as nvidia-smi tells it. */
+  private async nameMigInstances(devices: DcgmDevice[]): Promise<void> {
+    const place = (d: DcgmDevice) => `${d.gpu.uuid}/gi${d.mig?.id}`;
+    const instances = devices.filter((d) => d.mig && d.gpu.uuid);
+    if (!this.migUuids || instances.length === 0) return;
+    const uuids = await this.migUuids.forLayout(instances.map(place));
+    for (const d of instances) {
+      const uuid = uuids.get(place(d));
+      if (uuid && d.usage.mig) d.usage.mig.uuid = uuid;
+    }
   }
 
   /** The latest reading of every whole GPU (a GPU split into MIG instances has none), leaving out stale ones. */
@@ -73,6 +102,11 @@ export class DcgmExporter extends PolledGpuSource<DcgmDevice> {
     return this.fresh(now)
       .filter((d) => !d.mig)
       .map((d) => d.usage);
+  }
+
+  /** The latest reading of every MIG instance (`mig` set; index and UUID its parent's), leaving out stale ones. */
+  migDevices(now = Date.now()): GpuUsage[] {
+    return this.fresh(now).flatMap((d) => (d.mig ? [d.usage] : []));
   }
 
   /** Every device of the latest scrape, MIG instances included, with DCGM's own labels. */

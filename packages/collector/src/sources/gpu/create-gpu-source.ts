@@ -27,7 +27,7 @@ export type GpuSourceContext = {
 export function createGpuSource(gpu: CollectorConfig["gpu"], context: GpuSourceContext): GpuSource {
   switch (gpu.source) {
     case "dcgm":
-      return new DcgmExporter({ url: gpu.dcgmUrl, ...context });
+      return new DcgmExporter({ url: gpu.dcgmUrl, nvidiaSmi: gpu.command, ...context });
     case "rocm-smi":
       return new RocmSmi({ command: gpu.rocmSmi, ...context });
     case "amd-smi":

@@ -25,6 +25,8 @@ export interface GpuSource {
   computeApps(): Promise<ComputeApp[]>;
   /** GPUs found lost since the last call. */
   takeFaults(): GpuFault[];
+  /** The latest reading of every MIG instance (`mig` set), for sources that read instances apart. */
+  migDevices?(now?: number): GpuUsage[];
   /** Readings of devices the source itself ties to a Kubernetes pod (`namespace/name`), MIG instances included. */
   podDevices?(now?: number): Map<string, GpuUsage[]>;
 }

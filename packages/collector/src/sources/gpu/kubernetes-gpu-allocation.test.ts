@@ -14,7 +14,7 @@ const TRAIN = "0b9d7c3e-5a1f-4e2b-8c6d-7f8e9a0b1c2d";
 const INFER = "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f";
 
 describe("podGpuRefs", () => {
-  it("takes NVIDIA GPUs by UUID or index and AMD GPUs by PCI address, and nothing else", () => {
+  it("takes NVIDIA GPUs by UUID or index, MIG instances by MIG UUID, AMD GPUs by PCI address, and nothing else", () => {
     expect(
       podGpuRefs([
         {
@@ -22,7 +22,12 @@ describe("podGpuRefs", () => {
           deviceIds: ["GPU-8f6c2e41-3b7a", "GPU-2d4a6c8e-1f3b::3", "GPU-2d4a6c8e-1f3b::4"],
         },
         { resourceName: "nvidia.com/gpu", deviceIds: ["2", "MIG-5a6b7c8d-0000-1111-2222-333344445555"] },
-        { resourceName: "nvidia.com/mig-1g.10gb", deviceIds: ["MIG-0a1b2c3d-4e5f"] },
+        {
+          resourceName: "nvidia.com/mig-1g.10gb",
+          deviceIds: ["MIG-0a1b2c3d-4e5f", "MIG-GPU-5c89852c-d268-c3f3-1b07-005d5ae1dc3f/7/0"],
+        },
+        // GKE's device plugin names an instance by the parent's device file and its GPU instance.
+        { resourceName: "nvidia.com/gpu", deviceIds: ["nvidia1/gi13"] },
         { resourceName: "amd.com/gpu", deviceIds: ["0000:c1:00.0"] },
         { resourceName: "rdma/hca_shared_devices_a", deviceIds: ["rdma_shared_device_a"] },
       ]),
@@ -30,6 +35,15 @@ describe("podGpuRefs", () => {
       { uuid: "GPU-8f6c2e41-3b7a" },
       { uuid: "GPU-2d4a6c8e-1f3b" },
       { index: 2 },
+      { mig: { uuid: "MIG-5a6b7c8d-0000-1111-2222-333344445555" } },
+      {
+        mig: {
+          uuid: "MIG-GPU-5c89852c-d268-c3f3-1b07-005d5ae1dc3f/7/0",
+          parentUuid: "GPU-5c89852c-d268-c3f3-1b07-005d5ae1dc3f",
+          gpuInstanceId: 7,
+        },
+      },
+      { mig: { parentMinor: 1, gpuInstanceId: 13 } },
       { pciBusId: "0000:c1:00.0" },
     ]);
   });

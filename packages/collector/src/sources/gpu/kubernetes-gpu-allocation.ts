@@ -2,6 +2,7 @@ import { type Logger, silentLogger } from "../../log/logger.js";
 import { DEFAULT_POD_LOGS_DIR, podUidsByName } from "../kubelet/pod-log-dirs.js";
 import type { PodResourcesClient } from "../kubelet/pod-resources-client.js";
 import type { ContainerDevices, PodResources } from "../kubelet/pod-resources-proto.js";
+import { migRefKey, parseMigRef } from "./mig-ref.js";
 import type { GpuRef } from "./slurm-gpu-allocation.js";
 
 /** Options of {@link KubernetesGpuAllocation}. */
@@ -17,14 +18,16 @@ export type KubernetesGpuAllocationOptions = {
 };
 
 // NVIDIA's device plugin: UUIDs (`GPU-…`, `GPU-…::<n>` when time-sliced) or, with its `index`
-// strategy, NVML indices; MIG instances have readings of their parent only, so they are left out.
-const NVIDIA = /^nvidia\.com\/gpu(?:\.[a-z0-9-]+)?$/;
+// strategy, NVML indices; MIG instances (`nvidia.com/mig-1g.5gb`, or `nvidia.com/gpu` under the
+// `single` strategy) by MIG UUID, and on GKE as `nvidia<minor>/gi<id>`.
+const NVIDIA = /^nvidia\.com\/(?:gpu(?:\.[a-z0-9-]+)?|mig-[a-z0-9.+-]+)$/;
 const AMD = /^amd\.com\/gpu$/;
 const PCI = /^(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$/;
 
 /**
  * The GPUs among a container's devices as the kubelet lists them: `nvidia.com/gpu` by UUID (or
- * index), `amd.com/gpu` by PCI address. Other resources are left out.
+ * index), MIG instances (`nvidia.com/mig-<profile>`) by MIG UUID, `amd.com/gpu` by PCI address.
+ * Other resources are left out.
  *
  * @example
  * ```ts
@@ -45,7 +48,9 @@ export function podGpuRefs(devices: ContainerDevices[]): GpuRef[] {
     if (!nvidia && !AMD.test(d.resourceName)) continue;
     for (const raw of d.deviceIds) {
       const id = raw.trim().replace(/::\d+$/, "");
-      if (nvidia && /^GPU-[0-9A-Fa-f-]{4,}$/.test(id)) add(id, { uuid: id });
+      const mig = nvidia ? parseMigRef(id, { gke: true }) : undefined;
+      if (mig) add(`mig:${migRefKey(mig)}`, { mig });
+      else if (nvidia && /^GPU-[0-9A-Fa-f-]{4,}$/.test(id)) add(id, { uuid: id });
       else if (nvidia && /^\d{1,3}$/.test(id)) add(`#${id}`, { index: Number(id) });
       else if (!nvidia && PCI.test(id)) add(id.toLowerCase(), { pciBusId: id });
     }

@@ -17,7 +17,14 @@ describe("GPU lists of a job's environment and device cgroup", () => {
     expect(parseGpuIdList("NoDevFiles")).toEqual([]);
     expect(parseGpuIdList("")).toEqual([]);
     expect(parseGpuIdList("-1")).toEqual([]);
-    expect(parseGpuIdList("MIG-1b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e")).toEqual([]);
+    // MIG instances as CUDA names them: by MIG UUID, and (before driver R470) MIG-GPU-<uuid>/<gi>/<ci>.
+    expect(parseGpuIdList("MIG-1b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e")).toEqual([
+      { mig: { uuid: "MIG-1b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e" } },
+    ]);
+    expect(parseGpuIdList(`MIG-${UUID_A}/7/0`)).toEqual([
+      { mig: { uuid: `MIG-${UUID_A}/7/0`, parentUuid: UUID_A, gpuInstanceId: 7 } },
+    ]);
+    expect(parseGpuIdList("MIG-1b2c")).toEqual([]);
   });
 
   it("takes the NVIDIA minors a devices.list allows, and nothing from a list that allows everything", () => {

@@ -1,27 +1,35 @@
 import { readSmallFile } from "../../util/read-small-file.js";
 import type { JobProcesses } from "../proc-job-attribution.js";
 import type { ProcReader } from "../proc-reader.js";
+import { type MigRef, migRefKey, parseMigRef } from "./mig-ref.js";
 
 /**
  * A GPU named by a job's allocation: the number of its device file (`/dev/nvidia<minor>`, which is
  * what SLURM writes into `SLURM_JOB_GPUS` and the device cgroup), its UUID, its NVML index (the
- * NVIDIA device plugin's `index` strategy) or its PCI address (AMD's device plugin).
+ * NVIDIA device plugin's `index` strategy), its PCI address (AMD's device plugin), or a MIG
+ * instance of a GPU ({@link MigRef}).
  */
-export type GpuRef = { minor: number } | { uuid: string } | { index: number } | { pciBusId: string };
+export type GpuRef =
+  | { minor: number }
+  | { uuid: string }
+  | { index: number }
+  | { pciBusId: string }
+  | { mig: MigRef };
 
 /** The NVIDIA character devices' major number; minors 254 and 255 are nvidia-modeset and nvidiactl. */
 const NVIDIA_MAJOR = 195;
 const MAX_GPU_MINOR = 253;
 
 /**
- * Parse a GPU list from a job's environment: `SLURM_JOB_GPUS=0,2`, `CUDA_VISIBLE_DEVICES=GPU-5f3c…,GPU-9a8b…`.
- * SLURM's `NoDevFiles`, an empty value or `-1` mean no GPU; MIG instances are left out (their
- * readings are not per instance).
+ * Parse a GPU list from a job's environment: `SLURM_JOB_GPUS=0,2`, `CUDA_VISIBLE_DEVICES=GPU-5f3c…,GPU-9a8b…`,
+ * or MIG instances as CUDA names them (`MIG-<uuid>`, or `MIG-GPU-<uuid>/<gi>/<ci>` before driver R470).
+ * SLURM's `NoDevFiles`, an empty value or `-1` mean no GPU.
  *
  * @example
  * ```ts
  * parseGpuIdList("0,3"); // [{ minor: 0 }, { minor: 3 }]
  * parseGpuIdList("GPU-5f3c2a1b"); // [{ uuid: "GPU-5f3c2a1b" }]
+ * parseGpuIdList("MIG-c6d4f1ef-42e4-5de3-91c7-45d71c87eb3f"); // [{ mig: { uuid: "MIG-c6d4…" } }]
  * ```
  */
 export function parseGpuIdList(value: string): GpuRef[] {
@@ -32,6 +40,10 @@ export function parseGpuIdList(value: string): GpuRef[] {
       const minor = Number(item);
       if (minor <= MAX_GPU_MINOR) out.push({ minor });
     } else if (/^GPU-[0-9A-Fa-f-]{4,}$/.test(item)) out.push({ uuid: item });
+    else {
+      const mig = parseMigRef(item);
+      if (mig) out.push({ mig });
+    }
   }
   return out;
 }
@@ -147,6 +159,11 @@ export class SlurmGpuAllocation {
   }
 
   private fromEnvironment(pid: number): GpuRef[] {
+    // A job given MIG instances has their UUIDs in CUDA_VISIBLE_DEVICES, and SLURM_JOB_GPUS then
+    // counts MIG GRES, not GPU device files: the instances are the allocation.
+    const cuda = this.proc.environVariable(pid, "CUDA_VISIBLE_DEVICES");
+    const migs = cuda ? parseGpuIdList(cuda).filter((r) => "mig" in r) : [];
+    if (migs.length > 0) return migs;
     const found = this.proc.firstEnvironVariable(pid, VARIABLES);
     return found ? parseGpuIdList(found.value) : [];
   }
@@ -158,12 +175,14 @@ export class SlurmGpuAllocation {
 }
 
 function add(refs: GpuRef[], ref: GpuRef): void {
-  // SLURM names GPUs by minor or UUID only; the other kinds come from the kubelet.
+  // SLURM names GPUs by minor, UUID or MIG UUID only; the other kinds come from the kubelet.
   const same = (r: GpuRef) =>
     "minor" in r
       ? "minor" in ref && r.minor === ref.minor
       : "uuid" in r
         ? "uuid" in ref && r.uuid === ref.uuid
-        : false;
+        : "mig" in r
+          ? "mig" in ref && migRefKey(r.mig) === migRefKey(ref.mig)
+          : false;
   if (!refs.some(same)) refs.push(ref);
 }

@@ -31,8 +31,12 @@ export type StandardIdentity = {
  * `k8s.namespace.name`/`k8s.pod.name` (the job id Jobsight's Kubernetes controller records),
  * `k8s.pod.uid` (the job id Jobsight's node collector gives a pod's samples), then the process's
  * cgroup (`process.linux.cgroup`, or `process.cgroup` from the hostmetrics receiver) read with the
- * collector's own cgroup-path rules. A `container.id` alone, or `host.name` alone, names no job
- * the receiver can find: such points are counted as unattributed.
+ * collector's own cgroup-path rules. A `container.id` alone names no job here, but Jobsight's
+ * receiver gives a container or process input so to the job whose record lists that container
+ * (`JobRecord.containerIds`, written by Jobsight's Kubernetes collector from the pod's container
+ * statuses; see `containerOnly`), and counts it as `container_unmapped` when no record does;
+ * `host.name` alone names none either, but the receiver attributes a node-wide input so to the one
+ * job its records put alone on that node then (see `hostOnly`).
  */
 export const JOB_ATTRIBUTE_ORDER = [
   O.jobId,
@@ -49,7 +53,8 @@ function text(attributes: AttributeLookup, key: string): string | undefined {
 
 type JobAndStep = { jobId: string; step: string | undefined; node?: string };
 
-function jobOf(attributes: AttributeLookup): JobAndStep | undefined {
+/** The job a point's attributes name (see {@link JOB_ATTRIBUTE_ORDER}), or `undefined`. */
+export function jobOf(attributes: AttributeLookup): JobAndStep | undefined {
   const container = text(attributes, ATTR_K8S_CONTAINER_NAME);
   const own = text(attributes, O.jobId);
   if (own) return { jobId: own, step: text(attributes, O.step) };

@@ -25,5 +25,7 @@ export function standardInputsMarkdown(inputs: readonly StandardInput[]): string
     "The job of a point is found from these attributes (point, scope or resource), first match wins:",
     "",
     ...order,
+    `${order.length + 1}. \`host.name\` + the point's time, for node-scope inputs only: Jobsight's receiver gives the point to the job its records put alone on that node then (see \`hostOnly\`)`,
+    `${order.length + 2}. \`container.id\`, for container- and process-scope inputs only: Jobsight's receiver gives the point to the job whose record lists that container (\`containerIds\`, which Jobsight's Kubernetes collector writes from the pod's container statuses; see \`containerOnly\`)`,
   ].join("\n");
 }

@@ -1,9 +1,11 @@
 import {
+  type ContainerOnlySample,
   type DecodeObservationsOptions,
   decodeExportMetricsRequestJson,
   decodeObservations,
   decodeObservationsProtobuf,
   describeRejections,
+  type HostOnlySample,
   type OtlpHttpEncoding,
   type RejectedSample,
   type SkippedPoints,
@@ -25,6 +27,17 @@ export type DecodedBatch = {
   rejected: { count: number; description: string; samples: RejectedSample[] };
   /** Points set aside without an error: unknown metrics, standard inputs that name no job. */
   skipped: SkippedPoints;
+  /**
+   * With the `hostOnly` option: samples of node-wide points that name only their node, not yet
+   * prepared, for the ingest to give the job that had the node alone (`host-attribution.ts`).
+   */
+  hostOnly: HostOnlySample[];
+  /**
+   * With the `containerOnly` option: samples of container and process points that name only their
+   * `container.id`, not yet prepared, for the ingest to give the job whose record lists the
+   * container (`container-attribution.ts`).
+   */
+  containerOnly: ContainerOnlySample[];
   /**
    * Gives the COPY text's buffer back to where it came from, for a later batch: call it once the
    * batch is stored (committed), never before, and not after a failed write (the connection may
@@ -52,12 +65,14 @@ export function decodeBatch(
   options: DecodeObservationsOptions,
   prepare: PrepareSamplesOptions = {},
 ): DecodedBatch {
-  const { samples, rejected, rejectedSamples, skipped } =
+  const { samples, rejected, rejectedSamples, skipped, hostOnly, containerOnly } =
     encoding === "json" ? decodeJson(body, options) : decodeObservationsProtobuf(body, options);
   return {
     prepared: prepareSamples(samples, prepare),
     rejected: { count: rejected.count, description: describeRejections(rejected), samples: rejectedSamples },
     skipped,
+    hostOnly: hostOnly ?? [],
+    containerOnly: containerOnly ?? [],
   };
 }
 
@@ -71,5 +86,7 @@ function decodeJson(body: Uint8Array, options: DecodeObservationsOptions) {
     rejected: mergeRejections(decoded.rejected, dropped),
     rejectedSamples: decoded.rejectedSamples,
     skipped: decoded.skipped,
+    hostOnly: decoded.hostOnly,
+    containerOnly: decoded.containerOnly,
   };
 }

@@ -104,6 +104,8 @@ export class OtlpDecodePool {
       body: bytes,
       encoding,
       cluster: options.cluster ?? "",
+      hostOnly: options.hostOnly === true,
+      containerOnly: options.containerOnly === true,
       flavour: this.#flavour,
     };
     return new Promise<DecodedBatch>((resolve, reject) => {

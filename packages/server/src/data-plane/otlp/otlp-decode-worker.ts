@@ -10,6 +10,10 @@ export type DecodeRequest = {
   body: Uint8Array;
   encoding: OtlpHttpEncoding;
   cluster: string;
+  /** Keep node-wide points that name only their node for attribution (`DecodeObservationsOptions.hostOnly`). */
+  hostOnly: boolean;
+  /** Keep container points that name only their container for attribution (`DecodeObservationsOptions.containerOnly`). */
+  containerOnly: boolean;
   /** The sample store's flavour, which decides what the batch is prepared with. */
   flavour: StorageFlavour;
 };
@@ -46,7 +50,7 @@ parentPort?.on("message", (request: DecodeRequest | GiveBackRequest) => {
     const batch = decodeBatch(
       request.body,
       request.encoding,
-      { cluster: request.cluster },
+      { cluster: request.cluster, hostOnly: request.hostOnly, containerOnly: request.containerOnly },
       { flavour: request.flavour, buffers },
     );
     answer = { id: request.id, ok: true, batch };

@@ -10,11 +10,13 @@ import { ForbiddenError, RateLimitedError, UnauthenticatedError } from "../../er
 import { hashApiToken } from "../../platform/identity/api-token-hash.js";
 import type { Principal, TokenVerifier } from "../../platform/identity/principal.js";
 import type { IngestGate } from "../ingest-gate.js";
-import type { DataPlaneStorage } from "../storage/storage.js";
+import type { DataPlaneStorage, JobStore } from "../storage/storage.js";
 import { RateLimitStore } from "../stores/rate-limit-store.js";
 import type { ClusterRegistry } from "./cluster-registry.js";
+import { attributeContainersFromStore } from "./container-attribution.js";
 import type { DecodedBatch } from "./decode-batch.js";
 import { OtlpDecodePool } from "./decode-pool.js";
+import { addSkipped, attributeFromStore } from "./host-attribution.js";
 import type { OtlpLogger } from "./otlp-logger.js";
 
 /** Options of {@link OtlpIngest}. */
@@ -45,6 +47,14 @@ export type OtlpIngestOptions = {
   log?: OtlpLogger;
   /** Counts what each export stored, rejected and skipped (the server's metrics). @default none */
   metrics?: OtlpExportObserver;
+  /**
+   * Job records, to give a node-wide standard input that names only its node (`host.name`) to the
+   * job that had the node alone then (see `host-attribution.ts`), and a container's that names only
+   * its `container.id` to the job whose record lists the container (see
+   * `container-attribution.ts`). Absent: such points are skipped as `unattributed` and
+   * `container_unmapped`. @default undefined
+   */
+  jobs?: Pick<JobStore, "onNodes" | "withContainers">;
 };
 
 /** What one export did, for the server's metrics. */
@@ -167,9 +177,26 @@ export class OtlpIngest {
     this.#inFlight++;
     try {
       return await this.#options.ingestGate.run(async () => {
-        const { prepared, rejected, skipped, release } = await decode({ cluster: principal.cluster });
-        const stored = await this.#options.storage.samples.insertPrepared(prepared);
+        const { jobs, storage } = this.#options;
+        const attribute = jobs !== undefined;
+        const batch = await decode({
+          cluster: principal.cluster,
+          hostOnly: attribute,
+          containerOnly: attribute,
+        });
+        const { prepared, rejected, skipped, release } = batch;
+        const stored = await storage.samples.insertPrepared(prepared);
         release?.();
+        if (jobs && (batch.hostOnly.length > 0 || batch.containerOnly.length > 0)) {
+          // One query each for the nodes and the containers the export names, then one insert.
+          const host = await attributeFromStore(jobs, principal.cluster, batch.hostOnly);
+          const container = await attributeContainersFromStore(jobs, principal.cluster, batch.containerOnly);
+          addSkipped(skipped, host.skipped);
+          addSkipped(skipped, container.skipped);
+          const more = await storage.samples.insert([...host.samples, ...container.samples]);
+          stored.accepted += more.accepted;
+          stored.duplicates += more.duplicates;
+        }
         this.#observe({
           accepted: stored.accepted,
           duplicates: stored.duplicates,

@@ -19,8 +19,12 @@ export type OtlpReceiversOptions = {
    * and `tls` (absent: both listeners are plaintext).
    */
   config: Pick<ServerConfig, "otlp" | "ingest" | "auth" | "rateLimit" | "http" | "tls">;
-  /** Open storage (the app's `app.storage`); not closed by the receivers. */
-  storage: Pick<DataPlaneStorage, "samples" | "clusters" | "tokens">;
+  /**
+   * Open storage (the app's `app.storage`); not closed by the receivers. Its job records give a
+   * node-wide reading that names only its node to the job that had the node alone then, and a
+   * container's that names only its `container.id` to the job whose record lists the container.
+   */
+  storage: Pick<DataPlaneStorage, "samples" | "clusters" | "tokens" | "jobs">;
   /** Back-pressure shared with REST ingest. @default new IngestGate(config.ingest.maxConcurrentBatches) */
   ingestGate?: IngestGate;
   /**
@@ -78,6 +82,7 @@ export async function startOtlpReceivers(options: OtlpReceiversOptions): Promise
   const apiTokens = new ApiTokenVerifier({ tokens: config.auth.tokens, store: storage.tokens });
   const ingest = new OtlpIngest({
     storage,
+    jobs: storage.jobs,
     verifiers: [apiTokens, ...(options.verifiers ?? [])],
     ingestGate: options.ingestGate ?? new IngestGate(config.ingest.maxConcurrentBatches),
     ...(config.ingest.requireRegisteredCluster

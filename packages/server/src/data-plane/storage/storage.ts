@@ -12,6 +12,8 @@ import {
   type ListJobsOptions,
   listJobs,
 } from "../queries/job-queries.js";
+import { type ContainerJob, jobsByContainer } from "../queries/jobs-by-container.js";
+import { jobsOnNodes, type NodeOccupancy } from "../queries/jobs-on-nodes.js";
 import { type LiveJobs, type LiveJobsOptions, liveJobs } from "../queries/live-samples.js";
 import { type OomHistoryOptions, type OomKilledJob, oomKilledJobs } from "../queries/oom-history.js";
 import { SamplePartitions } from "../queries/sample-partitions.js";
@@ -34,6 +36,10 @@ export type JobStore = {
   find(jobId: string, filter?: { cluster?: string } & JobVisibility): Promise<JobRecord[]>;
   list(options: ListJobsOptions): Promise<JobPage>;
   count(cluster?: string): Promise<number>;
+  /** Jobs on any of `nodes` at some time in `[fromMs, toMs]`, one row per job and node (see `jobsOnNodes`). */
+  onNodes(cluster: string, nodes: readonly string[], fromMs: number, toMs: number): Promise<NodeOccupancy[]>;
+  /** Jobs whose record lists any of `containerIds`, one row per job and container (see `jobsByContainer`). */
+  withContainers(cluster: string, containerIds: readonly string[]): Promise<ContainerJob[]>;
 };
 
 /**
@@ -91,6 +97,8 @@ export function createDataPlaneStorage(
       find: (jobId, filter) => findJobs(pool, jobId, filter),
       list: (options) => listJobs(pool, options),
       count: (cluster) => countJobs(pool, cluster),
+      onNodes: (cluster, nodes, fromMs, toMs) => jobsOnNodes(pool, cluster, nodes, fromMs, toMs),
+      withContainers: (cluster, containerIds) => jobsByContainer(pool, cluster, containerIds),
     },
     samples: new SampleStore(pool, flavour, partitions),
     events: new EventStore(pool),

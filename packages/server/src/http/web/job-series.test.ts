@@ -76,4 +76,19 @@ describe("jobSeries (the job page's chart data)", () => {
     ]);
     expect(series.gpuMemory[0].values).toEqual([3 * GIB, 3 * GIB]);
   });
+
+  it("gives two MIG instances of one GPU a line each, not one line of the last", () => {
+    const mig = (gpuInstanceId: number, util: number) => ({
+      index: 1,
+      utilizationPercent: util,
+      memoryUsedBytes: gpuInstanceId * GIB,
+      mig: { gpuInstanceId, profile: "1g.5gb" },
+    });
+    const series = jobSeries([sample("g1", 0, { gpus: [mig(14, 10), mig(13, 90)] })]);
+    expect(series.gpu.map((l) => [l.label, l.values])).toEqual([
+      ["GPU 1 MIG 1g.5gb (GI 13)", [90]],
+      ["GPU 1 MIG 1g.5gb (GI 14)", [10]],
+    ]);
+    expect(series.gpuMemory.map((l) => l.values)).toEqual([[13 * GIB], [14 * GIB]]);
+  });
 });

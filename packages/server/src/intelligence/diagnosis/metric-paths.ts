@@ -1,10 +1,11 @@
 import type { UsageSample } from "@jobsight/schemas";
+import { type GpuReading, gpuDeviceKey, gpuReadingOf } from "./gpu-device.js";
 
 /**
  * Metric names used in evidence are paths into a {@link UsageSample}: `memory.currentBytes`,
  * `cpu.throttledPeriods`, `pressure.ioSome`, `pids`, plus two keyed forms:
- * `gpus.<index>.<field>` (the GPU whose nvidia-smi `index` is `<index>`, not its array position)
- * and `processes.<pid>.rssBytes`. One reader resolves them for the rules and the evidence check alike;
+ * `gpus.<device>.<field>` (the GPU whose nvidia-smi `index` is `<device>`, not its array position,
+ * or its MIG instance `<index>/gi<id>`: see `gpu-device.ts`) and `processes.<pid>.rssBytes`. One reader resolves them for the rules and the evidence check alike;
  * where each was read is `metric-sources.ts`'s.
  */
 export type MetricName = string;
@@ -30,12 +31,20 @@ export function metricUnit(metric: MetricName): string | undefined {
   return undefined;
 }
 
-/** The name of GPU `index`'s field, e.g. `gpus.0.utilizationPercent`. */
+/**
+ * The name of a GPU device's field: `gpus.0.utilizationPercent` for GPU 0, or
+ * `gpus.1/gi13.utilizationPercent` for MIG instance 13 of GPU 1.
+ *
+ * @example
+ * ```ts
+ * gpuMetric({ index: 1, mig: { gpuInstanceId: 13 } }, "memoryUsedBytes"); // "gpus.1/gi13.memoryUsedBytes"
+ * ```
+ */
 export function gpuMetric(
-  index: number,
+  device: Pick<GpuReading, "index" | "mig"> | { readonly key: string },
   field: "utilizationPercent" | "memoryUsedBytes" | "memoryTotalBytes",
-) {
-  return `gpus.${index}.${field}`;
+): MetricName {
+  return `gpus.${"key" in device ? device.key : gpuDeviceKey(device)}.${field}`;
 }
 
 /** The name of a process's resident set, e.g. `processes.4242.rssBytes`. */
@@ -50,12 +59,13 @@ export function processMetric(pid: number): MetricName {
  * ```ts
  * readMetric(sample, "memory.anonBytes"); // 31_457_280_000
  * readMetric(sample, "gpus.1.utilizationPercent"); // 0
+ * readMetric(sample, "gpus.1/gi13.utilizationPercent"); // 87
  * ```
  */
 export function readMetric(sample: UsageSample, metric: MetricName): number | undefined {
   const parts = metric.split(".");
   if (parts[0] === "gpus" && parts.length === 3) {
-    const gpu = sample.gpus?.find((g) => g.index === Number(parts[1]));
+    const gpu = gpuReadingOf(sample, parts[1]);
     const v = gpu?.[parts[2] as keyof typeof gpu];
     return typeof v === "number" ? v : undefined;
   }

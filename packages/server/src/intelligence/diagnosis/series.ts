@@ -62,13 +62,6 @@ export function runsOf(flags: readonly boolean[]): [number, number][] {
   return out;
 }
 
-/** The GPU indices seen in a node's samples, ascending. */
-export function gpuIndices(samples: readonly UsageSample[]): number[] {
-  const seen = new Set<number>();
-  for (const s of samples) for (const g of s.gpus ?? []) seen.add(g.index);
-  return [...seen].sort((a, b) => a - b);
-}
-
 /** Mean GPU utilisation of a sample over its GPUs, or undefined when it has no GPU metrics. */
 export function meanGpuUtilisation(sample: UsageSample): number | undefined {
   const g = sample.gpus;

@@ -65,7 +65,7 @@ export class ServerMetrics {
   );
   readonly #otlpSkipped = this.#registry.counter(
     "jobsight_otlp_points_skipped_total",
-    "OTLP data points set aside without an error, by reason and metric name (unknown_metric, unattributed, not_applicable).",
+    "OTLP data points set aside without an error, by reason and metric name (unknown_metric, unattributed, container_unmapped, not_applicable, no_job_on_node, node_shared).",
     ["reason", "metric"],
   );
   readonly #skippedNames = new Set<string>();

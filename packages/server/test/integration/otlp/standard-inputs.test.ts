@@ -68,7 +68,7 @@ describe("standard OpenTelemetry inputs sent by the real SDK exporters", () => {
           attributes: { "network.io.direction": "receive" },
         },
       }),
-      // A node-level input with nothing naming a job: counted as unattributed, not refused.
+      // A node-level input naming only its node, where no job record puts a job: counted, not refused.
       await exportOnce(
         exporter,
         { "host.name": "gpu07" },
@@ -94,7 +94,7 @@ describe("standard OpenTelemetry inputs sent by the real SDK exporters", () => {
       'jobsight_otlp_points_skipped_total{reason="unknown_metric",metric="k8s.pod.network.io"} 1\n',
     );
     expect(text).toContain(
-      'jobsight_otlp_points_skipped_total{reason="unattributed",metric="system.cpu.time"} 1\n',
+      'jobsight_otlp_points_skipped_total{reason="no_job_on_node",metric="system.cpu.time"} 1\n',
     );
     expect(text).toMatch(/jobsight_otlp_points_rejected_total 0\n/);
   });

@@ -59,19 +59,34 @@ export function jobSeries(samples, job) {
   return out;
 }
 
+// Two MIG instances of one GPU share its index; each is a line of its own.
+function gpuName(g) {
+  if (!g.mig) return `GPU ${g.index}`;
+  const profile = g.mig.profile ? ` ${g.mig.profile}` : "";
+  return `GPU ${g.index} MIG${profile} (GI ${g.mig.gpuInstanceId})`;
+}
+
 function gpuLines(list, key, single, at, empty, out) {
   const gpus = new Map();
   for (const s of list) {
     for (const g of s.gpus ?? []) {
-      if (!gpus.has(g.index)) gpus.set(g.index, { util: empty(), memory: empty() });
-      const line = gpus.get(g.index);
+      const id = g.mig ? `${g.index}/${g.mig.gpuInstanceId}` : `${g.index}`;
+      if (!gpus.has(id))
+        gpus.set(id, {
+          index: g.index,
+          gi: g.mig?.gpuInstanceId ?? -1,
+          name: gpuName(g),
+          util: empty(),
+          memory: empty(),
+        });
+      const line = gpus.get(id);
       const i = at.get(toEpochSeconds(s.time));
       line.util[i] = g.utilizationPercent;
       line.memory[i] = g.memoryUsedBytes;
     }
   }
-  for (const [index, line] of [...gpus].sort((a, b) => a[0] - b[0])) {
-    const label = single ? `GPU ${index}` : `${key} GPU ${index}`;
+  for (const line of [...gpus.values()].sort((a, b) => a.index - b.index || a.gi - b.gi)) {
+    const label = single ? line.name : `${key} ${line.name}`;
     const color = PALETTE[(out.gpu.length + 0) % PALETTE.length];
     out.gpu.push({ label, values: line.util, color });
     out.gpuMemory.push({ label, values: line.memory, color });

@@ -1,5 +1,6 @@
 import type { EvidenceRef, UsageSample } from "@jobsight/schemas";
 import { metricEvidence } from "../../diagnosis/evidence.js";
+import { gpuDeviceKey, gpuDeviceLabel } from "../../diagnosis/gpu-device.js";
 import { gpuMetric } from "../../diagnosis/metric-paths.js";
 import type { LiveRule, Verdict } from "./live-rule.js";
 import { covers, lastMinutes, latestTime } from "./live-series.js";
@@ -7,15 +8,33 @@ import { covers, lastMinutes, latestTime } from "./live-series.js";
 /** The evidence of at most this many GPUs is cited (the schema allows 64 pieces). */
 const MAX_GPUS_CITED = 32;
 
-type Gpu = { node: string; index: number; samples: UsageSample[]; highest: number };
+type Gpu = {
+  node: string;
+  key: string;
+  index: number;
+  label: string;
+  samples: UsageSample[];
+  highest: number;
+};
 
-/** Every GPU seen in the samples (a node's GPU `index`, merged over the steps that report it). */
+/**
+ * Every GPU seen in the samples: a node's GPU `index`, or one MIG instance of it, merged over the
+ * steps that report it.
+ */
 function gpusOf(samples: readonly UsageSample[]): Gpu[] {
   const by = new Map<string, Gpu>();
   for (const s of samples) {
     for (const g of s.gpus ?? []) {
-      const key = `${s.node}\u0000${g.index}`;
-      const gpu = by.get(key) ?? { node: s.node, index: g.index, samples: [], highest: 0 };
+      const device = gpuDeviceKey(g);
+      const key = `${s.node}\u0000${device}`;
+      const gpu = by.get(key) ?? {
+        node: s.node,
+        key: device,
+        index: g.index,
+        label: gpuDeviceLabel(g),
+        samples: [],
+        highest: 0,
+      };
       gpu.samples.push(s);
       gpu.highest = Math.max(gpu.highest, g.utilizationPercent);
       by.set(key, gpu);
@@ -25,9 +44,9 @@ function gpusOf(samples: readonly UsageSample[]): Gpu[] {
 }
 
 /**
- * `gpus-idle`: every GPU of the running job stayed below `gpuIdlePercent` utilisation
- * (nvidia-smi `utilization.gpu`) through the last `gpuIdleMinutes`. Not judged until the GPU
- * readings reach back that far. Cites each GPU's readings over the window.
+ * `gpus-idle`: every GPU of the running job (each MIG instance apart) stayed below `gpuIdlePercent`
+ * utilisation (nvidia-smi `utilization.gpu`) through the last `gpuIdleMinutes`. Not judged until
+ * the GPU readings reach back that far. Cites each GPU's readings over the window.
  *
  * @example
  * ```ts
@@ -48,9 +67,9 @@ export const gpusIdle: LiveRule = {
     for (const g of gpus.slice(0, MAX_GPUS_CITED)) {
       const ref = metricEvidence(
         g.node,
-        gpuMetric(g.index, "utilizationPercent"),
+        gpuMetric(g, "utilizationPercent"),
         g.samples,
-        `GPU ${g.index} on ${g.node}: utilization.gpu at most ${g.highest}% over the last ${t.gpuIdleMinutes} min`,
+        `${g.label} on ${g.node}: utilization.gpu at most ${g.highest}% over the last ${t.gpuIdleMinutes} min`,
       );
       if (ref) evidence.push({ ...ref, gpuIndex: g.index });
     }

@@ -3,8 +3,9 @@ import type { RuleContext } from "../context.js";
 import { coverage, enough } from "../coverage.js";
 import { metricEvidence, present, processEvidence } from "../evidence.js";
 import { formatShare, trim } from "../explain/format.js";
+import { gpuDevices } from "../gpu-device.js";
 import { gpuMetric } from "../metric-paths.js";
-import { cpuRates, gpuIndices, meanGpuUtilisation, runsOf } from "../series.js";
+import { cpuRates, meanGpuUtilisation, runsOf } from "../series.js";
 import { type DiagnosisRule, NOTHING } from "./rule.js";
 
 /** Windows quoted per finding, longest first. */
@@ -65,7 +66,7 @@ function nodeFinding(ctx: RuleContext, node: string, all: readonly UsageSample[]
   const ioShare = inWindows.filter((x) => x.io || x.dState).length / inWindows.length;
   // Name the cause that held in most stalled samples: waiting on storage, or a CPU-bound loader.
   const cause = ioShare >= 0.5 ? "io" : "cpu";
-  const gpus = gpuIndices(samples).slice(0, 2);
+  const gpus = gpuDevices(samples).slice(0, 2);
   const longest = [...windows].sort((x, y) => y[1] - y[0] - (x[1] - x[0])).slice(0, MAX_WINDOWS);
   const evidence: EvidenceRef[] = [];
   const quoted: string[] = [];
@@ -81,7 +82,7 @@ function nodeFinding(ctx: RuleContext, node: string, all: readonly UsageSample[]
             node,
             gpuMetric(g, "utilizationPercent"),
             seg,
-            `GPU ${g} utilisation on ${node} from ${from} to ${to}.`,
+            `${g.label} utilisation on ${node} from ${from} to ${to}.`,
           ),
         ),
       );

@@ -1,9 +1,9 @@
 import type { EvidenceRef } from "@jobsight/schemas";
 import { metricEvidence, present, schedulerEvidence } from "../../evidence.js";
 import { formatBytes, formatShare } from "../../explain/format.js";
-import { gpuStats, isUnused, judgeable } from "../../gpu-stats.js";
 import { gpuMetric } from "../../metric-paths.js";
 import { type DiagnosisRule, NOTHING } from "../rule.js";
+import { gpuStats, isUnused, judgeable } from "./gpu-stats.js";
 
 /**
  * GPU memory over-reserved: a completed job whose busy GPUs never used more than a small share of
@@ -32,16 +32,16 @@ export const gpuMemoryOverreservedRule: DiagnosisRule = {
         ...present(
           metricEvidence(
             s.node,
-            gpuMetric(s.index, "memoryUsedBytes"),
+            gpuMetric(s.device, "memoryUsedBytes"),
             s.samples,
-            `GPU ${s.index} memory in use on ${s.node}; at most ${formatBytes(s.maxMemoryUsedBytes)}.`,
+            `${s.device.label} memory in use on ${s.node}; at most ${formatBytes(s.maxMemoryUsedBytes)}.`,
           ),
           perGpuRequest === undefined
             ? metricEvidence(
                 s.node,
-                gpuMetric(s.index, "memoryTotalBytes"),
+                gpuMetric(s.device, "memoryTotalBytes"),
                 [s.maxMemorySample],
-                `GPU ${s.index} on ${s.node} has ${formatBytes(s.memoryTotalBytes!)}.`,
+                `${s.device.label} on ${s.node} has ${formatBytes(s.memoryTotalBytes!)}.`,
               )
             : undefined,
         ),
@@ -61,7 +61,7 @@ export const gpuMemoryOverreservedRule: DiagnosisRule = {
     const list = over
       .map((s) => {
         const reserved = perGpuRequest ?? s.memoryTotalBytes!;
-        return `GPU ${s.index} on ${s.node} used at most ${formatBytes(s.maxMemoryUsedBytes)} of ${formatBytes(reserved)} (${formatShare(s.maxMemoryUsedBytes / reserved)})`;
+        return `${s.device.label} on ${s.node} used at most ${formatBytes(s.maxMemoryUsedBytes)} of ${formatBytes(reserved)} (${formatShare(s.maxMemoryUsedBytes / reserved)})`;
       })
       .join("; ");
     return {

@@ -1,8 +1,8 @@
 import { metricEvidence, present } from "../../evidence.js";
 import { trim } from "../../explain/format.js";
-import { gpuStats, isUnused, judgeable } from "../../gpu-stats.js";
 import { gpuMetric } from "../../metric-paths.js";
 import { type DiagnosisRule, NOTHING } from "../rule.js";
+import { gpuStats, isUnused, judgeable } from "./gpu-stats.js";
 
 /**
  * GPU under-utilised: a GPU that did work, but whose utilisation averaged below the "low" bar over
@@ -17,7 +17,7 @@ export const gpuUnderutilisedRule: DiagnosisRule = {
     );
     if (low.length === 0) return NOTHING;
     const list = low
-      .map((s) => `GPU ${s.index} on ${s.node} averaged ${trim(s.meanUtilisation)}%`)
+      .map((s) => `${s.device.label} on ${s.node} averaged ${trim(s.meanUtilisation)}%`)
       .join(", ");
     return {
       findings: [
@@ -30,9 +30,9 @@ export const gpuUnderutilisedRule: DiagnosisRule = {
             present(
               metricEvidence(
                 s.node,
-                gpuMetric(s.index, "utilizationPercent"),
+                gpuMetric(s.device, "utilizationPercent"),
                 s.samples,
-                `GPU ${s.index} utilisation on ${s.node} over the job; mean ${trim(s.meanUtilisation)}%.`,
+                `${s.device.label} utilisation on ${s.node} over the job; mean ${trim(s.meanUtilisation)}%.`,
               ),
             ),
           ),

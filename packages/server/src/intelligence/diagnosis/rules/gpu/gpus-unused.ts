@@ -1,9 +1,9 @@
 import type { EvidenceRef } from "@jobsight/schemas";
 import { metricEvidence, present } from "../../evidence.js";
 import { formatBytes, formatDuration, formatShare } from "../../explain/format.js";
-import { gpuStats, gpusNotJudged, isUnused, judgeable } from "../../gpu-stats.js";
 import { gpuMetric } from "../../metric-paths.js";
 import { type DiagnosisRule, NOTHING } from "../rule.js";
+import { gpuStats, gpusNotJudged, isUnused, judgeable } from "./gpu-stats.js";
 
 /**
  * GPUs reserved but unused: a GPU of the job below the idle threshold in most of its samples (for
@@ -24,15 +24,15 @@ export const gpusUnusedRule: DiagnosisRule = {
         ...present(
           metricEvidence(
             s.node,
-            gpuMetric(s.index, "utilizationPercent"),
+            gpuMetric(s.device, "utilizationPercent"),
             s.samples,
-            `GPU ${s.index} on ${s.node}: below ${ctx.thresholds.gpuIdlePercent}% utilisation in ${formatShare(s.idleShare)} of ${s.samples.length} samples.`,
+            `${s.device.label} on ${s.node}: below ${ctx.thresholds.gpuIdlePercent}% utilisation in ${formatShare(s.idleShare)} of ${s.samples.length} samples.`,
           ),
           metricEvidence(
             s.node,
-            gpuMetric(s.index, "memoryUsedBytes"),
+            gpuMetric(s.device, "memoryUsedBytes"),
             [s.maxMemorySample],
-            `GPU ${s.index} on ${s.node}: at most ${formatBytes(s.maxMemoryUsedBytes)} of GPU memory in use.`,
+            `${s.device.label} on ${s.node}: at most ${formatBytes(s.maxMemoryUsedBytes)} of GPU memory in use.`,
           ),
         ),
       );
@@ -42,7 +42,7 @@ export const gpusUnusedRule: DiagnosisRule = {
     const watched = unused.every((s) => s.coverage.complete)
       ? "the whole job"
       : `the ${formatDuration(Math.min(...unused.map((s) => s.coverage.seconds)))} of the run their readings cover`;
-    const names = unused.map((s) => `GPU ${s.index} on ${s.node}`).join(", ");
+    const names = unused.map((s) => `${s.device.label} on ${s.node}`).join(", ");
     const reserved = ctx.gpusReserved > 0 ? ctx.gpusReserved : all.length;
     return {
       findings: [

@@ -1,13 +1,20 @@
 import type { Unseen, UsageSample } from "@jobsight/schemas";
-import type { RuleContext } from "./context.js";
-import { type Coverage, coverage, enough, notJudged } from "./coverage.js";
-import { gpuIndices } from "./series.js";
+import type { RuleContext } from "../../context.js";
+import { type Coverage, coverage, enough, notJudged } from "../../coverage.js";
+import {
+  type GpuDevice,
+  type GpuReading,
+  gpuDevices,
+  gpuDevicesLabel,
+  gpuReadingOf,
+} from "../../gpu-device.js";
 
-/** What one GPU of the job did over the samples of its node. */
+/** What one GPU of the job (a whole GPU or one MIG instance) did over the samples of its node. */
 export interface GpuStats {
   readonly node: string;
-  readonly index: number;
-  /** The node's samples that report this GPU, by time. */
+  /** The device: its key in metric names, its index and its label in words. */
+  readonly device: GpuDevice;
+  /** The node's samples that report this device, by time. */
   readonly samples: readonly UsageSample[];
   /** Share of those samples below the idle threshold. */
   readonly idleShare: number;
@@ -22,27 +29,33 @@ export interface GpuStats {
   readonly coverage: Coverage;
 }
 
-/** Per-GPU statistics for every node with GPU metrics. */
+/** Per-device statistics (each MIG instance apart) for every node with GPU metrics. */
 export function gpuStats(ctx: RuleContext): GpuStats[] {
   const out: GpuStats[] = [];
   for (const node of ctx.gpuMetricNodes) {
     const all = ctx.series.get(node) ?? [];
-    for (const index of gpuIndices(all)) {
-      const samples = all.filter((s) => s.gpus?.some((g) => g.index === index));
-      const g = (s: UsageSample) => s.gpus!.find((x) => x.index === index)!;
-      const utils = samples.map((s) => g(s).utilizationPercent);
-      let maxMemorySample = samples[0];
-      for (const s of samples)
-        if (g(s).memoryUsedBytes > g(maxMemorySample).memoryUsedBytes) maxMemorySample = s;
+    for (const device of gpuDevices(all)) {
+      const samples: UsageSample[] = [];
+      const readings: GpuReading[] = [];
+      for (const s of all) {
+        const r = gpuReadingOf(s, device.key);
+        if (r === undefined) continue;
+        samples.push(s);
+        readings.push(r);
+      }
+      const utils = readings.map((r) => r.utilizationPercent);
+      let max = 0;
+      for (let i = 1; i < readings.length; i++)
+        if (readings[i].memoryUsedBytes > readings[max].memoryUsedBytes) max = i;
       out.push({
         node,
-        index,
+        device,
         samples,
         idleShare: utils.filter((u) => u < ctx.thresholds.gpuIdlePercent).length / utils.length,
         meanUtilisation: utils.reduce((a, b) => a + b, 0) / utils.length,
-        maxMemorySample,
-        maxMemoryUsedBytes: g(maxMemorySample).memoryUsedBytes,
-        memoryTotalBytes: samples.map((s) => g(s).memoryTotalBytes).find((v) => v !== undefined),
+        maxMemorySample: samples[max],
+        maxMemoryUsedBytes: readings[max].memoryUsedBytes,
+        memoryTotalBytes: readings.map((r) => r.memoryTotalBytes).find((v) => v !== undefined),
         coverage: coverage(ctx, samples, "readings", all),
       });
     }
@@ -65,7 +78,7 @@ export function gpusNotJudged(ctx: RuleContext, stats: readonly GpuStats[]): Uns
   const byNode = new Map<string, GpuStats[]>();
   for (const s of stats) if (!judgeable(ctx, s)) byNode.set(s.node, [...(byNode.get(s.node) ?? []), s]);
   return [...byNode].map(([node, list]) => {
-    const gpus = `GPU${list.length > 1 ? "s" : ""} ${list.map((s) => s.index).join(", ")}`;
+    const gpus = gpuDevicesLabel(list.map((s) => s.device));
     return notJudged(
       ctx,
       "gpu-metrics",
