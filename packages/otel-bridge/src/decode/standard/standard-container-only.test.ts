@@ -1,67 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { encodeExportMetricsRequest } from "../../encode/encode.js";
-import { keyValues, type ScalarAttribute } from "../../mapping/attribute-values.js";
-import type { ExportMetricsServiceRequest, Metric, NumberDataPoint } from "../../otlp/otlp-types.js";
-import { decodeObservations } from "../decode-observations.js";
-import { decodeObservationsProtobuf } from "../decode-observations-protobuf.js";
-import type { DecodedObservations, DecodeObservationsOptions } from "../decoded-observations.js";
+import { counter, decode, gauge, point, request } from "../../../test/standard-requests.js";
+import type { Metric, NumberDataPoint } from "../../otlp/otlp-types.js";
 import { containerRuntimeId } from "./standard-container-only.js";
 
-const T = 1_796_229_000_000_000_000n;
 const ID = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
 const OTHER = "60303ae22b998861bce3b28f33eec1be758a213c86c93c076dbe9f558c11c752";
-type Attrs = Record<string, ScalarAttribute>;
 
-const point = (value: number, attributes: Attrs = {}): NumberDataPoint => ({
-  attributes: keyValues(Object.entries(attributes)),
-  startTimeUnixNano: T - 60_000_000_000n,
-  timeUnixNano: T,
-  exemplars: [],
-  flags: 0,
-  ...(Number.isInteger(value) ? { asInt: BigInt(value) } : { asDouble: value }),
-});
-
-const gauge = (name: string, unit: string, ...dataPoints: NumberDataPoint[]): Metric => ({
-  name,
-  description: "",
-  unit,
-  metadata: [],
-  gauge: { dataPoints },
-});
-
-const counter = (name: string, ...dataPoints: NumberDataPoint[]): Metric => ({
-  name,
-  description: "",
-  unit: "s",
-  metadata: [],
-  sum: { dataPoints, aggregationTemporality: 2, isMonotonic: true },
-});
-
-function request(...resources: Array<[Attrs, Metric[]]>): ExportMetricsServiceRequest {
-  return {
-    resourceMetrics: resources.map(([attributes, metrics]) => ({
-      resource: {
-        attributes: keyValues(Object.entries(attributes)),
-        droppedAttributesCount: 0,
-        entityRefs: [],
-      },
-      scopeMetrics: [{ metrics, schemaUrl: "" }],
-      schemaUrl: "",
-    })),
-  };
-}
-
-/** Both decoders, which must agree on everything, container-only samples included. */
-function decode(req: ExportMetricsServiceRequest, options: DecodeObservationsOptions): DecodedObservations {
-  const fromObjects = decodeObservations(req, options);
-  const fromBytes = decodeObservationsProtobuf(encodeExportMetricsRequest(req), options);
-  expect(fromBytes.samples).toEqual(fromObjects.samples);
-  expect(fromBytes.rejected).toEqual(fromObjects.rejected);
-  expect(fromBytes.skipped).toEqual(fromObjects.skipped);
-  expect(fromBytes.hostOnly).toEqual(fromObjects.hostOnly);
-  expect(fromBytes.containerOnly).toEqual(fromObjects.containerOnly);
-  return fromObjects;
-}
+const seconds = (name: string, ...points: NumberDataPoint[]): Metric => counter(name, "s", 2, ...points);
 
 // A runtime's receiver (docker_stats, a cAdvisor bridge) on a Kubernetes node: readings that name
 // their container and nothing of its pod; one runtime writes the id as Kubernetes does.
@@ -69,7 +14,7 @@ const containers = request(
   [
     { "container.id": ID, "host.name": "gpu07", "user.name": "mallory" },
     [
-      counter("container.cpu.time", point(12.5)),
+      seconds("container.cpu.time", point(12.5)),
       gauge("container.memory.usage", "By", point(4096)),
       gauge("container.memory.working_set", "By", point(1024)),
     ],

@@ -6,7 +6,7 @@ import {
   ATTR_K8S_NODE_NAME,
 } from "@opentelemetry/semantic-conventions/incubating";
 import { ObservationAttributes as O } from "../../mapping/metric-names.js";
-import type { AttributeLookup } from "../../mapping/point-attributes.js";
+import { type AttributeLookup, stringAttribute as text } from "../../mapping/point-attributes.js";
 import { jobOf } from "./standard-identity.js";
 import type { InputScope } from "./standard-inputs.js";
 
@@ -29,11 +29,6 @@ export type ContainerOnlyIdentity = {
 // some receivers pass it on as they found it.
 const RUNTIME_PREFIX = /^[a-z][a-z0-9+.-]*:\/\//;
 const RUNTIME_ID = /^[0-9a-f]{12,128}$/;
-
-function text(attributes: AttributeLookup, key: string): string | undefined {
-  const value = attributes.get(key);
-  return typeof value === "string" && value !== "" ? value : undefined;
-}
 
 /**
  * A `container.id` as job records list it: lower-case hex without a runtime prefix; `undefined`

@@ -1,63 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { encodeExportMetricsRequest } from "../../encode/encode.js";
-import { keyValues, type ScalarAttribute } from "../../mapping/attribute-values.js";
-import type { ExportMetricsServiceRequest, Metric, NumberDataPoint } from "../../otlp/otlp-types.js";
-import { decodeObservations } from "../decode-observations.js";
-import { decodeObservationsProtobuf } from "../decode-observations-protobuf.js";
-import type { DecodedObservations, DecodeObservationsOptions } from "../decoded-observations.js";
+import { counter, decode, gauge, point, request } from "../../../test/standard-requests.js";
+import type { Metric, NumberDataPoint } from "../../otlp/otlp-types.js";
 
-const T = 1_796_229_000_000_000_000n;
-type Attrs = Record<string, ScalarAttribute>;
-
-const point = (value: number, attributes: Attrs = {}): NumberDataPoint => ({
-  attributes: keyValues(Object.entries(attributes)),
-  startTimeUnixNano: T - 60_000_000_000n,
-  timeUnixNano: T,
-  exemplars: [],
-  flags: 0,
-  ...(Number.isInteger(value) ? { asInt: BigInt(value) } : { asDouble: value }),
-});
-
-const gauge = (name: string, unit: string, ...dataPoints: NumberDataPoint[]): Metric => ({
-  name,
-  description: "",
-  unit,
-  metadata: [],
-  gauge: { dataPoints },
-});
-
-const cpuTime = (...dataPoints: NumberDataPoint[]): Metric => ({
-  name: "system.cpu.time",
-  description: "",
-  unit: "s",
-  metadata: [],
-  sum: { dataPoints, aggregationTemporality: 2, isMonotonic: true },
-});
-
-function request(...resources: Array<[Attrs, Metric[]]>): ExportMetricsServiceRequest {
-  return {
-    resourceMetrics: resources.map(([attributes, metrics]) => ({
-      resource: {
-        attributes: keyValues(Object.entries(attributes)),
-        droppedAttributesCount: 0,
-        entityRefs: [],
-      },
-      scopeMetrics: [{ metrics, schemaUrl: "" }],
-      schemaUrl: "",
-    })),
-  };
-}
-
-/** Both decoders, which must agree on everything, host-only samples included. */
-function decode(req: ExportMetricsServiceRequest, options: DecodeObservationsOptions): DecodedObservations {
-  const fromObjects = decodeObservations(req, options);
-  const fromBytes = decodeObservationsProtobuf(encodeExportMetricsRequest(req), options);
-  expect(fromBytes.samples).toEqual(fromObjects.samples);
-  expect(fromBytes.rejected).toEqual(fromObjects.rejected);
-  expect(fromBytes.skipped).toEqual(fromObjects.skipped);
-  expect(fromBytes.hostOnly).toEqual(fromObjects.hostOnly);
-  return fromObjects;
-}
+const cpuTime = (...points: NumberDataPoint[]): Metric => counter("system.cpu.time", "s", 2, ...points);
 
 // hostmetrics on a SLURM node: node-wide CPU and memory, and one process without its cgroup.
 const node = request(

@@ -6,7 +6,7 @@ import {
   ATTR_USER_NAME,
 } from "@opentelemetry/semantic-conventions/incubating";
 import { ObservationAttributes as O } from "../../mapping/metric-names.js";
-import type { AttributeLookup } from "../../mapping/point-attributes.js";
+import { type AttributeLookup, stringAttribute as text } from "../../mapping/point-attributes.js";
 import type { SkipReason } from "../decoded-observations.js";
 import { containerOnlyIdentity } from "./standard-container-only.js";
 import { jobOf, type StandardIdentity, standardIdentity } from "./standard-identity.js";
@@ -17,11 +17,6 @@ import type { InputScope } from "./standard-inputs.js";
 
 /** A node-wide point that names no job: the cluster and node it was read on. */
 export type HostOnlyIdentity = { cluster: string; node: string; user: string | undefined };
-
-function text(attributes: AttributeLookup, key: string): string | undefined {
-  const value = attributes.get(key);
-  return typeof value === "string" && value !== "" ? value : undefined;
-}
 
 /**
  * Why a point whose identity is incomplete is skipped: `container_unmapped` when it names a

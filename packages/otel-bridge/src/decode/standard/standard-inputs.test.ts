@@ -1,72 +1,9 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { unpadTables } from "../../../test/markdown.js";
-import { encodeExportMetricsRequest } from "../../encode/encode.js";
-import { keyValues, type ScalarAttribute } from "../../mapping/attribute-values.js";
-import type { ExportMetricsServiceRequest, Metric, NumberDataPoint } from "../../otlp/otlp-types.js";
-import { decodeObservations } from "../decode-observations.js";
-import { decodeObservationsProtobuf } from "../decode-observations-protobuf.js";
-import type { DecodedObservations, DecodeObservationsOptions } from "../decoded-observations.js";
+import { counter, decode, gauge, point, request } from "../../../test/standard-requests.js";
 import { standardInputs } from "./standard-inputs.js";
 import { standardInputsMarkdown } from "./standard-inputs-table.js";
-
-const T = 1_796_229_000_000_000_000n;
-type Attrs = Record<string, ScalarAttribute>;
-
-function point(value: number, attributes: Attrs = {}, integer = Number.isInteger(value)): NumberDataPoint {
-  return {
-    attributes: keyValues(Object.entries(attributes)),
-    startTimeUnixNano: T - 60_000_000_000n,
-    timeUnixNano: T,
-    exemplars: [],
-    flags: 0,
-    ...(integer ? { asInt: BigInt(value) } : { asDouble: value }),
-  };
-}
-
-const gauge = (name: string, unit: string, ...points: NumberDataPoint[]): Metric => ({
-  name,
-  description: "",
-  unit,
-  metadata: [],
-  gauge: { dataPoints: points },
-});
-
-const counter = (name: string, unit: string, temporality: 1 | 2, ...points: NumberDataPoint[]): Metric => ({
-  name,
-  description: "",
-  unit,
-  metadata: [],
-  sum: { dataPoints: points, aggregationTemporality: temporality, isMonotonic: true },
-});
-
-/** One request with a resource per entry, as the OpenTelemetry Collector's receivers send them. */
-function request(...resources: Array<[Attrs, Metric[]]>): ExportMetricsServiceRequest {
-  return {
-    resourceMetrics: resources.map(([attributes, metrics]) => ({
-      resource: {
-        attributes: keyValues(Object.entries(attributes)),
-        droppedAttributesCount: 0,
-        entityRefs: [],
-      },
-      scopeMetrics: [{ metrics, schemaUrl: "" }],
-      schemaUrl: "",
-    })),
-  };
-}
-
-/** Both decoders, which must agree on everything. */
-function decode(
-  req: ExportMetricsServiceRequest,
-  options: DecodeObservationsOptions = {},
-): DecodedObservations {
-  const fromObjects = decodeObservations(req, options);
-  const fromBytes = decodeObservationsProtobuf(encodeExportMetricsRequest(req), options);
-  expect(fromBytes.samples).toEqual(fromObjects.samples);
-  expect(fromBytes.rejected).toEqual(fromObjects.rejected);
-  expect(fromBytes.skipped).toEqual(fromObjects.skipped);
-  return fromObjects;
-}
 
 const pod = {
   "k8s.namespace.name": "ml",

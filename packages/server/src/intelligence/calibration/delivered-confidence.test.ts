@@ -43,7 +43,7 @@ describe("restated confidence", () => {
     const served = examples(8_000, 2, 2);
     const before = statedAndMet(table, examples(8_000, 3, 2));
     expect(before.stated - before.met).toBeGreaterThan(0.04);
-    const restated = withDelivered(table, recordDelivered(undefined, table, served));
+    const restated = withDelivered(table, recordDelivered(table, served));
     const after = statedAndMet(restated, examples(8_000, 3, 2));
     expect(after.n).toBe(before.n);
     expect(Math.abs(after.stated - after.met)).toBeLessThan(0.02);
@@ -54,7 +54,7 @@ describe("restated confidence", () => {
     const table = fitConformal(examples(2_000, 4), { missRate: 0.02 });
     expect(table.restated).toBeUndefined();
     expect(restateConfidence(table, 0.93)).toBe(0.93);
-    const empty = withDelivered(table, recordDelivered(undefined, table, []));
+    const empty = withDelivered(table, recordDelivered(table, []));
     expect(restateConfidence(empty, 0.93)).toBe(0.93);
   });
 
@@ -74,9 +74,11 @@ describe("restated confidence", () => {
 
   it("keeps at most maxJobs of the record, the older scaled down with the newer", () => {
     const table = fitConformal(examples(2_000, 6), { missRate: 0.02, abstainShare: 0 });
-    const first = recordDelivered(undefined, table, examples(3_000, 7), { maxJobs: 4_000 });
+    const first = recordDelivered(table, examples(3_000, 7), { maxJobs: 4_000 });
     expect(first.jobs.reduce((a, b) => a + b, 0)).toBeCloseTo(3_000);
-    const second = recordDelivered(first, table, examples(3_000, 8), { maxJobs: 4_000 });
+    const second = recordDelivered(withDelivered(table, first, { maxJobs: 4_000 }), examples(3_000, 8), {
+      maxJobs: 4_000,
+    });
     expect(second.jobs.reduce((a, b) => a + b, 0)).toBeCloseTo(4_000);
     second.jobs.forEach((n, k) => {
       expect(second.met[k]).toBeLessThanOrEqual(n + 1e-9);

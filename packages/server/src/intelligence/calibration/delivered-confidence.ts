@@ -28,7 +28,7 @@ function bucketOf(confidence: number): number {
 }
 
 /**
- * Adds to `previous` what `served` delivered on jobs that have ended since it was fitted: for each
+ * Adds to `served`'s own record (`delivered`, if any) what it delivered on jobs that have ended since it was fitted: for each
  * of `ended` (calibration examples of those jobs, under the model that served them), the confidence
  * the table stated and whether the job's use stayed within the value it gave (the range's top; the
  * evaluation's "not under-predicted"). Jobs it abstained on are not counted. Counts beyond
@@ -36,17 +36,17 @@ function bucketOf(confidence: number): number {
  *
  * @example
  * ```ts
- * const record = recordDelivered(model.calibration.delivered, model.calibration, endedExamples);
+ * const record = recordDelivered(model.calibration, endedExamples);
  * const table = withDelivered(fitConformal(pool), record);
  * ```
  */
 export function recordDelivered(
-  previous: DeliveredRecord | undefined,
   served: ConformalTable,
   ended: readonly CalibrationExample[],
   options: DeliveredOptions = {},
 ): DeliveredRecord {
   const K = MISS_EDGES.length + 1;
+  const previous = served.delivered;
   const jobs = previous ? [...previous.jobs] : new Array<number>(K).fill(0);
   const met = previous ? [...previous.met] : new Array<number>(K).fill(0);
   const stated = previous ? [...previous.stated] : new Array<number>(K).fill(0);

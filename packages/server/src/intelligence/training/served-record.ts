@@ -30,12 +30,5 @@ export function servedRecord(
     if (!Number.isNaN(table.y[i]) && !table.censored[i] && table.end[i] > since) rows.push(i);
   }
   rows.sort((a, b) => table.end[a] - table.end[b] || a - b);
-  return recordDelivered(
-    served.calibration.delivered,
-    served.calibration,
-    calibrationExamples(served, table, rows),
-    {
-      maxJobs,
-    },
-  );
+  return recordDelivered(served.calibration, calibrationExamples(served, table, rows), { maxJobs });
 }

@@ -6,7 +6,6 @@ import {
   observationsToResourceMetrics,
 } from "@jobsight/otel-bridge";
 import type { UsageSample } from "@jobsight/schemas";
-import { type DiagLogger, DiagLogLevel, diag } from "@opentelemetry/api";
 import { type ExportResult, ExportResultCode } from "@opentelemetry/core";
 import { OTLPMetricExporter as GrpcExporter } from "@opentelemetry/exporter-metrics-otlp-grpc";
 import { OTLPMetricExporter as JsonExporter } from "@opentelemetry/exporter-metrics-otlp-http";
@@ -14,6 +13,7 @@ import { OTLPMetricExporter as ProtoExporter } from "@opentelemetry/exporter-met
 import type { PushMetricExporter } from "@opentelemetry/sdk-metrics";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type OtlpFixture, richSamples, startOtlpFixture, TOKENS } from "./otlp-fixture.js";
+import { withDiagWarnings } from "./sdk-export.js";
 
 type Compression = NonNullable<ConstructorParameters<typeof GrpcExporter>[0]>["compression"];
 const GZIP = "gzip" as Compression;
@@ -65,23 +65,6 @@ function inStoreOrder(samples: UsageSample[]): UsageSample[] {
   const key = (s: UsageSample) =>
     `${s.cluster}\u0000${s.jobId}\u0000${s.time}\u0000${s.node}\u0000${s.step ?? ""}`;
   return [...samples].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
-}
-
-async function withDiagWarnings<T>(work: () => Promise<T>): Promise<{ result: T; warnings: string[] }> {
-  const warnings: string[] = [];
-  const logger: DiagLogger = {
-    error: (...args: unknown[]) => warnings.push(args.map(String).join(" ")),
-    warn: (...args: unknown[]) => warnings.push(args.map(String).join(" ")),
-    info: () => {},
-    debug: () => {},
-    verbose: () => {},
-  };
-  diag.setLogger(logger, DiagLogLevel.WARN);
-  try {
-    return { result: await work(), warnings };
-  } finally {
-    diag.disable();
-  }
 }
 
 describe("real OpenTelemetry exporters against the OTLP receivers and real PostgreSQL", () => {

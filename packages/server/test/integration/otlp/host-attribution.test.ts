@@ -1,12 +1,11 @@
 import { Metadata } from "@grpc/grpc-js";
 import type { JobRecord } from "@jobsight/schemas";
-import { type DiagLogger, DiagLogLevel, diag } from "@opentelemetry/api";
 import { ExportResultCode } from "@opentelemetry/core";
 import { OTLPMetricExporter as GrpcExporter } from "@opentelemetry/exporter-metrics-otlp-grpc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ServerMetrics } from "../../../src/platform/observability/server-metrics.js";
 import { type OtlpFixture, startOtlpFixture, TOKENS } from "./otlp-fixture.js";
-import { exportOnce, type Gauges } from "./sdk-export.js";
+import { exportOnce, type Gauges, withDiagWarnings } from "./sdk-export.js";
 
 // hostmetrics and a GPU exporter as a site's OpenTelemetry Collector sends them from SLURM nodes:
 // node-wide metrics that name only `host.name`, made and sent by the real OpenTelemetry SDK. The
@@ -65,28 +64,15 @@ const node: Gauges = {
   "hw.gpu.memory.usage": { unit: "By", value: 2 ** 30, attributes: { "hw.id": "0" } },
 };
 
-async function partialSuccessWarnings(work: () => Promise<unknown>): Promise<string[]> {
-  const warnings: string[] = [];
-  const push = (...args: unknown[]) => warnings.push(args.map(String).join(" "));
-  const logger: DiagLogger = { error: push, warn: push, info: () => {}, debug: () => {}, verbose: () => {} };
-  diag.setLogger(logger, DiagLogLevel.WARN);
-  try {
-    await work();
-  } finally {
-    diag.disable();
-  }
-  return warnings.filter((w) => w.includes("Partial Success"));
-}
-
 describe("node-wide inputs naming only host.name, sent by the real SDK exporter", () => {
   it("land on the job that has the node alone; on a shared or empty node they are counted, and nothing is refused", async () => {
     const results: number[] = [];
-    const warnings = await partialSuccessWarnings(async () => {
+    const { warnings } = await withDiagWarnings(async () => {
       for (const host of ["cn010", "cn011", "cn014"])
         results.push((await exportOnce(exporter, { "host.name": host }, node)).code);
     });
     expect(results).toEqual([ExportResultCode.SUCCESS, ExportResultCode.SUCCESS, ExportResultCode.SUCCESS]);
-    expect(warnings).toEqual([]);
+    expect(warnings.filter((w) => w.includes("Partial Success"))).toEqual([]);
 
     const { samples } = await fx.storage.storage.samples.series("hpc1", "5001");
     expect(samples).toHaveLength(1);

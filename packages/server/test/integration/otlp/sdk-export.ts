@@ -1,4 +1,4 @@
-import { ValueType } from "@opentelemetry/api";
+import { type DiagLogger, DiagLogLevel, diag, ValueType } from "@opentelemetry/api";
 import type { ExportResult } from "@opentelemetry/core";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { MeterProvider, MetricReader, type PushMetricExporter } from "@opentelemetry/sdk-metrics";
@@ -56,4 +56,22 @@ export async function exportOnce(
   const result = await new Promise<ExportResult>((resolve) => exporter.export(resourceMetrics, resolve));
   await provider.shutdown();
   return result;
+}
+
+/**
+ * Runs `work` with the OpenTelemetry diagnostic logger catching warnings and errors (how the real
+ * exporters report a partial success), and returns what they said beside the result.
+ */
+export async function withDiagWarnings<T>(
+  work: () => Promise<T>,
+): Promise<{ result: T; warnings: string[] }> {
+  const warnings: string[] = [];
+  const push = (...args: unknown[]) => warnings.push(args.map(String).join(" "));
+  const logger: DiagLogger = { error: push, warn: push, info: () => {}, debug: () => {}, verbose: () => {} };
+  diag.setLogger(logger, DiagLogLevel.WARN);
+  try {
+    return { result: await work(), warnings };
+  } finally {
+    diag.disable();
+  }
 }

@@ -1,5 +1,4 @@
 import { Metadata } from "@grpc/grpc-js";
-import { type DiagLogger, DiagLogLevel, diag } from "@opentelemetry/api";
 import { ExportResultCode } from "@opentelemetry/core";
 import { OTLPMetricExporter as GrpcExporter } from "@opentelemetry/exporter-metrics-otlp-grpc";
 import { OTLPMetricExporter as JsonExporter } from "@opentelemetry/exporter-metrics-otlp-http";
@@ -7,22 +6,10 @@ import type { PushMetricExporter } from "@opentelemetry/sdk-metrics";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ServerMetrics } from "../../../src/platform/observability/server-metrics.js";
 import { type OtlpFixture, startOtlpFixture, TOKENS } from "./otlp-fixture.js";
-import { exportOnce } from "./sdk-export.js";
+import { exportOnce, withDiagWarnings } from "./sdk-export.js";
 
 // Standard OpenTelemetry inputs, as a site's OpenTelemetry Collector (kubeletstats, hostmetrics)
 // sends them, made by the real OpenTelemetry SDK and sent by its real exporters.
-
-async function withDiagWarnings<T>(work: () => Promise<T>): Promise<{ result: T; warnings: string[] }> {
-  const warnings: string[] = [];
-  const push = (...args: unknown[]) => warnings.push(args.map(String).join(" "));
-  const logger: DiagLogger = { error: push, warn: push, info: () => {}, debug: () => {}, verbose: () => {} };
-  diag.setLogger(logger, DiagLogLevel.WARN);
-  try {
-    return { result: await work(), warnings };
-  } finally {
-    diag.disable();
-  }
-}
 
 let fx: OtlpFixture;
 const metrics = new ServerMetrics();

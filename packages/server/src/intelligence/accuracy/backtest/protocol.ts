@@ -95,9 +95,7 @@ export function runModelProtocol(table: FeatureTable, options: ProtocolOptions =
       const trained = trainResourceModel(table, now, options.training);
       trainSeconds += (performance.now() - t0) / 1000;
       // What the model in service delivered on the jobs that ended since, carried to the new one.
-      const record = model
-        ? recordDelivered(model.calibration.delivered, model.calibration, ended(model, now), delivered)
-        : undefined;
+      const record = model ? recordDelivered(model.calibration, ended(model, now), delivered) : undefined;
       model = trained.model;
       if (record) model = { ...model, calibration: withDelivered(model.calibration, record, delivered) };
       pool = calibrationExamples(model, table, trained.calibrationRows);
@@ -109,7 +107,7 @@ export function runModelProtocol(table: FeatureTable, options: ProtocolOptions =
       options.onProgress?.(i - first, n - first);
     } else if (now >= calibratedAt + recalEvery) {
       const fresh = ended(model, now);
-      const record = recordDelivered(model.calibration.delivered, model.calibration, fresh, delivered);
+      const record = recordDelivered(model.calibration, fresh, delivered);
       pool = pool.concat(fresh);
       if (pool.length > maxCal) pool = pool.slice(pool.length - maxCal);
       const refitted = fitConformal(
