@@ -3,6 +3,7 @@ import { SpoolError } from "../errors.js";
 import { type Logger, silentLogger } from "../log/logger.js";
 import { ActiveSegment } from "./active-segment.js";
 import { BatchReader } from "./batch-reader.js";
+import { DROP_COUNT_FILE, DropCountFile, readDropCount } from "./drop-count-file.js";
 import type { SpoolKind, SpoolRecord } from "./frame.js";
 import { trimSegments } from "./segment-compaction.js";
 import { SpaceReserve } from "./space-reserve.js";
@@ -83,6 +84,7 @@ export class DiskSpool {
   private active: ActiveSegment | undefined;
   private readonly spent: SpentSegments;
   private readonly reserve: SpaceReserve;
+  private readonly dropCount: DropCountFile;
   private writeError: string | null = null;
   private readonly reader = new BatchReader();
   private queue: Promise<unknown> = Promise.resolve();
@@ -104,6 +106,7 @@ export class DiskSpool {
     this.fs = options.fs ?? nodeSpoolFs;
     this.spent = new SpentSegments(options.dir, this.fs, this.log);
     this.reserve = new SpaceReserve(join(options.dir, "reserve"), this.fs);
+    this.dropCount = new DropCountFile(join(options.dir, DROP_COUNT_FILE), this.fs);
     this.file = new SpoolStateFile(join(options.dir, "state.json"), state, this.log, this.fs, this.reserve);
     this.state = state;
     this.segments = segments;
@@ -116,7 +119,13 @@ export class DiskSpool {
   static async open(options: DiskSpoolOptions): Promise<DiskSpool> {
     try {
       const r = await recoverSpool(options.dir, options.logger ?? silentLogger, options.fs);
+      // Drops counted on a full disk may be only in the drop-count file: the count only grows.
+      const counted = await readDropCount(join(options.dir, DROP_COUNT_FILE));
+      const behind = counted > r.state.droppedSamples;
+      if (behind) r.state.droppedSamples = counted;
       const spool = new DiskSpool(options, r.id, r.state, r.segments, r);
+      if (behind) spool.file.markUnsaved();
+      await spool.dropCount.prepare(r.state.droppedSamples);
       if (!(await spool.reserve.fill())) spool.log.warn("spool disk full at start; appending waits for room");
       return spool;
     } catch (error) {
@@ -169,14 +178,18 @@ export class DiskSpool {
   /**
    * Count records a caller had to drop because the spool could not take them (disk full);
    * reported in `droppedSamples` with those dropped under the size cap. Resolves once the count
-   * is on disk, written and fsynced with the spool's state (on a full disk the space reserve is
-   * given up for it), so a collector killed right after reporting the drop still counts it. When
-   * even that write fails, the count is kept and written by the next operation; never rejects.
+   * is on disk: overwritten in place in the drop-count file, which needs no new room however full
+   * the disk is (others may take the room the reserve gave back), then with the spool's state. So
+   * a collector killed right after reporting the drop still counts it. A write that fails is done
+   * again by the next operation; never rejects.
    */
   countDropped(count: number): Promise<void> {
     if (count <= 0) return Promise.resolve();
     this.addDropped(count);
-    return this.serial(() => this.file.save());
+    return this.serial(async () => {
+      await this.dropCount.write(this.state.droppedSamples);
+      await this.file.save();
+    });
   }
 
   private addDropped(count: number): void {
@@ -202,6 +215,7 @@ export class DiskSpool {
 
   /** Drop the oldest usage samples until the spool is under 90% of its cap. */
   private async enforceCap(): Promise<void> {
+    const droppedBefore = this.state.droppedSamples;
     await trimSegments(this.segments, {
       dir: this.dir,
       ackedSeq: this.state.ackedSeq,
@@ -224,6 +238,7 @@ export class DiskSpool {
       },
     });
     await this.file.save();
+    if (this.state.droppedSamples > droppedBefore) await this.dropCount.write(this.state.droppedSamples);
     if (this.totalBytes() > this.maxBytes && !this.capWarned) {
       this.capWarned = true;
       this.log.error("spool is over its size cap with job records and events only; keeping them", {

@@ -80,8 +80,16 @@ export class FullDisk {
       // fs.writeFile loops over short writes: the next one finds the disk full.
       if (n < whole.length) throw fail(this.errorCode, "write");
     };
+    // An overwrite within the file's size takes no room, as on a real disk; only growth does.
+    const write = async (buffer: Buffer, offset = 0, length = buffer.length - offset, position = 0) => {
+      const { size } = await fh.stat();
+      const grows = Math.max(0, position + length - Math.max(size, position));
+      const n = length - grows + this.take(grows, "write");
+      return fh.write(buffer, offset, n, position);
+    };
     return new Proxy(fh, {
       get(target, prop) {
+        if (prop === "write") return write;
         if (prop === "writev") return writev;
         if (prop === "writeFile") return writeFile;
         const value = Reflect.get(target, prop, target);

@@ -4,6 +4,8 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+// The collector is a package the server may not depend on; the test reads its spool as it does.
+import { DROP_COUNT_FILE, readDropCount } from "../../../../collector/src/spool/drop-count-file.js";
 
 const SERVER_DIR = fileURLToPath(new URL("../../../", import.meta.url));
 /** The built collector command, run as a site runs it. */
@@ -115,10 +117,14 @@ export class CollectorProcess {
     this.kills++;
   }
 
-  /** The drop counter as the spool's state file holds it: what a process started now begins with. */
+  /**
+   * The drop counter on disk, as a process started now begins with it: the larger of the spool's
+   * state file and its drop-count file (read by the collector's own reader).
+   */
   async persistedDrops(): Promise<number> {
     const text = await readFile(join(this.options.spoolDir, "state.json"), "utf8").catch(() => "{}");
-    return (JSON.parse(text) as { droppedSamples?: number }).droppedSamples ?? 0;
+    const inState = (JSON.parse(text) as { droppedSamples?: number }).droppedSamples ?? 0;
+    return Math.max(inState, await readDropCount(join(this.options.spoolDir, DROP_COUNT_FILE)));
   }
 
   /** A clean stop (SIGTERM), for the end of the suite. */

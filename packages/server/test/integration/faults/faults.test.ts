@@ -26,6 +26,9 @@ const healthOf = (c: CollectorProcess): Promise<CollectorHealth | undefined> =>
 const otherFailedRounds = (c: CollectorProcess) =>
   c.logs.filter((l) => l.msg === "collection round failed" && !isFullDiskRound(l));
 
+/** What the backend refused for good (dead-lettered), as the collector logged it. */
+const refusalsOf = (c: CollectorProcess) => c.logs.filter((l) => /^backend refused/.test(String(l.msg)));
+
 /** Poll `probe` until it gives a value; `seen` describes the last state for the timeout's message. */
 async function until<T>(
   what: string,
@@ -120,9 +123,16 @@ describe("faults, repeated: SIGKILLs, a full spool disk and clock steps, round a
         return h && h.spool.droppedSamples === dropped ? dropped : undefined;
       }).catch(async () => (await node.health()).spool.droppedSamples);
       expect(counter).toBe(dropped);
-      expect(n.shipper?.rejectedRecords).toBe(0);
+      // A refusal names its batch, status and reason in the log: show those, not just a count.
+      expect({ rejected: n.shipper?.rejectedRecords, refusals: refusalsOf(node) }).toEqual({
+        rejected: 0,
+        refusals: [],
+      });
       expect(c.spool.droppedSamples).toBe(0);
-      expect(c.shipper?.rejectedRecords).toBe(0);
+      expect({ rejected: c.shipper?.rejectedRecords, refusals: refusalsOf(controller) }).toEqual({
+        rejected: 0,
+        refusals: [],
+      });
 
       const f = recorder.figures;
       totals.samples = samples.ackedSamples;
