@@ -43,6 +43,14 @@ export type GroupFallback = GroupFallbackBand & {
   bySpread?: { edges: number[]; bands: GroupFallbackBand[] };
 };
 
+/**
+ * The request as the candidate for jobs the table and the group's record both abstain on: margins
+ * over the request (`y − log request`) for jobs whose group stayed within its requests (`held`)
+ * and for the others, each present only where it bounded such jobs at the table's miss rate with
+ * at most {@link KEEP_REQUEST_GRACE} over the request (fitted and applied in `request-fallback.ts`).
+ */
+export type RequestFallback = { held?: GroupFallbackBand; other?: GroupFallbackBand };
+
 /** Margins and measured confidence of the group's record over one set of calibration jobs. */
 export type GroupFallbackBand = { upper: number; low: number; confidence: number; n: number };
 
@@ -100,6 +108,8 @@ export type ConformalTable = {
   typicalSlack: number;
   /** The group's record, calibrated for the jobs the table abstains on. Absent: they abstain. */
   groupFallback?: GroupFallback;
+  /** The request, calibrated for the jobs the group's record abstains on too. Absent: they abstain. */
+  requestFallback?: RequestFallback;
   examples: number;
   /**
    * What the tables in service stated and delivered on jobs that have since ended (see
@@ -135,6 +145,8 @@ export type ConformalResult = {
   tooUncertain: boolean;
   /** The value is the group's record plus its calibrated margin (see `applyGroupFallback`). */
   fromGroup?: boolean;
+  /** The value is the request times its calibrated margin (see `applyRequestFallback`). */
+  fromRequest?: boolean;
 };
 
 export function binOf(table: ConformalTable, m: number, s: number): number {

@@ -1,10 +1,12 @@
 import { quantileSorted } from "../stats/quantiles.js";
 import { fitBinConfidence } from "./bin-confidence.js";
+import { calibrateJob } from "./calibrate-job.js";
 import { type CellChoice, fillEmptyBins, fitBins } from "./cell-scores.js";
 import type { ConformalOptions } from "./conformal-options.js";
 import { applyConformal, type CalibrationExample, type ConformalTable, excessOf } from "./conformal-table.js";
 import { fitGroupFallback } from "./group-fallback.js";
 import { type ConformalLevels, outOfTimeLevels } from "./out-of-time-levels.js";
+import { fitRequestFallback } from "./request-fallback.js";
 
 export type { ConformalOptions } from "./conformal-options.js";
 
@@ -70,6 +72,9 @@ export function fitConformal(
   fitBinConfidence(table, examples, minPerBin);
   const fallback = fitGroupFallback(table, examples, nominal.rangeMiss);
   if (fallback) table.groupFallback = fallback;
+  const stillAbstained = examples.filter((e) => calibrateJob(table, e).tooUncertain);
+  const byRequest = fitRequestFallback(table, stillAbstained, nominal.rangeMiss);
+  if (byRequest) table.requestFallback = byRequest;
   return table;
 }
 

@@ -1,10 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { mulberry32 } from "../training/quantile-gbdt.js";
+import { calibrateJob } from "./calibrate-job.js";
 import { fitConformal } from "./conformal.js";
 import type { CalibrationExample, DeliveredRecord } from "./conformal-table.js";
 import { recordDelivered, restateConfidence, withDelivered } from "./delivered-confidence.js";
-import { calibrateJob } from "./group-fallback.js";
 
 function normal(rng: () => number): number {
   const u1 = Math.max(rng(), 1e-12);

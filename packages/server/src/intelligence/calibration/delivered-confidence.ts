@@ -1,5 +1,5 @@
+import { calibrateJob } from "./calibrate-job.js";
 import type { CalibrationExample, ConformalTable, DeliveredRecord } from "./conformal-table.js";
-import { calibrateJob } from "./group-fallback.js";
 
 /** Options of {@link recordDelivered}. */
 export type DeliveredOptions = {

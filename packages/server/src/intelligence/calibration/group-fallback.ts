@@ -92,7 +92,8 @@ function fitSpreadBands(
   };
 }
 
-function fitBand(scores: number[], missRate: number, rangeMiss: number): GroupFallbackBand {
+/** Margins at the miss rate and the range's, and the measured share inside, of `scores`. */
+export function fitBand(scores: number[], missRate: number, rangeMiss: number): GroupFallbackBand {
   const n = scores.length;
   const sorted = Float64Array.from(scores).sort();
   const rank = Math.min(n, Math.ceil((1 - missRate) * (n + 1) - 1e-9));
@@ -151,31 +152,4 @@ export function applyGroupFallback(
     tooUncertain: false,
     fromGroup: true,
   };
-}
-
-/**
- * The calibrated bounds a job is served: the table's own, or where the table is too unsure of it,
- * its group's calibrated record (when it has one and that is not too wasteful either).
- *
- * @example
- * ```ts
- * const r = calibrateJob(model.calibration, { m, s, y: Number.NaN, logRequest, need, held, group });
- * if (!r.tooUncertain) console.log(Math.exp(r.logValue), r.confidence);
- * ```
- */
-export function calibrateJob(table: ConformalTable, e: CalibrationExample): ConformalResult {
-  const need = e.need ?? Number.NaN;
-  const r = applyConformal(table, e.m, e.s, e.logRequest, true, need, e.held ?? false);
-  if (!r.tooUncertain) return r;
-  return (
-    applyGroupFallback(
-      table,
-      r,
-      e.m,
-      e.group ?? Number.NaN,
-      e.logRequest,
-      need,
-      e.groupSpread ?? Number.NaN,
-    ) ?? r
-  );
 }

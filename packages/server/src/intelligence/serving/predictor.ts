@@ -1,6 +1,6 @@
 import type { PolicyAdjustment, ResourceName } from "@jobsight/schemas";
+import { calibrateJob } from "../calibration/calibrate-job.js";
 import { restateConfidence } from "../calibration/delivered-confidence.js";
-import { calibrateJob } from "../calibration/group-fallback.js";
 import { groupRecord, groupSpread, recentNeedFloor, requestHeld } from "../model/recent-need.js";
 import { centreAndSpread, type ResourceModel } from "../model/resource-model.js";
 import { evaluateEnsemble } from "../model/tree-ensemble.js";
