@@ -3,7 +3,7 @@ import { SpoolError } from "../errors.js";
 import { type Logger, silentLogger } from "../log/logger.js";
 import { ActiveSegment } from "./active-segment.js";
 import { BatchReader } from "./batch-reader.js";
-import { DROP_COUNT_FILE, DropCountFile, readDropCount } from "./drop-count-file.js";
+import { DROP_COUNT_FILE, DropCountFile } from "./drop-count-file.js";
 import type { SpoolKind, SpoolRecord } from "./frame.js";
 import { trimSegments } from "./segment-compaction.js";
 import { SpaceReserve } from "./space-reserve.js";
@@ -119,12 +119,13 @@ export class DiskSpool {
   static async open(options: DiskSpoolOptions): Promise<DiskSpool> {
     try {
       const r = await recoverSpool(options.dir, options.logger ?? silentLogger, options.fs);
-      // Drops counted on a full disk may be only in the drop-count file: the count only grows.
-      const counted = await readDropCount(join(options.dir, DROP_COUNT_FILE));
-      const behind = counted > r.state.droppedSamples;
-      if (behind) r.state.droppedSamples = counted;
       const spool = new DiskSpool(options, r.id, r.state, r.segments, r);
-      if (behind) spool.file.markUnsaved();
+      // Drops counted on a full disk may be only in the drop-count file: the count only grows.
+      const counted = await spool.dropCount.load();
+      if (counted > r.state.droppedSamples) {
+        r.state.droppedSamples = counted;
+        spool.file.markUnsaved();
+      }
       await spool.dropCount.prepare(r.state.droppedSamples);
       if (!(await spool.reserve.fill())) spool.log.warn("spool disk full at start; appending waits for room");
       return spool;

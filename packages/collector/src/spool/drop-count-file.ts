@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { crc32 } from "node:zlib";
 import { writeFileAtomic } from "./atomic-file.js";
-import { SPOOL_FILE_MODE, type SpoolFs } from "./spool-fs.js";
+import { nodeSpoolFs, SPOOL_FILE_MODE, type SpoolFs } from "./spool-fs.js";
 
 /** Name of the drop-count file in the spool's folder. */
 export const DROP_COUNT_FILE = "drop-count";
@@ -38,9 +38,8 @@ function newestSlot(content: Buffer): { generation: number; count: number } | un
  * const dropped = Math.max(state.droppedSamples, await readDropCount(join(dir, DROP_COUNT_FILE)));
  * ```
  */
-export async function readDropCount(path: string): Promise<number> {
-  const content = await readFile(path).catch(() => Buffer.alloc(0));
-  return newestSlot(content)?.count ?? 0;
+export function readDropCount(path: string): Promise<number> {
+  return new DropCountFile(path, nodeSpoolFs).load();
 }
 
 /**
@@ -53,7 +52,8 @@ export async function readDropCount(path: string): Promise<number> {
  * @example
  * ```ts
  * const counter = new DropCountFile(join(dir, DROP_COUNT_FILE), nodeSpoolFs);
- * await counter.prepare(0);          // at open, while there is room
+ * const dropped = await counter.load(); // at open
+ * await counter.prepare(dropped);      // made while there is room
  * await counter.write(state.droppedSamples); // on a full disk too
  * ```
  */
@@ -67,20 +67,33 @@ export class DropCountFile {
   ) {}
 
   /**
-   * Make the file (holding `count`) unless it is there; false when it cannot be made now (disk
-   * full), and {@link write} makes it when it can.
+   * The count the file holds (0 without an intact slot), read once at open; later writes carry on
+   * from its generation. A file of the wrong size is made anew by {@link prepare}.
+   */
+  async load(): Promise<number> {
+    const content = await readFile(this.path).catch(() => Buffer.alloc(0));
+    const newest = newestSlot(content);
+    if (newest && content.length === 2 * SLOT_BYTES) {
+      this.generation = newest.generation;
+      this.ready = true;
+    }
+    return newest?.count ?? 0;
+  }
+
+  /**
+   * Make the file (holding `count`) unless there is one; false when it cannot be made now
+   * (disk full), and {@link write} makes it when it can.
    */
   async prepare(count: number): Promise<boolean> {
+    // A file made earlier is carried on, never made anew over its count.
+    if (!this.ready) await this.load();
     if (this.ready) return true;
-    const content = await readFile(this.path).catch(() => undefined);
-    const newest = content?.length === 2 * SLOT_BYTES ? newestSlot(content) : undefined;
     try {
-      if (newest) this.generation = newest.generation;
-      else await writeFileAtomic(this.path, Buffer.concat([slot(0, count), slot(0, count)]), this.fs);
-      this.ready = true;
+      await writeFileAtomic(this.path, Buffer.concat([slot(0, count), slot(0, count)]), this.fs);
     } catch {
       return false;
     }
+    this.ready = true;
     return true;
   }
 

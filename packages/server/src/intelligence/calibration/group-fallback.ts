@@ -135,8 +135,32 @@ export function applyGroupFallback(
   spread = Number.NaN,
 ): ConformalResult | undefined {
   if (!table.groupFallback || !Number.isFinite(group)) return undefined;
-  const f = bandOf(table.groupFallback, spread);
-  let logValue = Math.max(group + f.upper, Number.isNaN(need) ? Number.NEGATIVE_INFINITY : need);
+  const g = fromBand(table, r, m, group, bandOf(table.groupFallback, spread), logRequest, need);
+  return g && { ...g, fromGroup: true };
+}
+
+/**
+ * A fallback's result: `anchor` plus the band's margins, never below the recent-need floor, at
+ * most the request where limits are enforced (then `capped` and `atRequest`); undefined when that
+ * value would be as wasteful as the abstention threshold forbids. Shared by the group's record
+ * and the request (`request-fallback.ts`), which say which they are.
+ *
+ * @example
+ * ```ts
+ * const g = fromBand(table, r, m, group, band, logRequest, need);
+ * if (g) return { ...g, fromGroup: true };
+ * ```
+ */
+export function fromBand(
+  table: ConformalTable,
+  r: ConformalResult,
+  m: number,
+  anchor: number,
+  band: GroupFallbackBand,
+  logRequest: number,
+  need: number,
+): ConformalResult | undefined {
+  let logValue = Math.max(anchor + band.upper, Number.isNaN(need) ? Number.NEGATIVE_INFINITY : need);
   const enforced = table.enforcedLimit && !Number.isNaN(logRequest) && logValue >= logRequest;
   if (enforced) logValue = logRequest;
   const limit = table.maxExcess + 1e-5 * Math.abs(table.maxExcess);
@@ -145,11 +169,10 @@ export function applyGroupFallback(
     ...r,
     logValue,
     logModelValue: logValue,
-    logLow: Math.min(group + f.low, logValue),
+    logLow: Math.min(anchor + band.low, logValue),
     capped: enforced,
     atRequest: enforced,
-    confidence: f.confidence,
+    confidence: band.confidence,
     tooUncertain: false,
-    fromGroup: true,
   };
 }

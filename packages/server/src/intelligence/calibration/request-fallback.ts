@@ -2,12 +2,11 @@ import {
   type CalibrationExample,
   type ConformalResult,
   type ConformalTable,
-  excessOf,
   type GroupFallbackBand,
   KEEP_REQUEST_GRACE,
   type RequestFallback,
 } from "./conformal-table.js";
-import { fitBand, GROUP_FALLBACK_MIN_JOBS } from "./group-fallback.js";
+import { fitBand, fromBand, GROUP_FALLBACK_MIN_JOBS } from "./group-fallback.js";
 
 /**
  * Fits the request as the candidate for the calibration jobs still abstained on after the group's
@@ -70,21 +69,8 @@ export function applyRequestFallback(
   const f = table.requestFallback;
   const band = held ? f?.held : f?.other;
   if (!band || !Number.isFinite(logRequest)) return undefined;
-  let logValue = Math.max(logRequest + band.upper, Number.isNaN(need) ? Number.NEGATIVE_INFINITY : need);
-  if (table.enforcedLimit && logValue >= logRequest) logValue = logRequest;
   // Held to the same waste as any advice: "keep your request" where the request is itself a
   // wide guess would only trade the abstention for slack.
-  const limit = table.maxExcess + 1e-5 * Math.abs(table.maxExcess);
-  if (!(excessOf(table, m, logValue) <= limit)) return undefined;
-  return {
-    ...r,
-    logValue,
-    logModelValue: logValue,
-    logLow: Math.min(logRequest + band.low, logValue),
-    capped: true,
-    atRequest: logValue === logRequest,
-    confidence: band.confidence,
-    tooUncertain: false,
-    fromRequest: true,
-  };
+  const q = fromBand(table, r, m, logRequest, band, logRequest, need);
+  return q && { ...q, capped: true, atRequest: q.logValue === logRequest, fromRequest: true };
 }
