@@ -47,9 +47,15 @@ function table(report) {
     const cal = (r.model.calibration ?? [])
       .map((b) => `${pct(b.confidence)}% → ${pct(b.observed)}% (${b.jobs})`)
       .join(", ");
+    const span = (h, k, all) =>
+      k + 1 < all.length ? `${h.fromJobs}–${all[k + 1].fromJobs - 1}` : `${h.fromJobs}+`;
+    const byHistory = r.model.coverageByHistory
+      ?.map((h, k, all) => `${span(h, k, all)}: ${pct(h.coverage)}% (${h.jobs})`)
+      .join(", ");
     lines.push(
       "",
       `Calibration (promised → observed, jobs): ${cal || "–"}.`,
+      `Coverage by the user's completed jobs at submission (jobs): ${byHistory || "not measured in this report"}.`,
       `Recommendations whose value lies inside their own range: ${r.model.valueInRange === undefined ? "not measured in this report" : `${pct(r.model.valueInRange)}%`}.`,
       "",
       `Targets: ${renderChecks(checkTargets(r.model, best))}.`,

@@ -52,7 +52,17 @@ export type GroupFallback = GroupFallbackBand & {
 export type RequestFallback = { held?: GroupFallbackBand; other?: GroupFallbackBand };
 
 /** Margins and measured confidence of the group's record over one set of calibration jobs. */
-export type GroupFallbackBand = { upper: number; low: number; confidence: number; n: number };
+export type GroupFallbackBand = {
+  upper: number;
+  low: number;
+  confidence: number;
+  n: number;
+  /**
+   * Median score: `anchor + centre` is the band's own estimate of a job's use, from which the
+   * request fallback measures its waste. Absent in tables fitted before: the model's centre.
+   */
+  centre?: number;
+};
 
 /** Score quantiles of one Mondrian bin. */
 export type ConformalBin = {

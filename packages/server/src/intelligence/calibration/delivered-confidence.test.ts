@@ -85,6 +85,25 @@ describe("restated confidence", () => {
     });
   });
 
+  it("follows a drift that outlasts a few thousand ended jobs sooner with a smaller record", () => {
+    const table = fitConformal(examples(8_000, 10), { missRate: 0.02, abstainShare: 0.05 });
+    // A long calm spell, then a season of jobs half again as erratic, recorded a day at a time.
+    const days = [
+      ...Array.from({ length: 30 }, (_, d) => examples(500, 100 + d)),
+      ...Array.from({ length: 30 }, (_, d) => examples(200, 200 + d, 1.5)),
+    ];
+    const follow = (options: { maxJobs?: number }) => {
+      let served = table;
+      for (const day of days) served = withDelivered(table, recordDelivered(served, day, options), options);
+      const { stated, met } = statedAndMet(served, examples(8_000, 11, 1.5));
+      return stated - met;
+    };
+    const small = follow({ maxJobs: 5_000 });
+    const byDefault = follow({});
+    expect(Math.abs(small)).toBeLessThan(0.01);
+    expect(byDefault).toBeGreaterThan(2 * Math.abs(small));
+  });
+
   it("never states less for a higher calibrated confidence, and stays a probability", () => {
     const table = fitConformal(examples(1_000, 9), { missRate: 0.02 });
     const bucket = fc.record({

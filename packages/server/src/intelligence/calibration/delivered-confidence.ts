@@ -6,7 +6,7 @@ export type DeliveredOptions = {
   /**
    * Most jobs the record weighs: older counts are scaled down to it, so the restatement follows
    * the site's drift.
-   * @default 15000
+   * @default {@link DELIVERED_JOBS}
    */
   maxJobs?: number;
   /**
@@ -16,6 +16,9 @@ export type DeliveredOptions = {
    */
   priorJobs?: number;
 };
+
+/** Default of {@link DeliveredOptions.maxJobs}: as many as a full calibration pool. */
+export const DELIVERED_JOBS = 15_000;
 
 // Buckets of the stated miss (1 − confidence): fine where the promises are, coarse below them.
 const MISS_EDGES = [0.002, 0.005, 0.01, 0.015, 0.02, 0.03, 0.05, 0.08, 0.12, 0.2, 0.3, 0.5];
@@ -59,7 +62,7 @@ export function recordDelivered(
     if (e.y <= r.logValue) met[k]++;
   }
   const total = jobs.reduce((a, b) => a + b, 0);
-  const max = options.maxJobs ?? 15_000;
+  const max = options.maxJobs ?? DELIVERED_JOBS;
   if (total > max) {
     const f = max / total;
     for (let k = 0; k < K; k++) {

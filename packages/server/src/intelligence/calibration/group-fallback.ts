@@ -92,7 +92,7 @@ function fitSpreadBands(
   };
 }
 
-/** Margins at the miss rate and the range's, and the measured share inside, of `scores`. */
+/** Margins at the miss rate and the range's, the measured share inside, and the median of `scores`. */
 export function fitBand(scores: number[], missRate: number, rangeMiss: number): GroupFallbackBand {
   const n = scores.length;
   const sorted = Float64Array.from(scores).sort();
@@ -101,7 +101,7 @@ export function fitBand(scores: number[], missRate: number, rangeMiss: number): 
   const low = quantileSorted(sorted, rangeMiss);
   let inside = 0;
   for (const z of sorted) if (z >= low && z <= upper) inside++;
-  return { upper, low, confidence: inside / n, n };
+  return { upper, low, confidence: inside / n, n, centre: quantileSorted(sorted, 0.5) };
 }
 
 /** The band of a job's group spread; the pooled margins where it is unknown or none were fitted. */
@@ -142,7 +142,8 @@ export function applyGroupFallback(
 /**
  * A fallback's result: `anchor` plus the band's margins, never below the recent-need floor, at
  * most the request where limits are enforced (then `capped` and `atRequest`); undefined when that
- * value would be as wasteful as the abstention threshold forbids. Shared by the group's record
+ * value would be as wasteful as the abstention threshold forbids, its waste measured from the log
+ * use `centre` (the model's centre, or the fallback's own estimate). Shared by the group's record
  * and the request (`request-fallback.ts`), which say which they are.
  *
  * @example
@@ -154,7 +155,7 @@ export function applyGroupFallback(
 export function fromBand(
   table: ConformalTable,
   r: ConformalResult,
-  m: number,
+  centre: number,
   anchor: number,
   band: GroupFallbackBand,
   logRequest: number,
@@ -164,7 +165,7 @@ export function fromBand(
   const enforced = table.enforcedLimit && !Number.isNaN(logRequest) && logValue >= logRequest;
   if (enforced) logValue = logRequest;
   const limit = table.maxExcess + 1e-5 * Math.abs(table.maxExcess);
-  if (!(excessOf(table, m, logValue) <= limit)) return undefined;
+  if (!(excessOf(table, centre, logValue) <= limit)) return undefined;
   return {
     ...r,
     logValue,

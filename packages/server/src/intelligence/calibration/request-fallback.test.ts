@@ -113,11 +113,30 @@ describe("the request where the model and the group's record are too unsure", ()
     expect(applyRequestFallback(unenforced, r, 7.5, Number.NaN, true)).toBeUndefined();
   });
 
-  it("is held to the abstention threshold: a request far above what such jobs use is no advice", () => {
+  it("is held to the abstention threshold, its waste measured from what such jobs used of their requests", () => {
     const table = withFallback(fitConformal(examples(8000, 11), options), asked(2000, 12));
     const r = applyConformal(table, 7.5, 2, Number.NaN);
     expect(r.tooUncertain).toBe(true);
     expect(applyRequestFallback(table, r, 7.5, 7.51, true)?.fromRequest).toBe(true);
-    expect(applyRequestFallback(table, r, 7.5, 11, true)).toBeUndefined();
+    // Such jobs use about their requests: a request far from the model's unsure centre is still
+    // the advice, not a waste.
+    const far = applyRequestFallback(table, r, 7.5, 9, true);
+    expect(far?.fromRequest).toBe(true);
+    expect(far?.logValue).toBeCloseTo(9 + (table.requestFallback?.held?.upper ?? Number.NaN), 9);
+    // Such jobs used a twentieth of their requests or all of them: about the request is kept for
+    // a small one, and a large one, wasting as much as the threshold forbids, stays abstained.
+    const wide = withFallback(table, asked(2000, 13, 3));
+    const band = wide.requestFallback?.held;
+    expect(band?.centre).toBeLessThan(-1);
+    expect(applyRequestFallback(wide, r, 7.5, 4, true)?.fromRequest).toBe(true);
+    expect(applyRequestFallback(wide, r, 7.5, 9, true)).toBeUndefined();
+    expect(applyRequestFallback(wide, r, 7.5, 11, true)).toBeUndefined();
+    // A band fitted before the centre was kept measures from the model's centre.
+    const old = {
+      ...table,
+      requestFallback: { held: { ...table.requestFallback!.held!, centre: undefined } },
+    };
+    expect(applyRequestFallback(old, r, 7.5, 7.51, true)?.fromRequest).toBe(true);
+    expect(applyRequestFallback(old, r, 7.5, 11, true)).toBeUndefined();
   });
 });

@@ -69,8 +69,10 @@ export function applyRequestFallback(
   const f = table.requestFallback;
   const band = held ? f?.held : f?.other;
   if (!band || !Number.isFinite(logRequest)) return undefined;
-  // Held to the same waste as any advice: "keep your request" where the request is itself a
-  // wide guess would only trade the abstention for slack.
-  const q = fromBand(table, r, m, logRequest, band, logRequest, need);
+  // Held to the same waste as any advice, measured from what such jobs used of their requests:
+  // the model's centre is the guess it was too unsure of, and "keep your request" where the
+  // request is itself a wide guess would only trade the abstention for slack.
+  const centre = band.centre === undefined ? m : logRequest + band.centre;
+  const q = fromBand(table, r, centre, logRequest, band, logRequest, need);
   return q && { ...q, capped: true, atRequest: q.logValue === logRequest, fromRequest: true };
 }

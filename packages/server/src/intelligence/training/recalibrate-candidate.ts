@@ -1,6 +1,6 @@
 import type { ResourceName } from "@jobsight/schemas";
 import { fitConformal, keptShare } from "../calibration/conformal.js";
-import { withDelivered } from "../calibration/delivered-confidence.js";
+import { DELIVERED_JOBS, withDelivered } from "../calibration/delivered-confidence.js";
 import { buildFeatureTable } from "../features/feature-table.js";
 import type { HistoryJob } from "../history-job.js";
 import type { ManifestResource, ModelManifest } from "../registry/model-manifest.js";
@@ -91,8 +91,8 @@ export function recalibrateCandidate(
       model.calibration.enforcedLimit,
       keptShare(model.calibration),
     );
-    const record = servedRecord(model, table, maxCalibration);
-    const calibration = record ? withDelivered(fitted, record, { maxJobs: maxCalibration }) : fitted;
+    const record = servedRecord(model, table, options.training?.deliveredJobs ?? DELIVERED_JOBS);
+    const calibration = record ? withDelivered(fitted, record) : fitted;
     const next: ManifestResource = {
       ...base,
       model: { ...model, calibration, calibratedAt: Math.max(since, lastEnd) },

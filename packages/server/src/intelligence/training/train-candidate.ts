@@ -1,7 +1,7 @@
 import type { ResourceName } from "@jobsight/schemas";
 import { sha256Hex } from "../../data-plane/objects/object-store.js";
 import { type HoldoutResult, holdoutBacktest } from "../accuracy/holdout-backtest.js";
-import { withDelivered } from "../calibration/delivered-confidence.js";
+import { DELIVERED_JOBS, withDelivered } from "../calibration/delivered-confidence.js";
 import { buildFeatureTable, type FeatureTable } from "../features/feature-table.js";
 import type { HistoryJob } from "../history-job.js";
 import type { ResourceModel } from "../model/resource-model.js";
@@ -105,11 +105,9 @@ export function trainCandidate(
     const trained = trainResourceModel(table, lastEnd + 1, options.training).model;
     // What the model in service stated and delivered carries over, so the confidences stay measured.
     const active = options.active?.[name];
-    const maxJobs = options.training?.maxCalibration ?? 15_000;
+    const maxJobs = options.training?.deliveredJobs ?? DELIVERED_JOBS;
     const record = active ? servedRecord(active, table, maxJobs) : undefined;
-    const model = record
-      ? { ...trained, calibration: withDelivered(trained.calibration, record, { maxJobs }) }
-      : trained;
+    const model = record ? { ...trained, calibration: withDelivered(trained.calibration, record) } : trained;
     const bytes = exportTreeEnsemblesToOnnx(
       [
         { name: "centre", ensemble: model.centre },

@@ -42,6 +42,12 @@ export type TrainResourceModelOptions = {
    */
   maxCalibration?: number;
   /**
+   * Most ended jobs the record of what the served confidences delivered weighs, older ones
+   * scaled down: fewer follow the site's drift sooner, but restate small buckets more noisily.
+   * @default 15000 (`DELIVERED_JOBS`)
+   */
+  deliveredJobs?: number;
+  /**
    * Fewest completed jobs of a user before recommending.
    * @default 3
    */

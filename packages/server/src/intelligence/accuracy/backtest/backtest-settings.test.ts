@@ -28,6 +28,7 @@ const everySetting: BacktestSettings = {
   maxTrainingRows: 50_000,
   calibrationShare: 0.25,
   maxCalibration: 10_000,
+  deliveredJobs: 4_000,
   minUserJobs: 0,
   conformal: {
     missRate: 0.006,

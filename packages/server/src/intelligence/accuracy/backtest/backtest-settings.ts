@@ -52,6 +52,7 @@ export const BacktestSettings = Type.Object(
       "Share of the most recently ended jobs held out to calibrate on.",
     ),
     maxCalibration: integer(1, "Most jobs held out for calibration."),
+    deliveredJobs: integer(1, "Most ended jobs the record of delivered confidence weighs."),
     minUserJobs: integer(0, "Fewest completed jobs of a user before recommending."),
     conformal: Type.Optional(ConformalSettings),
   },

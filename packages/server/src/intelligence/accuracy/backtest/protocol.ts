@@ -1,6 +1,6 @@
 import { fitConformal, keptShare } from "../../calibration/conformal.js";
 import type { CalibrationExample } from "../../calibration/conformal-table.js";
-import { recordDelivered, withDelivered } from "../../calibration/delivered-confidence.js";
+import { DELIVERED_JOBS, recordDelivered, withDelivered } from "../../calibration/delivered-confidence.js";
 import type { FeatureTable } from "../../features/feature-table.js";
 import { describeLevel } from "../../features/group-keys.js";
 import type { ResourceModel } from "../../model/resource-model.js";
@@ -81,7 +81,7 @@ export function runModelProtocol(table: FeatureTable, options: ProtocolOptions =
   let trainings = 0;
   let trainSeconds = 0;
   const F = table.featureNames.length;
-  const delivered = { maxJobs: maxCal };
+  const delivered = { maxJobs: options.training?.deliveredJobs ?? DELIVERED_JOBS };
   // Calibration examples, under `served`, of the jobs that ended since the last calibration.
   const ended = (served: ResourceModel, now: number): CalibrationExample[] => {
     const rows: number[] = [];

@@ -8,7 +8,15 @@ export type ModelMetrics = PredictorMetrics & {
   abstentions: Record<string, number>;
   /** Share of recommended killed jobs whose known lower bound already exceeded the value. */
   censoredUnderPredictionRate: number;
+  /**
+   * Coverage by how many of its user's jobs had completed when a job was submitted (`fromJobs`:
+   * 0, 10, 100, 1000 and more): the model should abstain less, not more, as evidence accumulates.
+   */
+  coverageByHistory: HistoryCoverage[];
 };
+
+/** Coverage of the scored jobs whose user had at least `fromJobs` completed jobs (and fewer than the next bucket's). */
+export type HistoryCoverage = { fromJobs: number; jobs: number; coverage: number };
 
 /** Backtest of one resource: model and references on the same completed jobs. */
 export type ResourceReport = {

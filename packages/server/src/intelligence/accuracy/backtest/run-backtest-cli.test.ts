@@ -129,6 +129,12 @@ describe("jobsight backtest --predictions", () => {
     expect(recomputed.slack).toBeCloseTo(memory.model.slack, 12);
     expect(recomputed.rangeCoverage).toBeCloseTo(memory.model.rangeCoverage as number, 12);
     expect(memory.model.valueInRange).toBe(1);
+    // Coverage by the user's completed jobs adds up to the report's: six users, each with 100–999.
+    const byHistory = memory.model.coverageByHistory;
+    expect(byHistory.map((h) => h.fromJobs)).toEqual([100]);
+    expect(byHistory.reduce((n, h) => n + h.jobs, 0)).toBe(memory.evaluated);
+    const covered = byHistory.reduce((n, h) => n + h.coverage * h.jobs, 0);
+    expect(covered / memory.evaluated).toBeCloseTo(memory.model.coverage, 12);
     const requests = computeMetrics(exact.map((l) => ({ actual: l.actual, value: l.request ?? undefined })));
     expect(requests.slack).toBeCloseTo(memory.request.slack, 12);
     expect(requests.underPredictionRate).toBeCloseTo(memory.request.underPredictionRate, 12);

@@ -82,6 +82,15 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestRep
   return report;
 }
 
+/** Lower bounds of the buckets of a user's completed jobs that coverage is reported by. */
+const HISTORY_BUCKETS = [0, 10, 100, 1000];
+
+function historyBucket(userJobs: number): number {
+  let k = 0;
+  while (k + 1 < HISTORY_BUCKETS.length && userJobs >= HISTORY_BUCKETS[k + 1]) k++;
+  return k;
+}
+
 function hasUsage(jobs: HistoryJob[], name: ResourceName): boolean {
   const spec = resourceSpec(name);
   let n = 0;
@@ -113,6 +122,7 @@ function backtestResource(
   const request: ScoredJob[] = [];
   const censoredMisses = { recommended: 0, missed: 0 };
   const abstentions: Record<string, number> = {};
+  const byHistory = HISTORY_BUCKETS.map((fromJobs) => ({ fromJobs, jobs: 0, recommended: 0 }));
   let censored = 0;
   for (let i = first; i < jobs.length; i++) {
     const actual = spec.target(jobs[i]);
@@ -141,7 +151,10 @@ function backtestResource(
       }
       continue;
     }
+    const h = byHistory[historyBucket(table.userJobs[i])];
+    h.jobs++;
     if (p.status === "ok") {
+      h.recommended++;
       model.push({ actual, value: p.value, low: p.low, high: p.high, confidence: p.confidence, cap: limit });
     } else {
       model.push({ actual });
@@ -169,6 +182,9 @@ function backtestResource(
       abstentions,
       censoredUnderPredictionRate:
         censoredMisses.recommended > 0 ? censoredMisses.missed / censoredMisses.recommended : 0,
+      coverageByHistory: byHistory
+        .filter((h) => h.jobs > 0)
+        .map(({ fromJobs, jobs, recommended }) => ({ fromJobs, jobs, coverage: recommended / jobs })),
     },
     vpa: computeMetrics(base),
     ...(cap ? { vpaCapped: computeMetrics(capped) } : {}),
