@@ -50,7 +50,8 @@ function table(report) {
     const span = (h, k, all) =>
       k + 1 < all.length ? `${h.fromJobs}–${all[k + 1].fromJobs - 1}` : `${h.fromJobs}+`;
     const byHistory = r.model.coverageByHistory
-      ?.map((h, k, all) => `${span(h, k, all)}: ${pct(h.coverage)}% (${h.jobs})`)
+      ?.map((h, k, all) => (h.jobs > 0 ? `${span(h, k, all)}: ${pct(h.coverage)}% (${h.jobs})` : ""))
+      .filter(Boolean)
       .join(", ");
     lines.push(
       "",

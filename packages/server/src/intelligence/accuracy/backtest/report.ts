@@ -10,7 +10,8 @@ export type ModelMetrics = PredictorMetrics & {
   censoredUnderPredictionRate: number;
   /**
    * Coverage by how many of its user's jobs had completed when a job was submitted (`fromJobs`:
-   * 0, 10, 100, 1000 and more): the model should abstain less, not more, as evidence accumulates.
+   * 0, 10, 100, 1000 and more; every bucket, NaN coverage where it has no job): the model should
+   * abstain less, not more, as evidence accumulates.
    */
   coverageByHistory: HistoryCoverage[];
 };

@@ -130,10 +130,13 @@ describe("jobsight backtest --predictions", () => {
     expect(recomputed.rangeCoverage).toBeCloseTo(memory.model.rangeCoverage as number, 12);
     expect(memory.model.valueInRange).toBe(1);
     // Coverage by the user's completed jobs adds up to the report's: six users, each with 100–999.
+    // Empty buckets stay (coverage null in JSON), so a reader takes each span from the next bucket.
     const byHistory = memory.model.coverageByHistory;
-    expect(byHistory.map((h) => h.fromJobs)).toEqual([100]);
+    expect(byHistory.map((h) => h.fromJobs)).toEqual([0, 10, 100, 1000]);
+    expect(byHistory.map((h) => h.jobs > 0)).toEqual([false, false, true, false]);
+    expect(byHistory.filter((h) => h.jobs === 0).every((h) => h.coverage === null)).toBe(true);
     expect(byHistory.reduce((n, h) => n + h.jobs, 0)).toBe(memory.evaluated);
-    const covered = byHistory.reduce((n, h) => n + h.coverage * h.jobs, 0);
+    const covered = byHistory.reduce((n, h) => n + (h.jobs > 0 ? h.coverage * h.jobs : 0), 0);
     expect(covered / memory.evaluated).toBeCloseTo(memory.model.coverage, 12);
     const requests = computeMetrics(exact.map((l) => ({ actual: l.actual, value: l.request ?? undefined })));
     expect(requests.slack).toBeCloseTo(memory.request.slack, 12);

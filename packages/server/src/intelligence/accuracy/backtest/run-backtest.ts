@@ -182,9 +182,12 @@ function backtestResource(
       abstentions,
       censoredUnderPredictionRate:
         censoredMisses.recommended > 0 ? censoredMisses.missed / censoredMisses.recommended : 0,
-      coverageByHistory: byHistory
-        .filter((h) => h.jobs > 0)
-        .map(({ fromJobs, jobs, recommended }) => ({ fromJobs, jobs, coverage: recommended / jobs })),
+      // Every bucket, an empty one too (coverage NaN), so each bucket's span reads off the next.
+      coverageByHistory: byHistory.map(({ fromJobs, jobs, recommended }) => ({
+        fromJobs,
+        jobs,
+        coverage: recommended / jobs,
+      })),
     },
     vpa: computeMetrics(base),
     ...(cap ? { vpaCapped: computeMetrics(capped) } : {}),
