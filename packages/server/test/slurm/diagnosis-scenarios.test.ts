@@ -82,6 +82,12 @@ describeSlurm("diagnosis scenarios: one real SLURM job per class, scored", () =>
     while (c.rounds() < until) await new Promise((r) => setTimeout(r, 100));
   }
 
+  /** Resolves once a round of the node collector saw no job running, or after `timeoutMs`. */
+  async function untilNoJobSeen(timeoutMs: number): Promise<void> {
+    const until = Date.now() + timeoutMs;
+    while (node!.jobsSeen() > 0 && Date.now() < until) await rounds(1);
+  }
+
   async function submit(cls: ScenarioClass): Promise<ScenarioJob> {
     const gpu = cls.gpu ? FAKE_GPUS[cls.gpu.index] : undefined;
     // What SLURM's GRES plugin would export for the GPU it allocated (this cluster has no GRES).
@@ -135,8 +141,10 @@ describeSlurm("diagnosis scenarios: one real SLURM job per class, scored", () =>
       const standIns = { dir, smi, kmsg, mirror, ended, rounds };
       await Promise.all(phaseJobs.map((j) => driveJob(standIns, j, gpusDone)));
       await Promise.all(phaseJobs.map((j) => ended(j.id)));
-      // Each gone job gets its final reading in the next round; stopping ships what is spooled.
+      // A job's processes can outlive SLURM's End (the kill is signalled, not waited for): its
+      // final reading comes in the first round that no longer sees it. Stopping ships what is spooled.
       await rounds(2);
+      await untilNoJobSeen(60_000);
     } finally {
       await node.stop();
       node = undefined;

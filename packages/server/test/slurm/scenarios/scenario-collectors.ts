@@ -27,6 +27,8 @@ export type ScenarioCollector = {
   running: RunningCollector;
   /** Collection rounds done so far. */
   rounds(): number;
+  /** Jobs the last round saw running (node mode; 0 for the controller). */
+  jobsSeen(): number;
   /** Stop it (it ships what it spooled first), check nothing was refused, remove its folder. */
   stop(): Promise<void>;
 };
@@ -81,6 +83,7 @@ export async function startScenarioCollector(
       const c = report().collector as { rounds?: number; polls?: number };
       return c.rounds ?? c.polls ?? 0;
     },
+    jobsSeen: () => (report().collector as { jobs?: number }).jobs ?? 0,
     async stop() {
       await running.stop(5_000);
       await rm(dir, { recursive: true, force: true });
