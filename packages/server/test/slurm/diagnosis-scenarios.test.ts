@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { type Diagnosis, type JobRecord, type UsageSample, validateDiagnosis } from "@jobsight/schemas";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeSlurm, sbatch, slurmClient, slurmCluster } from "../../../../test/slurm/index.js";
+import { poll } from "../../../../test/slurm/poll.js";
 import { loadDiagnosisInput } from "../../src/intelligence/diagnosis/diagnosis-input.js";
 import { checkEvidence } from "../../src/intelligence/diagnosis/evidence-check.js";
 import { type InProcessServer, startInProcessServer } from "./in-process-server.js";
@@ -82,12 +83,6 @@ describeSlurm("diagnosis scenarios: one real SLURM job per class, scored", () =>
     while (c.rounds() < until) await new Promise((r) => setTimeout(r, 100));
   }
 
-  /** Resolves once a round of the node collector saw no job running, or after `timeoutMs`. */
-  async function untilNoJobSeen(timeoutMs: number): Promise<void> {
-    const until = Date.now() + timeoutMs;
-    while (node!.jobsSeen() > 0 && Date.now() < until) await rounds(1);
-  }
-
   async function submit(cls: ScenarioClass): Promise<ScenarioJob> {
     const gpu = cls.gpu ? FAKE_GPUS[cls.gpu.index] : undefined;
     // What SLURM's GRES plugin would export for the GPU it allocated (this cluster has no GRES).
@@ -144,7 +139,11 @@ describeSlurm("diagnosis scenarios: one real SLURM job per class, scored", () =>
       // A job's processes can outlive SLURM's End (the kill is signalled, not waited for): its
       // final reading comes in the first round that no longer sees it. Stopping ships what is spooled.
       await rounds(2);
-      await untilNoJobSeen(60_000);
+      await poll(async () => (node!.jobsSeen() === 0 ? true : undefined), {
+        what: "a round of the node collector that sees no job running",
+        timeoutMs: 60_000,
+        intervalMs: 100,
+      });
     } finally {
       await node.stop();
       node = undefined;
